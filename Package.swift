@@ -1,0 +1,109 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Settings shared by every target we own: Swift 6 language mode is the
+/// tools-version default; warnings in *our* code are errors (dependencies are
+/// untouched, unlike `-Xswiftc -warnings-as-errors`).
+let strict: [SwiftSetting] = [
+    .treatAllWarnings(as: .error),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let log = Target.Dependency.product(name: "Logging", package: "swift-log")
+let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
+let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
+let dequeModule = Target.Dependency.product(name: "DequeModule", package: "swift-collections")
+
+/// The six services. Each may import the bus, the store, the messages and
+/// libraries — never another service (checked by `ops/check-boundaries.sh`
+/// and by `ServiceBoundaryTests`).
+let serviceNames = [
+    "SearchService", "ScoringService", "WatchlistService",
+    "SubscriptionService", "AlertsService", "AnalyticsService",
+]
+let serviceTargets: [Target] = serviceNames.map { name in
+    .target(
+        name: name,
+        dependencies: ["FareLensBus", "FareLensStore", "FareLensRuntime", log, lifecycle, grdb],
+        swiftSettings: strict
+    )
+}
+
+let package = Package(
+    name: "FareLens",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "farelens", targets: ["farelens"]),
+        .library(name: "FareLensBus", targets: ["FareLensBus"]),
+        .library(name: "FareLensRuntime", targets: ["FareLensRuntime"]),
+        .library(name: "FareLensServices", targets: ["FareLensServices"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        .target(
+            name: "FareLensBus",
+            dependencies: [log, metrics, dequeModule],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "FareLensStore",
+            dependencies: [grdb, log],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "FareLensRuntime",
+            dependencies: [
+                "FareLensBus", "FareLensStore", log, metrics, lifecycle,
+                .product(name: "Configuration", package: "swift-configuration"),
+            ],
+            swiftSettings: strict
+        ),
+        /// The registry of all six services; the only target that knows them all.
+        .target(
+            name: "FareLensServices",
+            dependencies: serviceNames.map { .target(name: $0) } + ["FareLensRuntime"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "farelens",
+            dependencies: [
+                "FareLensServices", "FareLensRuntime", "FareLensBus", log, lifecycle,
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "FareLensTesting",
+            dependencies: [
+                "FareLensBus", "FareLensRuntime", "FareLensStore", log, metrics,
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "FareLensBusTests",
+            dependencies: ["FareLensBus", "FareLensTesting", .product(name: "MetricsTestKit", package: "swift-metrics")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "FareLensStoreTests",
+            dependencies: ["FareLensStore", "FareLensTesting", grdb],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "FareLensRuntimeTests",
+            dependencies: ["FareLensRuntime", "FareLensServices", "FareLensTesting", "FareLensBus", lifecycle, log],
+            swiftSettings: strict
+        ),
+    ] + serviceTargets
+)

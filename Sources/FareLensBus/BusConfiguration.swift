@@ -1,0 +1,20 @@
+/// Limits and defaults of one bus. Every value is finite: nothing on the bus
+/// is unbounded.
+public struct BusConfiguration: Sendable {
+    /// Deadline of a request when the caller gives none and none is inherited.
+    public var defaultDeadline: Duration = .seconds(5)
+    /// Requests one service may have in flight before new ones fail with
+    /// ``BusError/Kind/overloaded``.
+    public var maxInFlightPerService: Int = 1024
+    /// Events buffered per subscriber before the topic's policy applies
+    /// (durable: publisher waits; others: the event is dropped and counted).
+    public var subscriberBufferSize: Int = 4096
+    /// How many recent event ids a durable subscriber remembers per publisher
+    /// to drop redeliveries.
+    public var dedupeWindow: Int = 65_536
+    /// The name of this node (process) in logs, metrics and event ids.
+    public var nodeName: String = "farelens"
+
+    /// The defaults above.
+    public init() {}
+}

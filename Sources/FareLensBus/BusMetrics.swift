@@ -1,0 +1,30 @@
+import Metrics
+
+/// The swift-metrics handles of one request type, created once at
+/// registration so the request path does no label look-ups.
+struct RequestMetrics: Sendable {
+    let handled: Counter
+    let failed: @Sendable (BusError.Kind) -> Void
+    let latency: Metrics.Timer
+
+    init(typeName: String, address: ServiceAddress) {
+        let dimensions = [("type", typeName), ("address", address.name)]
+        handled = Counter(label: "farelens_bus_requests_total", dimensions: dimensions)
+        latency = Metrics.Timer(label: "farelens_bus_request_duration_seconds", dimensions: dimensions)
+        failed = { kind in
+            Counter(label: "farelens_bus_request_errors_total", dimensions: dimensions + [("kind", kind.name)]).increment()
+        }
+    }
+}
+
+/// The swift-metrics handles of one topic.
+struct TopicMetrics: Sendable {
+    let published: Counter
+    let dropped: Counter
+
+    init(topic: Topic) {
+        let dimensions = [("topic", topic.name)]
+        published = Counter(label: "farelens_bus_events_published_total", dimensions: dimensions)
+        dropped = Counter(label: "farelens_bus_events_dropped_total", dimensions: dimensions)
+    }
+}

@@ -1,0 +1,14 @@
+/// The seam between the bus and other processes. The bus hands a transport
+/// every request whose address has no local handler and every published
+/// event; service code never sees a transport. The Unix-socket bridge is one
+/// implementation; local delivery needs none.
+public protocol BusTransport: Sendable {
+    /// Whether a peer reachable now hosts `address`.
+    func hosts(_ address: ServiceAddress) -> Bool
+    /// Sends a request to the peer hosting its address and waits for the
+    /// reply, failing with a ``BusError`` by the context's deadline.
+    func send<R: BusRequest>(_ request: R, context: RequestContext) async throws(BusError) -> R.Response
+    /// Forwards an event to peers that subscribed to its topic. For durable
+    /// topics it waits until the event is handed to the outgoing queue.
+    func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async
+}

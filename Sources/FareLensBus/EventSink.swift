@@ -1,0 +1,64 @@
+/// A subscriber as the publisher sees it, whatever event type it takes.
+protocol EventSink: AnyObject, Sendable {
+    func offer<E: BusEvent>(_ event: E, metadata: EventMetadata) -> OfferOutcome
+    func offerWaiting<E: BusEvent>(_ event: E, metadata: EventMetadata) async -> OfferOutcome
+    func close()
+}
+
+/// A subscriber to one event type.
+final class TypedSink<Event: BusEvent>: EventSink {
+    let queue: SubscriberQueue<Event>
+    init(capacity: Int) { queue = SubscriberQueue(capacity: capacity) }
+
+    func offer<E: BusEvent>(_ event: E, metadata: EventMetadata) -> OfferOutcome {
+        guard let typed = event as? Event else { return .closed }
+        return queue.offer(Delivery(event: typed, metadata: metadata))
+    }
+    func offerWaiting<E: BusEvent>(_ event: E, metadata: EventMetadata) async -> OfferOutcome {
+        guard let typed = event as? Event else { return .closed }
+        return await queue.offerWaiting(Delivery(event: typed, metadata: metadata))
+    }
+    func close() { queue.close() }
+}
+
+/// A subscriber to every topic (analytics).
+final class WildcardSink: EventSink {
+    let queue: SubscriberQueue<any BusEvent>
+    init(capacity: Int) { queue = SubscriberQueue(capacity: capacity) }
+
+    func offer<E: BusEvent>(_ event: E, metadata: EventMetadata) -> OfferOutcome {
+        queue.offer(Delivery(event: event, metadata: metadata))
+    }
+    func offerWaiting<E: BusEvent>(_ event: E, metadata: EventMetadata) async -> OfferOutcome {
+        await queue.offerWaiting(Delivery(event: event, metadata: metadata))
+    }
+    func close() { queue.close() }
+}
+
+/// Subscribers by topic name, the wildcard subscribers, and topic metrics.
+struct SubscriptionTable: Sendable {
+    var byTopic: [String: [any EventSink]] = [:]
+    var wildcard: [any EventSink] = []
+    var metrics: [String: TopicMetrics] = [:]
+
+    /// Everyone who should receive an event on `topic`, plus its metrics.
+    mutating func audience(for topic: Topic) -> ([any EventSink], [any EventSink], TopicMetrics) {
+        let topicMetrics: TopicMetrics
+        if let existing = metrics[topic.name] {
+            topicMetrics = existing
+        } else {
+            topicMetrics = TopicMetrics(topic: topic)
+            metrics[topic.name] = topicMetrics
+        }
+        return (byTopic[topic.name] ?? [], wildcard, topicMetrics)
+    }
+
+    mutating func remove(_ sink: any EventSink) {
+        let id = ObjectIdentifier(sink)
+        for (name, sinks) in byTopic {
+            let kept = sinks.filter { ObjectIdentifier($0) != id }
+            byTopic[name] = kept.isEmpty ? nil : kept
+        }
+        wildcard.removeAll { ObjectIdentifier($0) == id }
+    }
+}

@@ -1,0 +1,70 @@
+extension MessageBus {
+    /// Publishes an event to every subscriber of its topic, every wildcard
+    /// subscriber and every transport.
+    ///
+    /// Durable topics: waits while a subscriber's buffer is full (never
+    /// drops). Other topics: an event that finds a full buffer is dropped for
+    /// that subscriber and counted in `farelens_bus_events_dropped_total`.
+    public func publish<E: BusEvent>(_ event: E) async {
+        let sequence = eventSequence.add(1, ordering: .relaxed).newValue
+        let metadata = EventMetadata(
+            id: EventID(publisher: publisherID, sequence: sequence),
+            topic: E.topic,
+            typeName: E.wireTypeName,
+            traceID: RequestContext.current?.traceID ?? nextTraceID()
+        )
+        await deliver(event, metadata: metadata, forwardToTransports: true)
+    }
+
+    /// Delivers an event that a transport received, keeping its original id
+    /// so durable subscribers drop redeliveries. Not forwarded again.
+    public func deliverFromTransport<E: BusEvent>(_ event: E, metadata: EventMetadata) async {
+        await deliver(event, metadata: metadata, forwardToTransports: false)
+    }
+
+    func deliver<E: BusEvent>(_ event: E, metadata: EventMetadata, forwardToTransports: Bool) async {
+        let (typed, wildcard, metrics) = subscriptions.withLock { $0.audience(for: E.topic) }
+        metrics.published.increment()
+        for sink in typed { await offer(event, metadata: metadata, to: sink, metrics: metrics) }
+        for sink in wildcard { await offer(event, metadata: metadata, to: sink, metrics: metrics) }
+        guard forwardToTransports else { return }
+        for transport in transports.withLock({ $0 }) { await transport.forward(event, metadata: metadata) }
+    }
+
+    private func offer<E: BusEvent>(_ event: E, metadata: EventMetadata, to sink: any EventSink, metrics: TopicMetrics) async {
+        switch sink.offer(event, metadata: metadata) {
+        case .mustWait: _ = await sink.offerWaiting(event, metadata: metadata)
+        case .dropped: metrics.dropped.increment()
+        case .enqueued, .duplicate, .closed: break
+        }
+    }
+
+    /// Subscribes to event type `E` on its topic.
+    ///
+    /// - Parameter bufferSize: events buffered for this subscriber; defaults
+    ///   to the configuration's.
+    public func subscribe<E: BusEvent>(_ type: E.Type, bufferSize: Int? = nil) -> EventSubscription<E> {
+        let sink = TypedSink<E>(capacity: bufferSize ?? configuration.subscriberBufferSize)
+        subscriptions.withLock { $0.byTopic[E.topic.name, default: []].append(sink) }
+        return EventSubscription(queue: sink.queue) { [weak self, weak sink] in
+            guard let self, let sink else { return }
+            self.subscriptions.withLock { $0.remove(sink) }
+        }
+    }
+
+    /// Subscribes to every topic (what analytics does).
+    public func subscribeAll(bufferSize: Int? = nil) -> EventSubscription<any BusEvent> {
+        let sink = WildcardSink(capacity: bufferSize ?? configuration.subscriberBufferSize)
+        subscriptions.withLock { $0.wildcard.append(sink) }
+        return EventSubscription(queue: sink.queue) { [weak self, weak sink] in
+            guard let self, let sink else { return }
+            self.subscriptions.withLock { $0.remove(sink) }
+        }
+    }
+
+    /// Topic names with at least one in-process subscriber (a transport's
+    /// "topics wanted" in its hello).
+    public var subscribedTopics: Set<String> {
+        subscriptions.withLock { Set($0.byTopic.keys) }
+    }
+}

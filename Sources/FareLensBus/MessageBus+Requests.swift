@@ -1,0 +1,77 @@
+extension MessageBus {
+    /// Sends a request and waits for its typed response.
+    ///
+    /// - Parameters:
+    ///   - request: the request; its type names the address and response type.
+    ///   - timeout: the budget for this call; defaults to the configured
+    ///     deadline. A request made while handling another never gets a later
+    ///     deadline than the one it inherits.
+    /// - Throws: ``BusError`` — `timeout`, `serviceUnavailable`, `overloaded`,
+    ///   `cancelled`, `remote` or `badMessage`; nothing else.
+    public func request<R: BusRequest>(_ request: R, timeout: Duration? = nil) async throws(BusError) -> R.Response {
+        let context = makeContext(timeout: timeout)
+        let route: TypedRoute<R>? = routes.withLock { table in
+            // safe: byType is keyed by ObjectIdentifier(R.self) and only ever
+            // holds a TypedRoute<R> under that key (RouteTable.insert).
+            table.byType[ObjectIdentifier(R.self)].map { unsafeDowncast($0, to: TypedRoute<R>.self) }
+        }
+        if let route { return try await route.call(request, context: context) }
+        if let transport = transports.withLock({ $0.first { $0.hosts(R.address) } }) {
+            return try await transport.send(request, context: context)
+        }
+        if routes.withLock({ $0.slots[R.address] != nil }) {
+            throw .badMessage("service '\(R.address)' has no handler for \(R.wireTypeName)")
+        }
+        throw .serviceUnavailable(R.address)
+    }
+
+    /// The context of a new outgoing request: its own deadline, capped by the
+    /// one inherited from the request being handled, and the inherited trace.
+    func makeContext(timeout: Duration?) -> RequestContext {
+        let own = ContinuousClock.now + (timeout ?? configuration.defaultDeadline)
+        guard let inherited = RequestContext.current else {
+            return RequestContext(deadline: own, traceID: nextTraceID())
+        }
+        return RequestContext(deadline: min(own, inherited.deadline), traceID: inherited.traceID, isAdmin: inherited.isAdmin)
+    }
+
+    /// Registers the handler of request type `R` at `R.address`.
+    ///
+    /// The handler must return `R.Response`; the compiler rejects any other
+    /// pairing. A second handler for the same type is refused.
+    ///
+    /// - Parameters:
+    ///   - execution: ``HandlerExecution/inline`` (default) or ``HandlerExecution/isolated``.
+    ///   - maxInFlight: the in-flight bound of the whole address, set by its
+    ///     first registration; defaults to the configuration's.
+    @discardableResult
+    public func serve<R: BusRequest>(
+        _ type: R.Type,
+        execution: HandlerExecution = .inline,
+        maxInFlight: Int? = nil,
+        handler: @escaping @Sendable (R, RequestContext) async throws -> R.Response
+    ) throws(BusError) -> ServiceAddress {
+        let limit = maxInFlight ?? configuration.maxInFlightPerService
+        try routes.withLock { (table) throws(BusError) in
+            let slot = table.slot(for: R.address, limit: limit)
+            try table.insert(TypedRoute<R>(slot: slot, execution: execution, watchdog: watchdog, handler: handler), for: type)
+        }
+        return R.address
+    }
+
+    /// Stops accepting requests for `address` (new ones fail with
+    /// `serviceUnavailable`), then waits until its in-flight requests end.
+    public func drain(_ address: ServiceAddress) async {
+        let slot = routes.withLock { $0.slots[address] }
+        await slot?.drain()
+        _ = routes.withLock { $0.removeAll(at: address) }
+    }
+
+    /// Handles a request that arrived encoded from a transport.
+    public func handleEncodedRequest(typeName: String, payload: [UInt8], context: RequestContext) async -> Result<[UInt8], BusError> {
+        guard let route = routes.withLock({ $0.byWireName[typeName] }) else {
+            return .failure(.badMessage("no handler for message type '\(typeName)' on node \(configuration.nodeName)"))
+        }
+        return await route.handleWire(payload, context: context)
+    }
+}

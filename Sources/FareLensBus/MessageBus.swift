@@ -1,0 +1,52 @@
+public import Logging
+import Synchronization
+
+/// The typed in-process message bus: request/reply to service addresses and
+/// publish/subscribe on topics. In process a message travels as a value;
+/// requests for addresses hosted elsewhere go through an attached
+/// ``BusTransport``. The guarantees are written in `docs/bus.md`.
+public final class MessageBus: Sendable {
+    /// Limits and defaults.
+    public let configuration: BusConfiguration
+    /// This bus instance's publisher id in event ids (node name + random epoch).
+    public let publisherID: String
+    let logger: Logger
+    let routes = Mutex(RouteTable())
+    let subscriptions = Mutex(SubscriptionTable())
+    let transports = Mutex<[any BusTransport]>([])
+    let eventSequence = Atomic<UInt64>(0)
+    let traceSequence = Atomic<UInt64>(0)
+    let tracePrefix: UInt64
+    let watchdog = DeadlineWatchdog()
+
+    /// Creates a bus with the given limits.
+    public init(configuration: BusConfiguration = BusConfiguration(), logger: Logger = Logger(label: "farelens.bus")) {
+        self.configuration = configuration
+        self.logger = logger
+        var generator = SystemRandomNumberGenerator()
+        let epoch = generator.next() as UInt64
+        self.tracePrefix = generator.next()
+        self.publisherID = "\(configuration.nodeName)#\(String(epoch, radix: 36))"
+    }
+
+    /// Attaches a transport to other nodes (the socket bridge).
+    public func attach(_ transport: any BusTransport) {
+        transports.withLock { $0.append(transport) }
+    }
+
+    /// Addresses with a handler in this process.
+    public var localAddresses: Set<ServiceAddress> {
+        routes.withLock { Set($0.slots.keys) }
+    }
+
+    /// Requests in flight at a local address (0 if it has no handler).
+    public func inFlight(at address: ServiceAddress) -> Int {
+        routes.withLock { $0.slots[address] }?.inFlight ?? 0
+    }
+
+    /// A cheap, process-unique trace id (random prefix + counter).
+    func nextTraceID() -> String {
+        let counter = traceSequence.add(1, ordering: .relaxed).newValue
+        return String(tracePrefix, radix: 16) + "-" + String(counter, radix: 16)
+    }
+}

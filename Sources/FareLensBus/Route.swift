@@ -1,0 +1,98 @@
+/// A registered handler for one request type, with its admission slot and
+/// metrics. The wire entry point lets a transport deliver encoded requests.
+protocol AnyRoute: AnyObject, Sendable {
+    var slot: ServiceSlot { get }
+    var wireTypeName: String { get }
+    /// Decodes, handles and encodes one request that arrived from a transport.
+    func handleWire(_ bytes: [UInt8], context: RequestContext) async -> Result<[UInt8], BusError>
+}
+
+/// The handler for request type `R`.
+final class TypedRoute<R: BusRequest>: AnyRoute {
+    typealias Handler = @Sendable (R, RequestContext) async throws -> R.Response
+    let slot: ServiceSlot
+    let execution: HandlerExecution
+    let handler: Handler
+    let metrics: RequestMetrics
+    let watchdog: DeadlineWatchdog
+    var wireTypeName: String { R.wireTypeName }
+
+    init(slot: ServiceSlot, execution: HandlerExecution, watchdog: DeadlineWatchdog, handler: @escaping Handler) {
+        self.slot = slot
+        self.execution = execution
+        self.handler = handler
+        self.watchdog = watchdog
+        self.metrics = RequestMetrics(typeName: R.wireTypeName, address: R.address)
+    }
+
+    /// Runs the handler under the route's admission, deadline and metrics.
+    func call(_ request: R, context: RequestContext) async throws(BusError) -> R.Response {
+        try slot.enter()
+        defer { slot.leave() }
+        let start = ContinuousClock.now
+        do {
+            let response = try await dispatch(request, context: context, start: start)
+            metrics.handled.increment()
+            metrics.latency.record(duration: ContinuousClock.now - start)
+            return response
+        } catch {
+            metrics.failed(error.kind)
+            throw error
+        }
+    }
+
+    private func dispatch(_ request: R, context: RequestContext, start: ContinuousClock.Instant) async throws(BusError) -> R.Response {
+        if Task.isCancelled { throw .cancelled(R.wireTypeName) }
+        guard start < context.deadline else { throw .timeout(R.wireTypeName, after: .zero) }
+        switch execution {
+        case .inline:
+            let response: R.Response
+            do {
+                response = try await RequestContext.$current.withValue(context) {
+                    try await handler(request, context)
+                }
+            } catch {
+                throw lateOrMapped(error, context: context)
+            }
+            guard ContinuousClock.now <= context.deadline else {
+                throw .timeout(R.wireTypeName, after: context.deadline - start)
+            }
+            return response
+        case .isolated:
+            let handler = self.handler
+            do {
+                return try await watchdog.runIsolated(deadline: context.deadline, what: R.wireTypeName) {
+                    try await RequestContext.$current.withValue(context) { try await handler(request, context) }
+                }
+            } catch {
+                throw lateOrMapped(error, context: context)
+            }
+        }
+    }
+
+    /// A handler error after the deadline is reported as the timeout it is.
+    private func lateOrMapped(_ error: any Error, context: RequestContext) -> BusError {
+        let mapped = BusError.fromHandler(error, type: R.wireTypeName)
+        if mapped.kind == .cancelled, !Task.isCancelled, ContinuousClock.now >= context.deadline {
+            return .timeout(R.wireTypeName, after: .zero)
+        }
+        return mapped
+    }
+
+    func handleWire(_ bytes: [UInt8], context: RequestContext) async -> Result<[UInt8], BusError> {
+        let request: R
+        do {
+            request = try R(wireEncoded: bytes)
+        } catch {
+            return .failure(.badMessage("cannot decode \(R.wireTypeName): \(error)"))
+        }
+        do {
+            let response = try await call(request, context: context)
+            return .success(try response.wireEncoded())
+        } catch let error as BusError {
+            return .failure(error)
+        } catch {
+            return .failure(.badMessage("cannot encode \(R.Response.wireTypeName): \(error)"))
+        }
+    }
+}

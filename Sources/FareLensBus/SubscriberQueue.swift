@@ -1,0 +1,120 @@
+import DequeModule
+import Synchronization
+
+/// Outcome of offering an event to one subscriber.
+enum OfferOutcome: Sendable {
+    case enqueued
+    /// The buffer was full and the topic is not durable.
+    case dropped
+    /// A durable event this subscriber already received (a redelivery).
+    case duplicate
+    /// The buffer is full and the topic is durable: wait, then offer again.
+    case mustWait
+    /// The subscription has ended.
+    case closed
+}
+
+/// The bounded buffer of one subscriber. FIFO; for durable topics it
+/// remembers the highest sequence seen per publisher and drops anything at
+/// or below it (redeliveries), and makes publishers wait for room.
+final class SubscriberQueue<Element: Sendable>: Sendable {
+    private struct State {
+        var buffer: Deque<Delivery<Element>> = []
+        var consumer: CheckedContinuation<Delivery<Element>?, Never>?
+        var roomWaiters: Deque<CheckedContinuation<Void, Never>> = []
+        var highestSeen: [String: UInt64] = [:]
+        var closed = false
+    }
+    private enum Step { case value(Delivery<Element>, CheckedContinuation<Void, Never>?), finished, wait }
+    let capacity: Int
+    private let state = Mutex(State())
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Tries to enqueue without waiting.
+    func offer(_ delivery: Delivery<Element>) -> OfferOutcome {
+        let durable = delivery.metadata.topic.isDurable
+        let (outcome, consumer): (OfferOutcome, CheckedContinuation<Delivery<Element>?, Never>?) = state.withLock { state in
+            if state.closed { return (.closed, nil) }
+            if durable {
+                let id = delivery.metadata.id
+                if let seen = state.highestSeen[id.publisher], id.sequence <= seen { return (.duplicate, nil) }
+            }
+            if let consumer = state.consumer {
+                state.consumer = nil
+                if durable { state.highestSeen[delivery.metadata.id.publisher] = delivery.metadata.id.sequence }
+                return (.enqueued, consumer)
+            }
+            guard state.buffer.count < capacity else { return (durable ? .mustWait : .dropped, nil) }
+            if durable { state.highestSeen[delivery.metadata.id.publisher] = delivery.metadata.id.sequence }
+            state.buffer.append(delivery)
+            return (.enqueued, nil)
+        }
+        consumer?.resume(returning: delivery)
+        return outcome
+    }
+
+    /// Enqueues a durable event, waiting while the buffer is full.
+    func offerWaiting(_ delivery: Delivery<Element>) async -> OfferOutcome {
+        while true {
+            let outcome = offer(delivery)
+            guard case .mustWait = outcome else { return outcome }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let wakeNow = state.withLock { state in
+                    if state.closed || state.buffer.count < capacity { return true }
+                    state.roomWaiters.append(continuation)
+                    return false
+                }
+                if wakeNow { continuation.resume() }
+            }
+        }
+    }
+
+    /// The next event, or nil once the subscription is closed and drained.
+    func next() async -> Delivery<Element>? {
+        let step: Step = state.withLock { state in
+            if let first = state.buffer.popFirst() { return .value(first, state.roomWaiters.popFirst()) }
+            return state.closed ? .finished : .wait
+        }
+        switch step {
+        case .value(let delivery, let waiter):
+            waiter?.resume()
+            return delivery
+        case .finished:
+            return nil
+        case .wait:
+            return await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Delivery<Element>?, Never>) in
+                    let immediate: Delivery<Element>?? = state.withLock { state in
+                        if let first = state.buffer.popFirst() { return .some(first) }
+                        if state.closed { return .some(nil) }
+                        state.consumer = continuation
+                        return nil
+                    }
+                    if let immediate { continuation.resume(returning: immediate) }
+                }
+            } onCancel: {
+                close()
+            }
+        }
+    }
+
+    /// Number of buffered events.
+    var count: Int { state.withLock { $0.buffer.count } }
+
+    /// Ends the subscription: the consumer sees the buffered events, then nil;
+    /// waiting publishers are released.
+    func close() {
+        let (consumer, waiters) = state.withLock { state in
+            state.closed = true
+            let consumer = state.buffer.isEmpty ? state.consumer : nil
+            if consumer != nil { state.consumer = nil }
+            defer { state.roomWaiters = [] }
+            return (consumer, state.roomWaiters)
+        }
+        consumer?.resume(returning: nil)
+        for waiter in waiters { waiter.resume() }
+    }
+}

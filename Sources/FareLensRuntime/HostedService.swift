@@ -1,0 +1,50 @@
+import FareLensBus
+import FareLensStore
+import Logging
+import ServiceLifecycle
+
+/// One service running inside a node, as a swift-service-lifecycle
+/// `Service`: opens its database, registers on the bus, reports ready, and
+/// on graceful shutdown stops accepting, drains in-flight requests, ends its
+/// background work and closes its database — in that order.
+struct HostedService: Service {
+    let descriptor: ServiceDescriptor
+    let bus: MessageBus
+    let dataDirectory: String
+    let nodeName: String
+    let clock: any WallClock
+    let readiness: ReadinessBoard
+    let logger: Logger
+
+    func run() async throws {
+        var logger = self.logger
+        logger[metadataKey: "service"] = "\(descriptor.name)"
+        let database = try ServiceDatabase.open(
+            service: descriptor.name,
+            directory: dataDirectory,
+            migrations: ServiceRuns.migrations(before: descriptor.migrations)
+        )
+        let run = try ServiceRuns.recordStart(in: database, node: nodeName, at: clock.now())
+        let behaviour = try descriptor.make(ServiceContext(bus: bus, database: database, logger: logger, clock: clock))
+        try behaviour.register(on: bus)
+        logger.debug("service ready", metadata: ["address": "\(descriptor.address)"])
+        readiness.markReady(descriptor.name)
+
+        let serviceLogger = logger
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                do { try await behaviour.run() } catch is CancellationError {} catch {
+                    serviceLogger.error("background work failed", metadata: ["error": "\(error)"])
+                }
+            }
+            // Returns on graceful shutdown (or throws if the group is cancelled).
+            try? await gracefulShutdown()
+            logger.debug("draining")
+            await bus.drain(descriptor.address)
+            group.cancelAll()
+        }
+        try ServiceRuns.recordStop(in: database, run: run, at: clock.now())
+        try database.close()
+        logger.debug("service stopped")
+    }
+}

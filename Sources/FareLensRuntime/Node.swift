@@ -1,0 +1,115 @@
+import Foundation
+public import FareLensBus
+import FareLensStore
+public import Logging
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+
+/// What a node says once every hosted service is ready.
+public struct NodeReadyReport: Sendable {
+    /// The node's name.
+    public let nodeName: String
+    /// The services it runs, in start order.
+    public let services: [String]
+    /// Process id.
+    public let pid: Int32
+    /// Time from `run()` to ready.
+    public let startup: Duration
+
+    /// The one-line ready message printed by `farelens serve`.
+    public var line: String {
+        let ms = Double(startup.components.attoseconds) / 1e15 + Double(startup.components.seconds) * 1e3
+        return "farelens ready: node=\(nodeName) pid=\(pid) services=\(services.joined(separator: ",")) startup=\(Int(ms.rounded()))ms"
+    }
+}
+
+/// A process of the FareLens mesh: hosts the chosen services and its bus
+/// under one `ServiceGroup`, with graceful shutdown on SIGTERM/SIGINT (stop
+/// accepting, drain in-flight requests, close databases).
+public final class Node: Sendable {
+    /// The configuration it was started with.
+    public let configuration: NodeConfiguration
+    /// The services it hosts.
+    public let services: [ServiceDescriptor]
+    /// Its bus.
+    public let bus: MessageBus
+    let clock: any WallClock
+    let logger: Logger
+    private let group = Mutex<ServiceGroup?>(nil)
+    private let stopRequested = Mutex(false)
+
+    /// Creates a node hosting the services that `configuration.services` selects from `catalog`.
+    ///
+    /// - Throws: ``ConfigurationError`` for an unknown service name.
+    public init(configuration: NodeConfiguration, catalog: [ServiceDescriptor], logger: Logger, clock: any WallClock = SystemWallClock()) throws(ConfigurationError) {
+        self.configuration = configuration
+        self.services = try ServiceSelection.select(configuration.services, from: catalog)
+        var busConfiguration = BusConfiguration()
+        busConfiguration.defaultDeadline = configuration.defaultDeadline
+        busConfiguration.maxInFlightPerService = configuration.maxInFlightPerService
+        busConfiguration.subscriberBufferSize = configuration.subscriberBufferSize
+        busConfiguration.nodeName = configuration.nodeName
+        self.bus = MessageBus(configuration: busConfiguration, logger: logger)
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Runs until graceful shutdown completes.
+    ///
+    /// - Parameters:
+    ///   - handleSignals: shut down gracefully on SIGTERM and SIGINT.
+    ///   - onReady: called once, when every service has reported ready.
+    /// - Throws: ``FareLensStore/StoreError`` for an unusable data directory,
+    ///   or the first error a service fails with.
+    public func run(handleSignals: Bool = true, onReady: @escaping @Sendable (NodeReadyReport) -> Void = { _ in }) async throws {
+        let start = ContinuousClock.now
+        try DataDirectory.prepare(configuration.dataDirectory)
+        let readiness = ReadinessBoard(expecting: services.map(\.name))
+        let hosted = services.map {
+            HostedService(
+                descriptor: $0, bus: bus, dataDirectory: configuration.dataDirectory,
+                nodeName: configuration.nodeName, clock: clock, readiness: readiness, logger: logger
+            )
+        }
+        let report: @Sendable () -> NodeReadyReport = { [configuration, services] in
+            NodeReadyReport(nodeName: configuration.nodeName, services: services.map(\.name), pid: getpid(), startup: .now - start)
+        }
+        let announcer = ReadyAnnouncer(readiness: readiness) { onReady(report()) }
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [.init(service: announcer)] + hosted.map { .init(service: $0) },
+            gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
+            logger: logger
+        )
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGrace
+        let serviceGroup = ServiceGroup(configuration: groupConfiguration)
+        let stopEarly = group.withLock { current in
+            current = serviceGroup
+            return stopRequested.withLock { $0 }
+        }
+        if stopEarly { await serviceGroup.triggerGracefulShutdown() }
+        try await serviceGroup.run()
+    }
+
+    /// Starts a graceful shutdown, as SIGTERM does.
+    public func shutdown() async {
+        let serviceGroup = group.withLock { current in
+            stopRequested.withLock { $0 = true }
+            return current
+        }
+        await serviceGroup?.triggerGracefulShutdown()
+    }
+}
+
+/// Waits for every service to be ready, reports it, then idles until shutdown.
+struct ReadyAnnouncer: Service {
+    let readiness: ReadinessBoard
+    let announce: @Sendable () -> Void
+
+    func run() async throws {
+        await readiness.waitUntilAllReady()
+        guard !Task.isCancelled else { return }
+        announce()
+        try? await gracefulShutdown()
+    }
+}

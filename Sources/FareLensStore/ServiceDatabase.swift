@@ -1,0 +1,71 @@
+public import GRDB
+import Foundation
+
+/// The database of one service: `<data-dir>/<service>.sqlite`, opened as a
+/// WAL `DatabasePool` in production and in memory in tests. No service opens
+/// another's file.
+public struct ServiceDatabase: Sendable {
+    /// The owning service's name.
+    public let service: String
+    /// Where the file is, or nil for an in-memory database.
+    public let path: String?
+    /// The GRDB connection (pool or queue) to read and write with.
+    public let writer: any DatabaseWriter
+
+    /// Opens (creating if needed) and migrates the service's database file.
+    ///
+    /// - Throws: ``StoreError`` naming the directory or file at fault.
+    public static func open(service: String, directory: String, migrations: ServiceMigrations) throws(StoreError) -> ServiceDatabase {
+        try DataDirectory.check(directory)
+        let path = URL(fileURLWithPath: directory).appendingPathComponent("\(service).sqlite").path
+        let pool: DatabasePool
+        do {
+            var configuration = Configuration()
+            configuration.label = service
+            configuration.busyMode = .timeout(5)
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw StoreError.from(error, path: path, or: StoreError.openFailed)
+        }
+        do {
+            try migrations.apply(to: pool)
+        } catch {
+            throw StoreError.from(error, path: path, or: StoreError.migrationFailed)
+        }
+        return ServiceDatabase(service: service, path: path, writer: pool)
+    }
+
+    /// An in-memory database with the same migrations (for tests).
+    public static func inMemory(service: String, migrations: ServiceMigrations) throws(StoreError) -> ServiceDatabase {
+        do {
+            let queue = try DatabaseQueue(named: nil)
+            try migrations.apply(to: queue)
+            return ServiceDatabase(service: service, path: nil, writer: queue)
+        } catch {
+            throw StoreError.from(error, path: ":memory:", or: StoreError.migrationFailed)
+        }
+    }
+
+    /// Copies the live database to `destination` with SQLite's online backup
+    /// (readers and writers keep working meanwhile).
+    public func backup(to destination: String) throws(StoreError) {
+        do {
+            let target = try DatabaseQueue(path: destination)
+            try writer.backup(to: target)
+            try target.close()
+        } catch {
+            throw StoreError.from(error, path: destination, or: StoreError.backupFailed)
+        }
+    }
+
+    /// Closes every connection. Later use fails with a database error.
+    public func close() throws {
+        if let pool = writer as? DatabasePool { try pool.close() }
+        if let queue = writer as? DatabaseQueue { try queue.close() }
+    }
+
+    /// Names of the migrations applied so far.
+    public func appliedMigrations() throws -> [String] {
+        try writer.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
+    }
+}

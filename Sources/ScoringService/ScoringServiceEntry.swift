@@ -1,0 +1,11 @@
+public import FareLensRuntime
+
+/// The scoring service: price history, DealScore and the deal feed (SPEC § 2).
+///
+/// Today a registered shell — it opens `scoring.sqlite`, starts, reports ready and
+/// drains on shutdown like every service, but handles no messages yet; its
+/// features arrive with their own issues.
+public enum ScoringServiceEntry {
+    /// How the node builds this service.
+    public static let descriptor = ServiceDescriptor(name: "scoring", address: "scoring") { _ in IdleBehaviour() }
+}

@@ -1,0 +1,14 @@
+import ArgumentParser
+import FareLensRuntime
+
+/// `farelens`: the FareLens backend executable.
+@main
+struct FareLensCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "farelens",
+        abstract: "FareLens backend: six services on a typed message bus.",
+        version: FareLensVersion.current,
+        subcommands: [ServeCommand.self],
+        defaultSubcommand: ServeCommand.self
+    )
+}

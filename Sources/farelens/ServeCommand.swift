@@ -1,0 +1,59 @@
+import ArgumentParser
+import FareLensRuntime
+import FareLensServices
+import Foundation
+import Logging
+
+/// `farelens serve`: hosts the chosen services until SIGTERM or SIGINT.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run services in this process.",
+        discussion: """
+            Every option also has a configuration key and an environment variable \
+            (FARELENS_SERVICES, FARELENS_DATA_DIR, FARELENS_LOG_LEVEL, FARELENS_NODE_NAME, \
+            FARELENS_CONFIG); see docs/operations.md. Flags win over the environment, \
+            which wins over the config file.
+            """
+    )
+
+    @Option(name: .long, help: "Services to run: 'all' or a comma-separated list of \(ServiceCatalog.all.map(\.name).joined(separator: ",")). [key: services]")
+    var services: String?
+
+    @Option(name: .long, help: "Directory of the per-service SQLite databases (created if missing). [key: dataDir; default ./data]")
+    var dataDir: String?
+
+    @Option(name: .long, help: "JSON configuration file. [env: FARELENS_CONFIG]")
+    var config: String?
+
+    @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical. [key: logLevel; default info]")
+    var logLevel: String?
+
+    @Option(name: .long, help: "This process's name in the mesh. [key: nodeName; default farelens]")
+    var nodeName: String?
+
+    func run() async throws {
+        var flags: [String: String] = [:]
+        flags["services"] = services
+        flags["dataDir"] = dataDir
+        flags["logLevel"] = logLevel
+        flags["nodeName"] = nodeName
+        do {
+            let configuration = try await NodeConfiguration.load(flags: flags, configFile: config)
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = configuration.logLevel
+                return handler
+            }
+            let logger = Logger(label: "farelens")
+            let node = try Node(configuration: configuration, catalog: ServiceCatalog.all, logger: logger)
+            try await node.run { report in
+                FileHandle.standardOutput.write(Data((report.line + "\n").utf8))
+            }
+            print("farelens stopped: node=\(configuration.nodeName) services drained and databases closed")
+        } catch {
+            FileHandle.standardError.write(Data("farelens: error: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+}
