@@ -52,7 +52,7 @@ let package = Package(
     targets: [
         .target(
             name: "FareLensBus",
-            dependencies: [log, metrics, dequeModule],
+            dependencies: [log, metrics, dequeModule, .product(name: "CoreMetrics", package: "swift-metrics")],
             swiftSettings: strict
         ),
         .target(

@@ -1,3 +1,5 @@
+public import CoreMetrics
+
 /// Limits and defaults of one bus. Every value is finite: nothing on the bus
 /// is unbounded.
 public struct BusConfiguration: Sendable {
@@ -9,11 +11,12 @@ public struct BusConfiguration: Sendable {
     /// Events buffered per subscriber before the topic's policy applies
     /// (durable: publisher waits; others: the event is dropped and counted).
     public var subscriberBufferSize: Int = 4096
-    /// How many recent event ids a durable subscriber remembers per publisher
-    /// to drop redeliveries.
-    public var dedupeWindow: Int = 65_536
     /// The name of this node (process) in logs, metrics and event ids.
     public var nodeName: String = "farelens"
+
+    /// Where the bus creates its metrics (the global `MetricsSystem` by
+    /// default; tests pass a `TestMetrics`).
+    public var metricsFactory: any MetricsFactory = MetricsSystem.factory
 
     /// The defaults above.
     public init() {}

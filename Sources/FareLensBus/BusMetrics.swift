@@ -7,12 +7,12 @@ struct RequestMetrics: Sendable {
     let failed: @Sendable (BusError.Kind) -> Void
     let latency: Metrics.Timer
 
-    init(typeName: String, address: ServiceAddress) {
+    init(typeName: String, address: ServiceAddress, factory: any MetricsFactory) {
         let dimensions = [("type", typeName), ("address", address.name)]
-        handled = Counter(label: "farelens_bus_requests_total", dimensions: dimensions)
-        latency = Metrics.Timer(label: "farelens_bus_request_duration_seconds", dimensions: dimensions)
+        handled = Counter(label: "farelens_bus_requests_total", dimensions: dimensions, factory: factory)
+        latency = Metrics.Timer(label: "farelens_bus_request_duration_seconds", dimensions: dimensions, factory: factory)
         failed = { kind in
-            Counter(label: "farelens_bus_request_errors_total", dimensions: dimensions + [("kind", kind.name)]).increment()
+            Counter(label: "farelens_bus_request_errors_total", dimensions: dimensions + [("kind", kind.name)], factory: factory).increment()
         }
     }
 }
@@ -22,9 +22,9 @@ struct TopicMetrics: Sendable {
     let published: Counter
     let dropped: Counter
 
-    init(topic: Topic) {
+    init(topic: Topic, factory: any MetricsFactory) {
         let dimensions = [("topic", topic.name)]
-        published = Counter(label: "farelens_bus_events_published_total", dimensions: dimensions)
-        dropped = Counter(label: "farelens_bus_events_dropped_total", dimensions: dimensions)
+        published = Counter(label: "farelens_bus_events_published_total", dimensions: dimensions, factory: factory)
+        dropped = Counter(label: "farelens_bus_events_dropped_total", dimensions: dimensions, factory: factory)
     }
 }

@@ -1,3 +1,5 @@
+import CoreMetrics
+
 /// A subscriber as the publisher sees it, whatever event type it takes.
 protocol EventSink: AnyObject, Sendable {
     func offer<E: BusEvent>(_ event: E, metadata: EventMetadata) -> OfferOutcome
@@ -42,12 +44,12 @@ struct SubscriptionTable: Sendable {
     var metrics: [String: TopicMetrics] = [:]
 
     /// Everyone who should receive an event on `topic`, plus its metrics.
-    mutating func audience(for topic: Topic) -> ([any EventSink], [any EventSink], TopicMetrics) {
+    mutating func audience(for topic: Topic, factory: any MetricsFactory) -> ([any EventSink], [any EventSink], TopicMetrics) {
         let topicMetrics: TopicMetrics
         if let existing = metrics[topic.name] {
             topicMetrics = existing
         } else {
-            topicMetrics = TopicMetrics(topic: topic)
+            topicMetrics = TopicMetrics(topic: topic, factory: factory)
             metrics[topic.name] = topicMetrics
         }
         return (byTopic[topic.name] ?? [], wildcard, topicMetrics)

@@ -23,7 +23,7 @@ extension MessageBus {
     }
 
     func deliver<E: BusEvent>(_ event: E, metadata: EventMetadata, forwardToTransports: Bool) async {
-        let (typed, wildcard, metrics) = subscriptions.withLock { $0.audience(for: E.topic) }
+        let (typed, wildcard, metrics) = subscriptions.withLock { [factory = configuration.metricsFactory] in $0.audience(for: E.topic, factory: factory) }
         metrics.published.increment()
         for sink in typed { await offer(event, metadata: metadata, to: sink, metrics: metrics) }
         for sink in wildcard { await offer(event, metadata: metadata, to: sink, metrics: metrics) }

@@ -54,7 +54,7 @@ extension MessageBus {
         let limit = maxInFlight ?? configuration.maxInFlightPerService
         try routes.withLock { (table) throws(BusError) in
             let slot = table.slot(for: R.address, limit: limit)
-            try table.insert(TypedRoute<R>(slot: slot, execution: execution, watchdog: watchdog, handler: handler), for: type)
+            try table.insert(TypedRoute<R>(slot: slot, execution: execution, watchdog: watchdog, metricsFactory: configuration.metricsFactory, handler: handler), for: type)
         }
         return R.address
     }

@@ -44,6 +44,12 @@ public final class MessageBus: Sendable {
         routes.withLock { $0.slots[address] }?.inFlight ?? 0
     }
 
+    /// Whether a local address admits new requests (false while draining
+    /// and when it has no handler).
+    public func isAccepting(at address: ServiceAddress) -> Bool {
+        routes.withLock { $0.slots[address] }?.isAccepting ?? false
+    }
+
     /// A cheap, process-unique trace id (random prefix + counter).
     func nextTraceID() -> String {
         let counter = traceSequence.add(1, ordering: .relaxed).newValue

@@ -1,3 +1,5 @@
+import CoreMetrics
+
 /// A registered handler for one request type, with its admission slot and
 /// metrics. The wire entry point lets a transport deliver encoded requests.
 protocol AnyRoute: AnyObject, Sendable {
@@ -17,12 +19,12 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
     let watchdog: DeadlineWatchdog
     var wireTypeName: String { R.wireTypeName }
 
-    init(slot: ServiceSlot, execution: HandlerExecution, watchdog: DeadlineWatchdog, handler: @escaping Handler) {
+    init(slot: ServiceSlot, execution: HandlerExecution, watchdog: DeadlineWatchdog, metricsFactory: any MetricsFactory, handler: @escaping Handler) {
         self.slot = slot
         self.execution = execution
         self.handler = handler
         self.watchdog = watchdog
-        self.metrics = RequestMetrics(typeName: R.wireTypeName, address: R.address)
+        self.metrics = RequestMetrics(typeName: R.wireTypeName, address: R.address, factory: metricsFactory)
     }
 
     /// Runs the handler under the route's admission, deadline and metrics.
@@ -54,6 +56,9 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
             } catch {
                 throw lateOrMapped(error, context: context)
             }
+            // A cancelled caller gets `cancelled`, even if the handler
+            // swallowed the cancellation and answered anyway.
+            if Task.isCancelled { throw .cancelled(R.wireTypeName) }
             guard ContinuousClock.now <= context.deadline else {
                 throw .timeout(R.wireTypeName, after: context.deadline - start)
             }

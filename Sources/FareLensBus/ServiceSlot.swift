@@ -39,6 +39,9 @@ final class ServiceSlot: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Whether new requests are admitted (false once draining starts).
+    var isAccepting: Bool { state.withLock { $0.accepting } }
+
     /// Requests currently being handled.
     var inFlight: Int { state.withLock { $0.inFlight } }
 

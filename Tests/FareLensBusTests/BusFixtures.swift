@@ -1,0 +1,67 @@
+import FareLensBus
+import FareLensTesting
+import Foundation
+import MetricsTestKit
+
+/// A bus with test metrics and short deadlines.
+func makeBus(deadline: Duration = .seconds(5), maxInFlight: Int = 1024, buffer: Int = 4096) -> (MessageBus, TestMetrics) {
+    let metrics = TestMetrics()
+    var configuration = BusConfiguration()
+    configuration.defaultDeadline = deadline
+    configuration.maxInFlightPerService = maxInFlight
+    configuration.subscriberBufferSize = buffer
+    configuration.metricsFactory = metrics
+    return (MessageBus(configuration: configuration), metrics)
+}
+
+/// Registers an echo handler that answers with the request's text.
+func serveEcho(on bus: MessageBus) throws {
+    try bus.serve(EchoRequest.self) { request, _ in EchoResponse(text: request.text) }
+}
+
+/// A service error with a code, as a real service would throw.
+struct InvalidField: ServiceError {
+    let field: String
+    var code: String { "invalid-field" }
+    var message: String { "field '\(field)' is invalid" }
+}
+
+/// Runs `body` and returns the BusError it throws (nil if it succeeds).
+func busError<T>(_ body: () async throws -> T) async -> BusError? {
+    do {
+        _ = try await body()
+        return nil
+    } catch let error as BusError {
+        return error
+    } catch {
+        return BusError.badMessage("unexpected non-bus error \(error)")
+    }
+}
+
+/// A message that counts how often it is serialized (to prove it is not, in process).
+struct CountingRequest: BusRequest {
+    typealias Response = EchoResponse
+    static let address: ServiceAddress = "counting"
+    static let wireTypeName = "test.CountingRequest"
+    let encodings: EncodingCounter
+    func wireEncoded() throws -> [UInt8] {
+        encodings.increment()
+        return []
+    }
+    init(wireEncoded bytes: [UInt8]) throws { encodings = EncodingCounter() }
+    init(counter: EncodingCounter) { encodings = counter }
+}
+
+/// A thread-safe counter.
+final class EncodingCounter: Sendable {
+    private let count = SyncCounter()
+    func increment() { count.add() }
+    var value: Int { count.value }
+}
+
+import Synchronization
+final class SyncCounter: Sendable {
+    private let storage = Mutex(0)
+    func add() { storage.withLock { $0 += 1 } }
+    var value: Int { storage.withLock { $0 } }
+}
