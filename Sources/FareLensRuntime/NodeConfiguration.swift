@@ -47,11 +47,12 @@ public struct NodeConfiguration: Sendable {
     }
 
     private static func positive(_ reader: ConfigReader, _ key: String, _ fallback: Int) throws(ConfigurationError) -> Int {
-        let raw = reader.string(forKey: ConfigKey(key), default: String(fallback))
-        guard let value = Int(raw), value > 0 else {
-            throw .invalid(key: key, value: raw, expected: "a positive whole number")
-        }
-        return value
+        // A JSON file gives numbers; the environment and flags give strings.
+        let number = reader.int(forKey: ConfigKey(key)) ?? reader.string(forKey: ConfigKey(key)).flatMap { Int($0) }
+        if let number, number > 0 { return number }
+        let given = number.map(String.init) ?? reader.string(forKey: ConfigKey(key))
+        guard let given else { return fallback }
+        throw .invalid(key: key, value: given, expected: "a positive whole number")
     }
 }
 

@@ -58,6 +58,16 @@ public struct ServiceDatabase: Sendable {
         }
     }
 
+    /// Runs a write transaction, reporting failures as ``StoreError``
+    /// (a full disk is ``StoreError/diskFull(_:)``, never a crash).
+    public func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try writer.write(body)
+        } catch {
+            throw StoreError.from(error, path: path ?? ":memory:", or: { path, reason in .openFailed(path, reason) })
+        }
+    }
+
     /// Closes every connection. Later use fails with a database error.
     public func close() throws {
         if let pool = writer as? DatabasePool { try pool.close() }

@@ -1,0 +1,65 @@
+import FareLensRuntime
+import Foundation
+import Testing
+
+@Suite("Node configuration: flags, environment, file, defaults")
+struct NodeConfigurationTests {
+    static func jsonFile(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("farelens-\(UUID().uuidString).json").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("With nothing given, every value is its documented default")
+    func defaults() async throws {
+        let configuration = try await NodeConfiguration.load(flags: [:], configFile: nil, environment: [:])
+        #expect(configuration.dataDirectory == "./data")
+        #expect(configuration.services == "all")
+        #expect(configuration.logLevel == .info)
+        #expect(configuration.defaultDeadline == .seconds(5))
+    }
+
+    @Test("A flag beats the environment, which beats the config file")
+    func precedence() async throws {
+        let file = try Self.jsonFile(#"{"dataDir": "/from/file", "logLevel": "debug", "nodeName": "file-node", "bus": {"deadlineMs": 750}}"#)
+        let environment = ["FARELENS_DATA_DIR": "/from/env", "FARELENS_LOG_LEVEL": "warning"]
+        let configuration = try await NodeConfiguration.load(flags: ["dataDir": "/from/flag"], configFile: file, environment: environment)
+        #expect(configuration.dataDirectory == "/from/flag")
+        #expect(configuration.logLevel == .warning)
+        #expect(configuration.nodeName == "file-node")
+        #expect(configuration.defaultDeadline == .milliseconds(750))
+    }
+
+    @Test("Nested keys map to FARELENS_ environment variables in upper snake case")
+    func environmentNames() async throws {
+        let environment = ["FARELENS_BUS_DEADLINE_MS": "1200", "FARELENS_BUS_MAX_IN_FLIGHT": "7", "FARELENS_SERVICES": "search"]
+        let configuration = try await NodeConfiguration.load(flags: [:], configFile: nil, environment: environment)
+        #expect(configuration.defaultDeadline == .milliseconds(1200))
+        #expect(configuration.maxInFlightPerService == 7)
+        #expect(configuration.services == "search")
+    }
+
+    @Test("FARELENS_CONFIG names the config file when no flag does")
+    func configFileFromEnvironment() async throws {
+        let file = try Self.jsonFile(#"{"nodeName": "env-file"}"#)
+        let configuration = try await NodeConfiguration.load(flags: [:], configFile: nil, environment: ["FARELENS_CONFIG": file])
+        #expect(configuration.nodeName == "env-file")
+    }
+
+    @Test("An invalid value is an error that names its key")
+    func invalidValueNamesKey() async throws {
+        await #expect { try await NodeConfiguration.load(flags: [:], configFile: nil, environment: ["FARELENS_BUS_DEADLINE_MS": "soon"]) }
+            throws: { ($0 as? ConfigurationError)?.key == "bus.deadlineMs" }
+        await #expect { try await NodeConfiguration.load(flags: ["logLevel": "loud"], configFile: nil, environment: [:]) }
+            throws: { ($0 as? ConfigurationError)?.key == "logLevel" }
+    }
+
+    @Test("A missing or malformed config file is an error naming the file")
+    func unreadableFile() async throws {
+        let malformed = try Self.jsonFile("{ not json")
+        for file in ["/nonexistent/farelens.json", malformed] {
+            await #expect { try await NodeConfiguration.load(flags: [:], configFile: file, environment: [:]) }
+                throws: { ($0 as? ConfigurationError)?.message.contains(file) == true }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import FareLensBus
+import FareLensRuntime
+import FareLensServices
+import FareLensStore
+import FareLensTesting
+import Foundation
+import GRDB
+import Logging
+import Testing
+
+@Suite("Node lifecycle")
+struct NodeLifecycleTests {
+    static func configuration(services: String = "all") throws -> NodeConfiguration {
+        var configuration = NodeConfiguration()
+        configuration.services = services
+        configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("farelens-node-\(UUID().uuidString)").path
+        configuration.nodeName = "test-node"
+        return configuration
+    }
+
+    @Test("A node runs all six services, reports ready naming each, and stops cleanly")
+    func runsAllSix() async throws {
+        let configuration = try Self.configuration()
+        let node = try Node(configuration: configuration, catalog: ServiceCatalog.all, logger: Logger(label: "test"))
+        let ready = Gate()
+        let report = Mutexed<NodeReadyReport?>(nil)
+        let running = Task {
+            try await node.run(handleSignals: false) { value in
+                report.set(value)
+                ready.open()
+            }
+        }
+        await ready.wait()
+        await node.shutdown()
+        try await running.value
+        let services = try #require(report.get()).services
+        #expect(Set(services) == ["search", "watchlist", "scoring", "alerts", "subscription", "analytics"])
+        #expect(report.get()?.line.hasPrefix("farelens ready: node=test-node") == true)
+        for name in services {
+            let queue = try DatabaseQueue(path: "\(configuration.dataDirectory)/\(name).sqlite")
+            let open = try await queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM service_run WHERE stoppedAt IS NULL") }
+            #expect(open == 0, "\(name) recorded its clean stop")
+        }
+    }
+
+    @Test("Graceful shutdown lets an in-flight request finish, then refuses new ones")
+    func gracefulDrain() async throws {
+        let gate = Gate()
+        let slow = ServiceDescriptor(name: "slow", address: SlowRequest.address) { _ in GatedSlowService(gate: gate) }
+        let node = try Node(configuration: try Self.configuration(services: "slow"), catalog: [slow], logger: Logger(label: "test"))
+        let ready = Gate()
+        let running = Task { try await node.run(handleSignals: false) { _ in ready.open() } }
+        await ready.wait()
+        let inFlight = Task { try await node.bus.request(SlowRequest(label: "in flight")) }
+        try await gate.waitForArrivals(1)
+        let stopping = Task { await node.shutdown() }
+        while node.bus.isAccepting(at: SlowRequest.address) { await Task.yield() }
+        let refused = await busErrorKind { try await node.bus.request(SlowRequest(label: "late")) }
+        #expect(refused == .serviceUnavailable)
+        gate.open()
+        #expect(try await inFlight.value.text == "in flight")
+        await stopping.value
+        try await running.value
+    }
+
+    @Test("A data directory that cannot be created stops start-up with a named error")
+    func badDataDirectory() async throws {
+        var configuration = try Self.configuration()
+        configuration.dataDirectory = "/proc/farelens-cannot-exist"
+        let node = try Node(configuration: configuration, catalog: ServiceCatalog.all, logger: Logger(label: "test"))
+        await #expect(throws: StoreError.self) { try await node.run(handleSignals: false) }
+    }
+}
+
+/// A service whose handler waits on a gate, to hold a request in flight.
+struct GatedSlowService: ServiceBehaviour {
+    let gate: Gate
+    func register(on bus: MessageBus) throws {
+        try bus.serve(SlowRequest.self) { [gate] request, _ in
+            await gate.wait()
+            return EchoResponse(text: request.label)
+        }
+    }
+}
+
+func busErrorKind<T>(_ body: () async throws -> T) async -> BusError.Kind? {
+    do {
+        _ = try await body()
+        return nil
+    } catch {
+        return (error as? BusError)?.kind
+    }
+}
+
+import Synchronization
+final class Mutexed<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+    init(_ value: Value) { storage = Mutex(value) }
+    func set(_ value: Value) { storage.withLock { $0 = value } }
+    func get() -> Value { storage.withLock { $0 } }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// Services talk only through the bus: a service target must never import
+/// another. This test reads the sources, so it fails on the commit that
+/// breaks the rule (ops/check-boundaries.sh does the same in CI).
+@Suite("Module boundaries")
+struct ServiceBoundaryTests {
+    static let services = ["SearchService", "ScoringService", "WatchlistService", "SubscriptionService", "AlertsService", "AnalyticsService"]
+    static let sources = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Sources")
+
+    /// `(file, imported service)` for every cross-service import under `sources`.
+    static func violations(in sources: URL) throws -> [(String, String)] {
+        var found: [(String, String)] = []
+        for service in services {
+            let directory = sources.appendingPathComponent(service)
+            guard let files = FileManager.default.enumerator(atPath: directory.path) else { continue }
+            for case let file as String in files where file.hasSuffix(".swift") {
+                let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+                for line in text.split(separator: "\n") {
+                    let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+                    guard let importIndex = words.firstIndex(of: "import"), importIndex + 1 < words.count else { continue }
+                    let module = words[importIndex + 1]
+                    if module != service, services.contains(module) { found.append(("\(service)/\(file)", module)) }
+                }
+            }
+        }
+        return found
+    }
+
+    @Test("No service target imports another service target")
+    func noCrossServiceImports() throws {
+        #expect(FileManager.default.fileExists(atPath: Self.sources.appendingPathComponent("SearchService").path))
+        let found = try Self.violations(in: Self.sources)
+        #expect(found.isEmpty, "cross-service imports: \(found)")
+    }
+
+    @Test("The check catches a cross-service import")
+    func checkCatchesViolation() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("boundary-\(UUID().uuidString)")
+        let alerts = root.appendingPathComponent("AlertsService")
+        try FileManager.default.createDirectory(at: alerts, withIntermediateDirectories: true)
+        try "@testable import ScoringService\n".write(to: alerts.appendingPathComponent("Bad.swift"), atomically: true, encoding: .utf8)
+        let found = try Self.violations(in: root)
+        #expect(found.count == 1)
+        #expect(found.first?.1 == "ScoringService")
+    }
+}
