@@ -24,9 +24,9 @@ public struct EventMetadata: Sendable {
     /// The wire type name of the payload.
     public let typeName: String
     /// The trace id of the operation that published it.
-    public let traceID: String
+    public let traceID: TraceID
     /// Creates metadata.
-    public init(id: EventID, topic: Topic, typeName: String, traceID: String) {
+    public init(id: EventID, topic: Topic, typeName: String, traceID: TraceID) {
         self.id = id
         self.topic = topic
         self.typeName = typeName

@@ -5,13 +5,16 @@ extension MessageBus {
     /// Durable topics: waits while a subscriber's buffer is full (never
     /// drops). Other topics: an event that finds a full buffer is dropped for
     /// that subscriber and counted in `farelens_bus_events_dropped_total`.
-    public func publish<E: BusEvent>(_ event: E) async {
+    ///
+    /// - Parameter parent: the context of the request being handled, if any,
+    ///   so the event carries its trace id.
+    public func publish<E: BusEvent>(_ event: E, parent: RequestContext? = nil) async {
         let sequence = eventSequence.add(1, ordering: .relaxed).newValue
         let metadata = EventMetadata(
             id: EventID(publisher: publisherID, sequence: sequence),
             topic: E.topic,
             typeName: E.wireTypeName,
-            traceID: RequestContext.current?.traceID ?? nextTraceID()
+            traceID: parent?.traceID ?? nextTraceID()
         )
         await deliver(event, metadata: metadata, forwardToTransports: true)
     }

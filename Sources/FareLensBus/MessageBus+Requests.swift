@@ -3,13 +3,14 @@ extension MessageBus {
     ///
     /// - Parameters:
     ///   - request: the request; its type names the address and response type.
-    ///   - timeout: the budget for this call; defaults to the configured
-    ///     deadline. A request made while handling another never gets a later
-    ///     deadline than the one it inherits.
+    ///   - timeout: the budget for this call; defaults to the configured deadline.
+    ///   - parent: the context of the request being handled, when this call is
+    ///     made by a handler: the new request keeps its trace id and never
+    ///     gets a later deadline.
     /// - Throws: ``BusError`` — `timeout`, `serviceUnavailable`, `overloaded`,
     ///   `cancelled`, `remote` or `badMessage`; nothing else.
-    public func request<R: BusRequest>(_ request: R, timeout: Duration? = nil) async throws(BusError) -> R.Response {
-        let context = makeContext(timeout: timeout)
+    public func request<R: BusRequest>(_ request: R, timeout: Duration? = nil, parent: RequestContext? = nil) async throws(BusError) -> R.Response {
+        let context = makeContext(timeout: timeout, parent: parent)
         let route: TypedRoute<R>? = routes.withLock { table in
             // safe: byType is keyed by ObjectIdentifier(R.self) and only ever
             // holds a TypedRoute<R> under that key (RouteTable.insert).
@@ -27,9 +28,9 @@ extension MessageBus {
 
     /// The context of a new outgoing request: its own deadline, capped by the
     /// one inherited from the request being handled, and the inherited trace.
-    func makeContext(timeout: Duration?) -> RequestContext {
+    func makeContext(timeout: Duration?, parent: RequestContext?) -> RequestContext {
         let own = ContinuousClock.now + (timeout ?? configuration.defaultDeadline)
-        guard let inherited = RequestContext.current else {
+        guard let inherited = parent else {
             return RequestContext(deadline: own, traceID: nextTraceID())
         }
         return RequestContext(deadline: min(own, inherited.deadline), traceID: inherited.traceID, isAdmin: inherited.isAdmin)

@@ -50,9 +50,8 @@ public final class MessageBus: Sendable {
         routes.withLock { $0.slots[address] }?.isAccepting ?? false
     }
 
-    /// A cheap, process-unique trace id (random prefix + counter).
-    func nextTraceID() -> String {
-        let counter = traceSequence.add(1, ordering: .relaxed).newValue
-        return String(tracePrefix, radix: 16) + "-" + String(counter, radix: 16)
+    /// A cheap, process-unique trace id: random high half, counter low half.
+    func nextTraceID() -> TraceID {
+        TraceID(high: tracePrefix, low: traceSequence.add(1, ordering: .relaxed).newValue)
     }
 }

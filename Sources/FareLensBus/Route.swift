@@ -50,9 +50,7 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
         case .inline:
             let response: R.Response
             do {
-                response = try await RequestContext.$current.withValue(context) {
-                    try await handler(request, context)
-                }
+                response = try await handler(request, context)
             } catch {
                 throw lateOrMapped(error, context: context)
             }
@@ -67,7 +65,7 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
             let handler = self.handler
             do {
                 return try await watchdog.runIsolated(deadline: context.deadline, what: R.wireTypeName) {
-                    try await RequestContext.$current.withValue(context) { try await handler(request, context) }
+                    try await handler(request, context)
                 }
             } catch {
                 throw lateOrMapped(error, context: context)

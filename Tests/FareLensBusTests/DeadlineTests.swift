@@ -41,7 +41,7 @@ struct DeadlineTests {
         #expect(calls.value == 0)
     }
 
-    @Test("A nested request inherits the caller's deadline and trace id")
+    @Test("A nested request made with its parent context inherits the deadline and trace id")
     func nestedRequestInheritsDeadline() async throws {
         let (bus, _) = makeBus(deadline: .seconds(30))
         let seen = Mutexed<RequestContext?>(nil)
@@ -52,7 +52,7 @@ struct DeadlineTests {
         let outer = Mutexed<RequestContext?>(nil)
         try bus.serve(SlowRequest.self) { _, context in
             outer.set(context)
-            return try await bus.request(EchoRequest(text: "inner"))  // default 30 s, must be capped
+            return try await bus.request(EchoRequest(text: "inner"), parent: context)  // default 30 s, must be capped
         }
         _ = try await bus.request(SlowRequest(), timeout: .seconds(2))
         let inner = try #require(seen.get())

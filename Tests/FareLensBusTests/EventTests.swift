@@ -73,7 +73,7 @@ struct EventTests {
         let subscription = bus.subscribe(PriceDropped.self)
         let metadata = EventMetadata(
             id: EventID(publisher: "hub#1", sequence: 7), topic: PriceDropped.topic,
-            typeName: PriceDropped.wireTypeName, traceID: "t"
+            typeName: PriceDropped.wireTypeName, traceID: TraceID(high: 1, low: 2)
         )
         await bus.deliverFromTransport(PriceDropped(route: "X", sequence: 7), metadata: metadata)
         await bus.deliverFromTransport(PriceDropped(route: "X", sequence: 7), metadata: metadata)

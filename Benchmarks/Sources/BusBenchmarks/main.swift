@@ -1,0 +1,92 @@
+import FareLensBus
+
+// In-process bus benchmarks (DESIGN.md performance targets), each beside a
+// reference measured in the same run. Prints one line per figure.
+
+@concurrent func runRequestBenchmarks() async {
+    let bus = MessageBus()
+    let book = QuoteBook()
+    do {
+        try bus.serve(QuoteRequest.self) { request, _ in QuoteResponse(amountMinor: await book.quote(request.key)) }
+        try bus.serve(IsolatedQuoteRequest.self, execution: .isolated) { request, _ in
+            QuoteResponse(amountMinor: await book.quote(request.key))
+        }
+    } catch {
+        print("setup failed: \(error)")
+        return
+    }
+    let operations = 200_000
+    let (reference, inline) = await compare(
+        rounds: 9, operations: operations,
+        reference: ("awaited call into a plain actor", { for key in 0..<operations { _ = await book.quote(key) } }),
+        candidate: ("bus request/reply, inline handler", {
+            for key in 0..<operations { _ = try? await bus.request(QuoteRequest(key: key)) }
+        })
+    )
+    report(reference, inline, maxRatio: 3)
+    let isolatedOperations = 20_000
+    let (reference2, isolated) = await compare(
+        rounds: 9, operations: isolatedOperations,
+        reference: ("awaited call into a plain actor", { for key in 0..<isolatedOperations { _ = await book.quote(key) } }),
+        candidate: ("bus request/reply, isolated handler (own task + watchdog)", {
+            for key in 0..<isolatedOperations { _ = try? await bus.request(IsolatedQuoteRequest(key: key)) }
+        })
+    )
+    report(reference2, isolated, maxRatio: 3)
+}
+
+/// Publishes `count` events to one subscriber and waits until it has them all.
+@concurrent func publishThroughput<E: BusEvent>(_ make: @escaping @Sendable (Int) -> E, count: Int) async -> Double {
+    let bus = MessageBus()
+    let subscription = bus.subscribe(E.self, bufferSize: 8192)
+    return await timeOnce(operations: count) {
+        let consumer = Task {
+            var received = 0
+            for await _ in subscription {
+                received += 1
+                if received == count { break }
+            }
+        }
+        for index in 0..<count { await bus.publish(make(index)) }
+        await consumer.value
+    }
+}
+
+/// The reference: the same hand-off through the standard library's AsyncStream.
+@concurrent func asyncStreamThroughput(count: Int) async -> Double {
+    await timeOnce(operations: count) {
+        let (stream, continuation) = AsyncStream<FareSeen>.makeStream(bufferingPolicy: .unbounded)
+        let consumer = Task {
+            var received = 0
+            for await _ in stream {
+                received += 1
+                if received == count { break }
+            }
+        }
+        for index in 0..<count { continuation.yield(FareSeen(amountMinor: index)) }
+        await consumer.value
+    }
+}
+
+@concurrent func runPublishBenchmarks() async {
+    let count = 500_000
+    var reference: [Double] = [], droppable: [Double] = [], durable: [Double] = []
+    _ = await asyncStreamThroughput(count: count)
+    for _ in 0..<7 {
+        reference.append(await asyncStreamThroughput(count: count))
+        droppable.append(await publishThroughput({ FareSeen(amountMinor: $0) }, count: count))
+        durable.append(await publishThroughput({ DurableFareSeen(amountMinor: $0) }, count: count))
+    }
+    let referenceMedian = Measurement(name: "AsyncStream", perOperationNanos: reference).median
+    for (name, samples) in [("publish to one subscriber (droppable topic)", droppable), ("publish to one subscriber (durable topic)", durable)] {
+        let median = Measurement(name: name, perOperationNanos: samples).median
+        let eventsPerSecond = 1e9 / median
+        let verdict = eventsPerSecond >= 2_000_000 ? "meets" : "MISSES"
+        print("\(name): median \(format(eventsPerSecond / 1e6, decimals: 2)) M events/s (\(format(median)) ns/event) | reference AsyncStream yield->for-await: \(format(1e9 / referenceMedian / 1e6, decimals: 2)) M events/s | ratio \(format(median / referenceMedian, decimals: 2))x time per event (target >= 2 M events/s: \(verdict))")
+    }
+}
+
+// `bus-benchmarks [requests|events]` runs one group; no argument runs both.
+let group = CommandLine.arguments.dropFirst().first ?? "all"
+if group == "all" || group == "requests" { await runRequestBenchmarks() }
+if group == "all" || group == "events" { await runPublishBenchmarks() }

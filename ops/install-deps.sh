@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages a fresh machine lacks (run as root). Swift
+# itself is expected at /opt/swift or on PATH.
+set -euo pipefail
+needed=()
+for pkg in libsqlite3-dev zlib1g-dev tzdata; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || needed+=("$pkg")
+done
+if [ ${#needed[@]} -gt 0 ]; then
+  echo "installing: ${needed[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${needed[@]}"
+else
+  echo "debian packages: all present (libsqlite3-dev zlib1g-dev tzdata)"
+fi
