@@ -53,7 +53,7 @@ final class DeadlineWatchdog: Sendable {
         var target = firstTarget
         while true {
             do {
-                try await Task.sleep(until: target, clock: .continuous)
+                try await Task.sleep(until: target, clock: .continuous)  // safe: the timer itself, cancelled when replaced
             } catch {
                 return  // replaced by a timer with an earlier target
             }
