@@ -1,3 +1,5 @@
+import DequeModule
+
 /// A subscription: an `AsyncSequence` of deliveries that ends when
 /// ``cancel()`` is called, when the subscription is released, or when the
 /// consuming task is cancelled. Events published before `subscribe`
@@ -24,10 +26,16 @@ public final class EventSubscription<Event: Sendable>: AsyncSequence, Sendable {
     /// Events waiting in this subscriber's buffer.
     public var bufferedCount: Int { queue.count }
 
-    /// Keeps its subscription alive while iterating.
+    /// Keeps its subscription alive while iterating; takes events from the
+    /// subscriber's buffer in batches.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let subscription: EventSubscription<Event>
-        public mutating func next() async -> Delivery<Event>? { await subscription.queue.next() }
+        var batch: Deque<Delivery<Event>> = []
+        public mutating func next() async -> Delivery<Event>? {
+            if let first = batch.popFirst() { return first }
+            await subscription.queue.nextBatch(into: &batch)
+            return batch.popFirst()
+        }
     }
 
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(subscription: self) }

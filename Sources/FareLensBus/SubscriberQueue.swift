@@ -25,7 +25,6 @@ final class SubscriberQueue<Element: Sendable>: Sendable {
         var highestSeen: [String: UInt64] = [:]
         var closed = false
     }
-    private enum Step { case value(Delivery<Element>, CheckedContinuation<Void, Never>?), finished, wait }
     let capacity: Int
     private let state = Mutex(State())
 
@@ -72,32 +71,35 @@ final class SubscriberQueue<Element: Sendable>: Sendable {
         }
     }
 
-    /// The next event, or nil once the subscription is closed and drained.
-    func next() async -> Delivery<Element>? {
-        let step: Step = state.withLock { state in
-            if let first = state.buffer.popFirst() { return .value(first, state.roomWaiters.popFirst()) }
-            return state.closed ? .finished : .wait
+    /// Moves every buffered event into `batch` (one lock for many events,
+    /// so a busy consumer does not contend with its publisher per event),
+    /// waiting for one if none is buffered. Leaves `batch` empty once the
+    /// subscription is closed and drained.
+    func nextBatch(into batch: inout Deque<Delivery<Element>>) async {
+        let (waiters, finished): ([CheckedContinuation<Void, Never>], Bool) = state.withLock { state in
+            if state.buffer.isEmpty { return ([], state.closed) }
+            swap(&batch, &state.buffer)
+            defer { state.roomWaiters = [] }
+            return (Array(state.roomWaiters), false)
         }
-        switch step {
-        case .value(let delivery, let waiter):
-            waiter?.resume()
-            return delivery
-        case .finished:
-            return nil
-        case .wait:
-            return await withTaskCancellationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Delivery<Element>?, Never>) in
-                    let immediate: Delivery<Element>?? = state.withLock { state in
-                        if let first = state.buffer.popFirst() { return .some(first) }
-                        if state.closed { return .some(nil) }
-                        state.consumer = continuation
-                        return nil
-                    }
-                    if let immediate { continuation.resume(returning: immediate) }
+        for waiter in waiters { waiter.resume() }
+        if !batch.isEmpty || finished { return }
+        if let single = await waitForOne() { batch.append(single) }
+    }
+
+    private func waitForOne() async -> Delivery<Element>? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Delivery<Element>?, Never>) in
+                let immediate: Delivery<Element>?? = state.withLock { state in
+                    if let first = state.buffer.popFirst() { return .some(first) }
+                    if state.closed { return .some(nil) }
+                    state.consumer = continuation
+                    return nil
                 }
-            } onCancel: {
-                close()
+                if let immediate { continuation.resume(returning: immediate) }
             }
+        } onCancel: {
+            close()
         }
     }
 

@@ -38,6 +38,6 @@ public final class Gate: Sendable {
 
     /// Polls until `arrivals` reaches `count` (bounded: about 10 s).
     public func waitForArrivals(_ count: Int) async throws {
-        for _ in 0..<10_000 where arrivals < count { try await Task.sleep(for: .milliseconds(1)) }
+        for _ in 0..<10_000 where arrivals < count { try await Task.sleep(for: .milliseconds(1)) }  // safe: bounded test polling
     }
 }
