@@ -45,23 +45,12 @@ struct CountingRequest: BusRequest {
     static let wireTypeName = "test.CountingRequest"
     let encodings: EncodingCounter
     func wireEncoded() throws -> [UInt8] {
-        encodings.increment()
+        encodings.add()
         return []
     }
     init(wireEncoded bytes: [UInt8]) throws { encodings = EncodingCounter() }
     init(counter: EncodingCounter) { encodings = counter }
 }
 
-/// A thread-safe counter.
-final class EncodingCounter: Sendable {
-    private let count = SyncCounter()
-    func increment() { count.add() }
-    var value: Int { count.value }
-}
-
-import Synchronization
-final class SyncCounter: Sendable {
-    private let storage = Mutex(0)
-    func add() { storage.withLock { $0 += 1 } }
-    var value: Int { storage.withLock { $0 } }
-}
+/// Counts serializations of ``CountingRequest``.
+typealias EncodingCounter = FareLensTesting.Counter

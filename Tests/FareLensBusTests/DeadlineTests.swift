@@ -31,7 +31,7 @@ struct DeadlineTests {
     @Test("An already expired deadline fails before the handler runs")
     func expiredBeforeDispatch() async throws {
         let (bus, _) = makeBus()
-        let calls = SyncCounter()
+        let calls = FareLensTesting.Counter()
         try bus.serve(EchoRequest.self) { request, _ in
             calls.add()
             return EchoResponse(text: request.text)
@@ -44,12 +44,12 @@ struct DeadlineTests {
     @Test("A nested request made with its parent context inherits the deadline and trace id")
     func nestedRequestInheritsDeadline() async throws {
         let (bus, _) = makeBus(deadline: .seconds(30))
-        let seen = Mutexed<RequestContext?>(nil)
+        let seen = Locked<RequestContext?>(nil)
         try bus.serve(EchoRequest.self) { request, context in
             seen.set(context)
             return EchoResponse(text: request.text)
         }
-        let outer = Mutexed<RequestContext?>(nil)
+        let outer = Locked<RequestContext?>(nil)
         try bus.serve(SlowRequest.self) { _, context in
             outer.set(context)
             return try await bus.request(EchoRequest(text: "inner"), parent: context)  // default 30 s, must be capped
@@ -60,13 +60,4 @@ struct DeadlineTests {
         #expect(inner.deadline == parent.deadline)
         #expect(inner.traceID == parent.traceID)
     }
-}
-
-import Synchronization
-/// A value shared between a test and a handler.
-final class Mutexed<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
-    init(_ value: Value) { storage = Mutex(value) }
-    func set(_ value: Value) { storage.withLock { $0 = value } }
-    func get() -> Value { storage.withLock { $0 } }
 }

@@ -53,7 +53,7 @@ struct EventTests {
         let (bus, _) = makeBus()
         let subscription = bus.subscribe(PriceDropped.self, bufferSize: 1)
         await bus.publish(PriceDropped(route: "A", sequence: 0))
-        let published = SyncCounter()
+        let published = FareLensTesting.Counter()
         let publisher = Task {
             await bus.publish(PriceDropped(route: "A", sequence: 1))
             published.add()

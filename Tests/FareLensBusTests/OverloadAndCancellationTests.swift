@@ -26,7 +26,7 @@ struct OverloadAndCancellationTests {
     @Test("Cancelling the caller cancels an inline handler and yields cancelled")
     func inlineCancellation() async throws {
         let (bus, _) = makeBus()
-        let handlerSawCancellation = SyncCounter()
+        let handlerSawCancellation = FareLensTesting.Counter()
         let started = Gate()
         try bus.serve(SlowRequest.self) { _, _ in
             Task { started.open() }

@@ -23,7 +23,7 @@ struct NodeLifecycleTests {
         let configuration = try Self.configuration()
         let node = try Node(configuration: configuration, catalog: ServiceCatalog.all, logger: Logger(label: "test"))
         let ready = Gate()
-        let report = Mutexed<NodeReadyReport?>(nil)
+        let report = Locked<NodeReadyReport?>(nil)
         let running = Task {
             try await node.run(handleSignals: false) { value in
                 report.set(value)
@@ -90,12 +90,4 @@ func busErrorKind<T>(_ body: () async throws -> T) async -> BusError.Kind? {
     } catch {
         return (error as? BusError)?.kind
     }
-}
-
-import Synchronization
-final class Mutexed<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
-    init(_ value: Value) { storage = Mutex(value) }
-    func set(_ value: Value) { storage.withLock { $0 = value } }
-    func get() -> Value { storage.withLock { $0 } }
 }

@@ -1,53 +1,50 @@
 import FareLensBus
 
+/// A benchmark message carrying one integer, with a one-byte wire form
+/// (the wire is not exercised in process; it only has to exist).
+protocol IntMessage: BusMessage {
+    var value: Int { get }
+    init(value: Int)
+}
+
+extension IntMessage {
+    init(wireEncoded bytes: [UInt8]) throws { self.init(value: Int(bytes.first ?? 0)) }
+    func wireEncoded() throws -> [UInt8] { [UInt8(truncatingIfNeeded: value)] }
+}
+
 /// A small request like a cache look-up: a key in, a price out.
-struct QuoteRequest: BusRequest {
+struct QuoteRequest: BusRequest, IntMessage {
     typealias Response = QuoteResponse
     static let address: ServiceAddress = "bench"
     static let wireTypeName = "bench.QuoteRequest"
-    var key: Int
-    init(key: Int) { self.key = key }
-    init(wireEncoded bytes: [UInt8]) throws { key = Int(bytes.first ?? 0) }
-    func wireEncoded() throws -> [UInt8] { [UInt8(truncatingIfNeeded: key)] }
+    let value: Int
 }
 
-struct QuoteResponse: BusMessage {
+struct QuoteResponse: IntMessage {
     static let wireTypeName = "bench.QuoteResponse"
-    var amountMinor: Int
-    init(amountMinor: Int) { self.amountMinor = amountMinor }
-    init(wireEncoded bytes: [UInt8]) throws { amountMinor = Int(bytes.first ?? 0) }
-    func wireEncoded() throws -> [UInt8] { [UInt8(truncatingIfNeeded: amountMinor)] }
+    let value: Int
 }
 
 /// The same request type answered by an isolated handler.
-struct IsolatedQuoteRequest: BusRequest {
+struct IsolatedQuoteRequest: BusRequest, IntMessage {
     typealias Response = QuoteResponse
     static let address: ServiceAddress = "bench-isolated"
     static let wireTypeName = "bench.IsolatedQuoteRequest"
-    var key: Int
-    init(key: Int) { self.key = key }
-    init(wireEncoded bytes: [UInt8]) throws { key = Int(bytes.first ?? 0) }
-    func wireEncoded() throws -> [UInt8] { [UInt8(truncatingIfNeeded: key)] }
+    let value: Int
 }
 
 /// A fare observation event (droppable topic, as most are).
-struct FareSeen: BusEvent {
+struct FareSeen: BusEvent, IntMessage {
     static let topic = Topic("bench.fare-seen")
     static let wireTypeName = "bench.FareSeen"
-    var amountMinor: Int
-    init(amountMinor: Int) { self.amountMinor = amountMinor }
-    init(wireEncoded bytes: [UInt8]) throws { amountMinor = Int(bytes.first ?? 0) }
-    func wireEncoded() throws -> [UInt8] { [UInt8(truncatingIfNeeded: amountMinor)] }
+    let value: Int
 }
 
 /// The same on a durable topic (publisher waits for room).
-struct DurableFareSeen: BusEvent {
+struct DurableFareSeen: BusEvent, IntMessage {
     static let topic = Topic("bench.fare-seen-durable", durable: true)
     static let wireTypeName = "bench.DurableFareSeen"
-    var amountMinor: Int
-    init(amountMinor: Int) { self.amountMinor = amountMinor }
-    init(wireEncoded bytes: [UInt8]) throws { amountMinor = Int(bytes.first ?? 0) }
-    func wireEncoded() throws -> [UInt8] { [UInt8(truncatingIfNeeded: amountMinor)] }
+    let value: Int
 }
 
 /// The service state both the reference and the bus handler call into.

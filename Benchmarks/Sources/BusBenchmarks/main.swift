@@ -7,9 +7,9 @@ import FareLensBus
     let bus = MessageBus()
     let book = QuoteBook()
     do {
-        try bus.serve(QuoteRequest.self) { request, _ in QuoteResponse(amountMinor: await book.quote(request.key)) }
+        try bus.serve(QuoteRequest.self) { request, _ in QuoteResponse(value: await book.quote(request.value)) }
         try bus.serve(IsolatedQuoteRequest.self, execution: .isolated) { request, _ in
-            QuoteResponse(amountMinor: await book.quote(request.key))
+            QuoteResponse(value: await book.quote(request.value))
         }
     } catch {
         print("setup failed: \(error)")
@@ -20,7 +20,7 @@ import FareLensBus
         rounds: 9, operations: operations,
         reference: ("awaited call into a plain actor", { for key in 0..<operations { _ = await book.quote(key) } }),
         candidate: ("bus request/reply, inline handler", {
-            for key in 0..<operations { _ = try? await bus.request(QuoteRequest(key: key)) }
+            for key in 0..<operations { _ = try? await bus.request(QuoteRequest(value: key)) }
         })
     )
     report(reference, inline, maxRatio: 3)
@@ -29,7 +29,7 @@ import FareLensBus
         rounds: 9, operations: isolatedOperations,
         reference: ("awaited call into a plain actor", { for key in 0..<isolatedOperations { _ = await book.quote(key) } }),
         candidate: ("bus request/reply, isolated handler (own task + watchdog)", {
-            for key in 0..<isolatedOperations { _ = try? await bus.request(IsolatedQuoteRequest(key: key)) }
+            for key in 0..<isolatedOperations { _ = try? await bus.request(IsolatedQuoteRequest(value: key)) }
         })
     )
     report(reference2, isolated, maxRatio: 3)
@@ -63,7 +63,7 @@ import FareLensBus
                 if received == count { break }
             }
         }
-        for index in 0..<count { continuation.yield(FareSeen(amountMinor: index)) }
+        for index in 0..<count { continuation.yield(FareSeen(value: index)) }
         await consumer.value
     }
 }
@@ -74,8 +74,8 @@ import FareLensBus
     _ = await asyncStreamThroughput(count: count)
     for _ in 0..<7 {
         reference.append(await asyncStreamThroughput(count: count))
-        droppable.append(await publishThroughput({ FareSeen(amountMinor: $0) }, count: count))
-        durable.append(await publishThroughput({ DurableFareSeen(amountMinor: $0) }, count: count))
+        droppable.append(await publishThroughput({ FareSeen(value: $0) }, count: count))
+        durable.append(await publishThroughput({ DurableFareSeen(value: $0) }, count: count))
     }
     let referenceMedian = Measurement(name: "AsyncStream", perOperationNanos: reference).median
     for (name, samples) in [("publish to one subscriber (droppable topic)", droppable), ("publish to one subscriber (durable topic)", durable)] {
