@@ -54,6 +54,18 @@ struct RequestReplyTests {
         #expect(error?.message == "field 'origin' is invalid")
     }
 
+    @Test("A failed request is not retried: the handler runs exactly once (at most once delivery)")
+    func atMostOnce() async throws {
+        let (bus, _) = makeBus()
+        let calls = FareLensTesting.Counter()
+        try bus.serve(EchoRequest.self) { _, _ in
+            calls.add()
+            throw InvalidField(field: "origin")
+        }
+        _ = await busError { try await bus.request(EchoRequest(text: "x")) }
+        #expect(calls.value == 1)
+    }
+
     @Test("Any other handler error is reported as remote 'internal', never a crash")
     func otherErrorBecomesInternal() async throws {
         struct Boom: Error {}
