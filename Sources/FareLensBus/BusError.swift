@@ -60,6 +60,10 @@ public struct BusError: Error, Hashable, Sendable, CustomStringConvertible {
     public static func timeout(_ what: String, after budget: Duration) -> BusError {
         BusError(.timeout, "\(what): no response within \(budget)")
     }
+    /// The deadline had already passed when the bus looked at the request.
+    public static func deadlineExpired(_ what: String) -> BusError {
+        BusError(.timeout, "\(what): deadline passed before a response")
+    }
     public static func serviceUnavailable(_ address: ServiceAddress, reason: String = "no node hosts it") -> BusError {
         BusError(.serviceUnavailable, "service '\(address)' unavailable: \(reason)")
     }

@@ -46,9 +46,6 @@ final class DeadlineWatchdog: Sendable {
         state.withLock { _ = $0.entries.removeValue(forKey: token) }
     }
 
-    /// Number of callbacks still scheduled (for tests and metrics).
-    var pendingCount: Int { state.withLock { $0.entries.count } }
-
     private func runTimer(until firstTarget: ContinuousClock.Instant, generation: UInt64) async {
         var target = firstTarget
         while true {

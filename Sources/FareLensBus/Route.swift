@@ -32,10 +32,16 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
         try slot.enter()
         defer { slot.leave() }
         let start = ContinuousClock.now
-        do {
+        do throws(BusError) {
             let response = try await dispatch(request, context: context, start: start)
+            // A cancelled caller gets `cancelled`, even if the handler
+            // swallowed the cancellation and answered anyway.
+            if Task.isCancelled { throw BusError.cancelled(R.wireTypeName) }
+            // One clock read serves both the late-reply check and the metric.
+            let end = ContinuousClock.now
+            guard end <= context.deadline else { throw BusError.timeout(R.wireTypeName, after: context.deadline - start) }
             metrics.handled.increment()
-            metrics.latency.record(duration: ContinuousClock.now - start)
+            metrics.latency.record(duration: end - start)
             return response
         } catch {
             metrics.failed(error.kind)
@@ -45,22 +51,14 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
 
     private func dispatch(_ request: R, context: RequestContext, start: ContinuousClock.Instant) async throws(BusError) -> R.Response {
         if Task.isCancelled { throw .cancelled(R.wireTypeName) }
-        guard start < context.deadline else { throw .timeout(R.wireTypeName, after: .zero) }
+        guard start < context.deadline else { throw .deadlineExpired(R.wireTypeName) }
         switch execution {
         case .inline:
-            let response: R.Response
             do {
-                response = try await handler(request, context)
+                return try await handler(request, context)
             } catch {
                 throw lateOrMapped(error, context: context)
             }
-            // A cancelled caller gets `cancelled`, even if the handler
-            // swallowed the cancellation and answered anyway.
-            if Task.isCancelled { throw .cancelled(R.wireTypeName) }
-            guard ContinuousClock.now <= context.deadline else {
-                throw .timeout(R.wireTypeName, after: context.deadline - start)
-            }
-            return response
         case .isolated:
             let handler = self.handler
             do {
@@ -77,7 +75,7 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
     private func lateOrMapped(_ error: any Error, context: RequestContext) -> BusError {
         let mapped = BusError.fromHandler(error, type: R.wireTypeName)
         if mapped.kind == .cancelled, !Task.isCancelled, ContinuousClock.now >= context.deadline {
-            return .timeout(R.wireTypeName, after: .zero)
+            return .deadlineExpired(R.wireTypeName)
         }
         return mapped
     }

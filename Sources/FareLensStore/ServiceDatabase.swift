@@ -64,7 +64,7 @@ public struct ServiceDatabase: Sendable {
         do {
             return try writer.write(body)
         } catch {
-            throw StoreError.from(error, path: path ?? ":memory:", or: { path, reason in .openFailed(path, reason) })
+            throw StoreError.from(error, path: path ?? ":memory:", or: StoreError.writeFailed)
         }
     }
 

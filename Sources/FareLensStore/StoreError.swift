@@ -8,6 +8,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case openFailed = "open-failed"
         case migrationFailed = "migration-failed"
         case diskFull = "disk-full"
+        case writeFailed = "write-failed"
         case backupFailed = "backup-failed"
     }
     private let code: Code
@@ -39,6 +40,9 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     }
     public static func diskFull(_ path: String) -> StoreError {
         StoreError(.diskFull, path, "disk full while writing '\(path)'")
+    }
+    public static func writeFailed(_ path: String, _ reason: String) -> StoreError {
+        StoreError(.writeFailed, path, "cannot write to database '\(path)': \(reason)")
     }
     public static func backupFailed(_ path: String, _ reason: String) -> StoreError {
         StoreError(.backupFailed, path, "cannot back up to '\(path)': \(reason)")

@@ -90,6 +90,15 @@ struct ServiceDatabaseTests {
         try database.close()
     }
 
+    @Test("A failing write is a named write error, not an open error")
+    func writeFailure() throws {
+        let database = try ServiceDatabase.inMemory(service: "alerts", migrations: Self.migrations())
+        let error = #expect(throws: StoreError.self) {
+            try database.write { db in try db.execute(sql: "INSERT INTO no_such_table VALUES (1)") }
+        }
+        #expect(error?.codeName == "write-failed")
+    }
+
     @Test("Online backup copies the live database to another file")
     func backup() throws {
         let directory = try Self.temporaryDirectory()
