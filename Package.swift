@@ -15,6 +15,10 @@ let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics
 let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
 let dequeModule = Target.Dependency.product(name: "DequeModule", package: "swift-collections")
+let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
+let protobuf = Target.Dependency.product(name: "SwiftProtobuf", package: "swift-protobuf")
+let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 
 /// The six services. Each may import the bus, the store, the messages and
 /// libraries — never another service (checked by `ops/check-boundaries.sh`
@@ -26,7 +30,7 @@ let serviceNames = [
 let serviceTargets: [Target] = serviceNames.map { name in
     .target(
         name: name,
-        dependencies: ["FareLensBus", "FareLensStore", "FareLensRuntime", log, lifecycle, grdb],
+        dependencies: ["FareLensBus", "FareLensMessages", "FareLensStore", "FareLensRuntime", log, lifecycle, grdb],
         swiftSettings: strict
     )
 }
@@ -36,8 +40,11 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "farelens", targets: ["farelens"]),
+        .executable(name: "farelensctl", targets: ["farelensctl"]),
         .library(name: "FareLensBus", targets: ["FareLensBus"]),
         .library(name: "FareLensRuntime", targets: ["FareLensRuntime"]),
+        .library(name: "FareLensMessages", targets: ["FareLensMessages"]),
+        .library(name: "FareLensWire", targets: ["FareLensWire"]),
         .library(name: "FareLensServices", targets: ["FareLensServices"]),
     ],
     dependencies: [
@@ -48,11 +55,32 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // Keep equal to `version` in ops/gen-protos.sh: generated code must match the runtime.
+        .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
         .target(
             name: "FareLensBus",
             dependencies: [log, metrics, dequeModule, .product(name: "CoreMetrics", package: "swift-metrics")],
+            swiftSettings: strict
+        ),
+        /// Generated protobuf messages (committed; `ops/gen-protos.sh`) and
+        /// their request→response and event→topic conformances.
+        .target(
+            name: "FareLensMessages",
+            dependencies: ["FareLensBus", protobuf],
+            exclude: ["Generated/README.md"],
+            swiftSettings: strict
+        ),
+        /// Frames, zlib, the protobuf envelope and the Unix-socket bridge.
+        .target(
+            name: "FareLensWire",
+            dependencies: [
+                "FareLensBus", "FareLensMessages", nioCore, nioPosix, log, metrics, lifecycle, protobuf,
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ],
             swiftSettings: strict
         ),
         .target(
@@ -63,7 +91,7 @@ let package = Package(
         .target(
             name: "FareLensRuntime",
             dependencies: [
-                "FareLensBus", "FareLensStore", log, metrics, lifecycle,
+                "FareLensBus", "FareLensStore", "FareLensMessages", "FareLensWire", log, metrics, lifecycle,
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: strict
@@ -77,15 +105,20 @@ let package = Package(
         .executableTarget(
             name: "farelens",
             dependencies: [
-                "FareLensServices", "FareLensRuntime", "FareLensBus", log, lifecycle,
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "FareLensServices", "FareLensRuntime", "FareLensBus", log, lifecycle, argumentParser,
             ],
+            swiftSettings: strict
+        ),
+        /// The admin CLI: talks to a node over its socket as an admin peer.
+        .executableTarget(
+            name: "farelensctl",
+            dependencies: ["FareLensWire", "FareLensMessages", "FareLensBus", argumentParser],
             swiftSettings: strict
         ),
         .target(
             name: "FareLensTesting",
             dependencies: [
-                "FareLensBus", "FareLensRuntime", "FareLensStore", log, metrics,
+                "FareLensBus", "FareLensRuntime", "FareLensStore", "FareLensWire", "FareLensMessages", log, metrics, nioCore, nioPosix,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict
@@ -103,6 +136,11 @@ let package = Package(
         .testTarget(
             name: "FareLensRuntimeTests",
             dependencies: ["FareLensRuntime", "FareLensServices", "FareLensTesting", "FareLensBus", lifecycle, log],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "FareLensWireTests",
+            dependencies: ["FareLensWire", "FareLensMessages", "FareLensBus", "FareLensTesting", nioCore, nioPosix, log, lifecycle, protobuf],
             swiftSettings: strict
         ),
     ] + serviceTargets

@@ -11,6 +11,7 @@ public struct BusError: Error, Hashable, Sendable, CustomStringConvertible {
         case cancelled
         case remote
         case badMessage = "bad-message"
+        case forbidden
     }
 
     /// The kind of failure, for matching with `==` against the static members.
@@ -28,6 +29,8 @@ public struct BusError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let remote = Kind(code: .remote)
         /// A message could not be decoded, or no handler knows its type.
         public static let badMessage = Kind(code: .badMessage)
+        /// The caller may not use this address (admin-only addresses over the bridge).
+        public static let forbidden = Kind(code: .forbidden)
         /// The stable wire name of the kind (`timeout`, `service-unavailable`, …).
         public var name: String { code.rawValue }
         public var description: String { code.rawValue }
@@ -78,6 +81,11 @@ public struct BusError: Error, Hashable, Sendable, CustomStringConvertible {
     }
     public static func badMessage(_ reason: String) -> BusError {
         BusError(.badMessage, "bad message: \(reason)")
+    }
+
+    /// A non-admin peer asked for an admin-only address.
+    public static func forbidden(_ address: ServiceAddress) -> BusError {
+        BusError(.forbidden, "service '\(address)' is admin-only and the caller is not an admin peer")
     }
 
     public var description: String {

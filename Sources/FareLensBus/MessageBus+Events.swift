@@ -48,6 +48,7 @@ extension MessageBus {
     ///   to the configuration's.
     public func subscribe<E: BusEvent>(_ type: E.Type, bufferSize: Int? = nil) -> EventSubscription<E> {
         let sink = TypedSink<E>(capacity: bufferSize ?? configuration.subscriberBufferSize)
+        eventTypes.withLock { $0[E.wireTypeName] = E.self }
         subscriptions.withLock { $0.byTopic[E.topic.name, default: []].append(sink) }
         return EventSubscription(queue: sink.queue) { [weak self, weak sink] in
             guard let self, let sink else { return }

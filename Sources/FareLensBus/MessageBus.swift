@@ -14,6 +14,7 @@ public final class MessageBus: Sendable {
     let routes = Mutex(RouteTable())
     let subscriptions = Mutex(SubscriptionTable())
     let transports = Mutex<[any BusTransport]>([])
+    let eventTypes = Mutex<[String: any BusEvent.Type]>([:])
     let eventSequence = Atomic<UInt64>(0)
     let traceSequence = Atomic<UInt64>(0)
     let tracePrefix: UInt64

@@ -1,0 +1,63 @@
+extension MessageBus {
+    /// Registers event types the bus can decode when a transport delivers
+    /// them encoded, even with no typed subscriber here (a wildcard
+    /// subscriber wants every type). Subscribing registers its type too.
+    public func registerEventTypes(_ types: [any BusEvent.Type]) {
+        eventTypes.withLock { table in
+            for type in types { table[type.wireTypeName] = type }
+        }
+    }
+
+    /// Decodes an event that arrived from a transport and delivers it to the
+    /// local subscribers, keeping its original id (durable subscribers drop
+    /// redeliveries). It is not forwarded to transports again.
+    ///
+    /// Waits, like ``publish(_:parent:)``, while a durable subscriber's
+    /// buffer is full: when this returns, the event is in every local
+    /// subscriber's queue (or was a duplicate, or dropped for a full
+    /// non-durable buffer).
+    ///
+    /// - Throws: ``BusError`` `badMessage` for an unknown type name or bytes
+    ///   that do not decode as that type.
+    public func deliverEncodedEvent(typeName: String, payload: [UInt8], id: EventID, traceID: TraceID) async throws(BusError) {
+        guard let type = eventTypes.withLock({ $0[typeName] }) else {
+            throw .badMessage("no event type named '\(typeName)' is known on node \(configuration.nodeName)")
+        }
+        let event: any BusEvent
+        do {
+            event = try type.init(wireEncoded: payload)
+        } catch {
+            throw .badMessage("payload does not decode as \(typeName): \(error)")
+        }
+        await deliverDecoded(event, id: id, traceID: traceID)
+    }
+
+    private func deliverDecoded<E: BusEvent>(_ event: E, id: EventID, traceID: TraceID) async {
+        let metadata = EventMetadata(id: id, topic: E.topic, typeName: E.wireTypeName, traceID: traceID)
+        await deliver(event, metadata: metadata, forwardToTransports: false)
+    }
+
+    /// Topics this process wants from other nodes: every topic with a local
+    /// subscriber, plus `*` when a wildcard subscriber exists.
+    public var wantedTopics: Set<String> {
+        subscriptions.withLock { table in
+            var topics = Set(table.byTopic.keys)
+            if !table.wildcard.isEmpty { topics.insert("*") }
+            return topics
+        }
+    }
+}
+
+extension MessageBus {
+    /// Whether a handler is registered here for `address` (draining or not).
+    public func hasHandler(at address: ServiceAddress) -> Bool {
+        routes.withLock { $0.slots[address] != nil }
+    }
+}
+
+extension MessageBus {
+    /// Whether any local subscriber (typed or wildcard) hears `topic`.
+    public func hasSubscribers(topic: String) -> Bool {
+        subscriptions.withLock { !$0.wildcard.isEmpty || $0.byTopic[topic] != nil }
+    }
+}

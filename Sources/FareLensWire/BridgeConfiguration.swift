@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Settings of a node's bridge end, listening or connecting.
+public struct BridgeConfiguration: Sendable {
+    /// The Unix socket path (at most 107 bytes on Linux).
+    public var socketPath: String
+    /// Frame caps and compression policy.
+    public var limits: WireLimits = WireLimits()
+    /// Group that may connect: the socket file becomes 0660 and owned by it;
+    /// without one it is 0600 (owner only).
+    public var socketGroup: String?
+    /// Peer uids allowed to connect (checked with `SO_PEERCRED`); the
+    /// node's own uid by default.
+    public var allowedUIDs: Set<UInt32> = [UInt32(getuid())]
+    /// Peer uids whose admin clients may call admin-only addresses; the
+    /// node's own uid and root by default.
+    public var adminUIDs: Set<UInt32> = [UInt32(getuid()), 0]
+    /// Durable events per peer sent but not yet acknowledged before
+    /// publishers wait.
+    public var durableWindow: Int = 4096
+    /// Non-durable events received but not yet delivered on one connection
+    /// before further ones are dropped (counted).
+    public var inboundEventBuffer: Int = 4096
+    /// Requests a peer may have in flight on one connection before further
+    /// ones fail with `overloaded`.
+    public var maxInFlightPerConnection: Int = 4096
+    /// How long a connecting peer has to send its hello.
+    public var helloTimeout: Duration = .seconds(2)
+    /// First and longest wait between reconnect attempts (doubling).
+    public var reconnectBackoff: (first: Duration, longest: Duration) = (.milliseconds(50), .seconds(2))
+
+    /// Creates a configuration for `socketPath` with defaults elsewhere.
+    public init(socketPath: String) {
+        self.socketPath = socketPath
+    }
+
+    /// The longest socket path the platform accepts.
+    public static let maxSocketPathBytes = 107
+}
+
+/// Who this process is in the mesh, as its hello says.
+public struct NodeIdentity: Sendable {
+    /// A farelens node hosting services, or an admin client.
+    public enum Role: Sendable { case node, admin }
+    /// Unique within the mesh.
+    public var nodeName: String
+    /// Node or admin client.
+    public var role: Role
+    /// The process id.
+    public var pid: Int32
+    /// The farelens version.
+    public var softwareVersion: String
+    /// Process start, Unix epoch milliseconds.
+    public var startedAtUnixMs: Int64
+
+    /// Creates an identity for this process.
+    public init(nodeName: String, role: Role = .node, softwareVersion: String, startedAtUnixMs: Int64, pid: Int32? = nil) {
+        self.nodeName = nodeName
+        self.role = role
+        self.pid = pid ?? getpid()
+        self.softwareVersion = softwareVersion
+        self.startedAtUnixMs = startedAtUnixMs
+    }
+}
+
+/// The protocol version this build speaks (docs/wire-protocol.md).
+public let wireProtocolVersion: UInt32 = 1

@@ -1,0 +1,122 @@
+import FareLensBus
+import FareLensMessages
+import Logging
+import NIOCore
+
+extension BridgeHub {
+    /// Runs one accepted connection: checks the peer's uid and hello,
+    /// registers it, redelivers its unacknowledged durable events, then
+    /// serves it until it closes.
+    func serve(_ connection: PeerConnection, uid: UInt32?) async {
+        guard let uid, configuration.allowedUIDs.contains(uid) else {
+            refuse(connection, .peerNotAllowed(uid: uid ?? UInt32.max))
+            return
+        }
+        let timeout = connection.channel.eventLoop.scheduleTask(in: .nanoseconds(configuration.helloTimeout.nanoseconds)) {
+            connection.close(reason: "no hello within \(self.configuration.helloTimeout)")
+        }
+        var iterator = connection.inbound.makeAsyncIterator()
+        let first = await iterator.next()
+        timeout.cancel()
+        guard let first else { return }
+        guard first.kind == .hello, first.hasHello else {
+            refuse(connection, .unexpectedMessage("expected HELLO as the first message, got \(first.kind)"))
+            return
+        }
+        let hello = first.hello
+        guard hello.protocolVersion == wireProtocolVersion else {
+            refuse(connection, .unsupportedVersion(hello.protocolVersion, supported: wireProtocolVersion))
+            return
+        }
+        guard !hello.nodeName.isEmpty, hello.nodeName != identity.nodeName else {
+            refuse(connection, .malformedEnvelope("hello needs a node name other than the hub's ('\(identity.nodeName)')"))
+            return
+        }
+        let isAdmin = hello.role == .admin
+        if isAdmin, !configuration.adminUIDs.contains(uid) {
+            refuse(connection, .peerNotAllowed(uid: uid))
+            return
+        }
+        guard let outbox = register(hello, connection: connection, isAdmin: isAdmin) else {
+            refuse(connection, .duplicateNode(hello.nodeName))
+            return
+        }
+        let name = hello.nodeName
+        logger.info("peer joined", metadata: ["peer": "\(name)", "pid": "\(hello.pid)", "services": "\(hello.services.joined(separator: ","))"])
+        var welcome = WireEnvelope()
+        welcome.kind = .welcome
+        welcome.hello = ownHello()
+        welcome.routes = routes()
+        connection.send(welcome)
+        broadcastRoutes(except: name)
+        for envelope in outbox.unacknowledged() { connection.send(envelope) }
+
+        await ConnectionLoop(
+            connection: connection, configuration: configuration, peerName: name,
+            answer: { await self.route($0, from: name, isAdmin: isAdmin) },
+            deliver: { await self.relayReceived($0, from: name, connection: connection) },
+            acknowledge: { outbox.acknowledge($0) }
+        ).run()
+
+        unregister(name, connection: connection)
+        logger.info("peer left", metadata: ["peer": "\(name)"])
+        broadcastRoutes(except: nil)
+    }
+
+    private func refuse(_ connection: PeerConnection, _ error: WireProtocolError) {
+        logger.warning("refusing bridge connection", metadata: ["reason": "\(error)"])
+        connection.close(reason: error.description)
+    }
+
+    /// Records the peer; nil when a live peer already has its name.
+    private func register(_ hello: WireHello, connection: PeerConnection, isAdmin: Bool) -> DurableOutbox? {
+        state.withLock { state in
+            if let existing = state.peers[hello.nodeName] {
+                guard existing.connection == nil else { return nil }
+                state.peers[hello.nodeName] = Peer(hello: hello, connection: connection, isAdmin: isAdmin, outbox: existing.outbox)
+                return existing.outbox
+            }
+            let outbox = DurableOutbox(capacity: configuration.durableWindow)
+            state.peers[hello.nodeName] = Peer(hello: hello, connection: connection, isAdmin: isAdmin, outbox: outbox)
+            return outbox
+        }
+    }
+
+    /// Marks the peer disconnected. A node is remembered (its outbox keeps
+    /// durable events for its return); an admin client is forgotten.
+    private func unregister(_ name: String, connection: PeerConnection) {
+        state.withLock { state in
+            guard let peer = state.peers[name], peer.connection === connection else { return }
+            if peer.isAdmin {
+                state.peers[name] = nil
+            } else {
+                state.peers[name]?.connection = nil
+            }
+        }
+    }
+
+    /// The hub's own hello: its local addresses and the topics it relays
+    /// (its own subscribers' and every connected node's).
+    func ownHello() -> WireHello {
+        WireHello(identity: identity, services: bus.localAddresses, topics: bus.wantedTopics)
+    }
+
+    /// Every node: the hub first, then connected nodes (not admin clients).
+    func routes() -> WireRoutes {
+        var routes = WireRoutes()
+        routes.nodes = [ownHello()] + state.withLock { state in
+            state.peers.values.filter { $0.connection != nil && !$0.isAdmin }.map(\.hello).sorted { $0.nodeName < $1.nodeName }
+        }
+        return routes
+    }
+
+    private func broadcastRoutes(except excluded: String?) {
+        var envelope = WireEnvelope()
+        envelope.kind = .routes
+        envelope.routes = routes()
+        let connections = state.withLock { state in
+            state.peers.filter { $0.key != excluded }.compactMap(\.value.connection)
+        }
+        for connection in connections { connection.send(envelope) }
+    }
+}

@@ -1,0 +1,99 @@
+import FareLensBus
+public import FareLensMessages
+import Logging
+
+extension BridgeHub {
+    /// Answers a request from peer `from`: admin-only addresses need an admin
+    /// peer; local handlers answer first, otherwise the node hosting the
+    /// address does, with the remaining deadline.
+    func route(_ request: WireEnvelope, from peer: String, isAdmin: Bool) async -> WireEnvelope {
+        let address = ServiceAddress(request.address)
+        if request.address.hasPrefix("admin"), !isAdmin {
+            return .response(to: request.correlationID, result: .failure(.forbidden(address)), typeName: "")
+        }
+        if bus.hasHandler(at: address) {
+            return await bus.answer(request, isAdmin: isAdmin)
+        }
+        guard let target = connection(hosting: address, except: peer) else {
+            return .response(to: request.correlationID, result: .failure(.serviceUnavailable(address)), typeName: "")
+        }
+        var forwarded = request
+        forwarded.callerIsAdmin = isAdmin
+        do {
+            var reply = try await target.call(forwarded, deadline: request.deadline, what: "\(request.typeName) to '\(address)'")
+            reply.correlationID = request.correlationID
+            return reply
+        } catch {
+            return .response(to: request.correlationID, result: .failure(error), typeName: "")
+        }
+    }
+
+    /// An event from peer `from`: delivered to the hub's subscribers, then
+    /// relayed to every other node that wants it. A durable one is
+    /// acknowledged to its sender only once every relayed copy is.
+    func relayReceived(_ envelope: WireEnvelope, from peer: String, connection: PeerConnection) async {
+        if bus.hasSubscribers(topic: envelope.topic) { await bus.deliver(envelope, logger: logger) }
+        guard envelope.event.durable else {
+            await relay(envelope, except: peer, onAllAcknowledged: nil)
+            return
+        }
+        let tag = envelope.correlationID
+        await relay(envelope, except: peer) { connection.send(.acknowledgement([tag])) }
+    }
+
+    /// Sends an event to every node (other than `excluded`) that wants its
+    /// topic. Durable events go through each node's outbox, so a node that is
+    /// away gets them when it returns; `onAllAcknowledged` runs once every
+    /// copy is acknowledged (at once when there is none).
+    func relay(_ envelope: WireEnvelope, except excluded: String?, onAllAcknowledged: (@Sendable () -> Void)?) async {
+        let targets = state.withLock { state in
+            state.peers.filter { name, peer in name != excluded && !peer.isAdmin && peer.hello.wants(envelope.topic) }
+                .map { (name: $0.key, connection: $0.value.connection, outbox: $0.value.outbox) }
+        }
+        guard envelope.event.durable else {
+            for target in targets { target.connection?.send(envelope) }
+            return
+        }
+        guard !targets.isEmpty else {
+            onAllAcknowledged?()
+            return
+        }
+        var onAcknowledged: (@Sendable () -> Void)?
+        if let onAllAcknowledged {
+            let countdown = AcknowledgementCountdown(count: targets.count, done: onAllAcknowledged)
+            onAcknowledged = { countdown.arrive() }
+        }
+        for target in targets {
+            let tagged = await target.outbox.append(envelope, onAcknowledged: onAcknowledged)
+            let current = state.withLock { $0.peers[target.name]?.connection }
+            current?.send(tagged)
+        }
+    }
+
+    /// Every node the hub knows, for `farelensctl status`.
+    public func meshStatus() -> MeshStatusResponse {
+        var response = MeshStatusResponse()
+        let own = ownHello()
+        var hub = NodeStatus(own, connected: true)
+        hub.isHub = true
+        let peers = state.withLock { state in
+            state.peers.values.filter { !$0.isAdmin }.map { NodeStatus($0.hello, connected: $0.connection != nil, pending: $0.outbox.count) }
+        }
+        response.nodes = [hub] + peers.sorted { $0.nodeName < $1.nodeName }
+        return response
+    }
+}
+
+extension NodeStatus {
+    init(_ hello: WireHello, connected: Bool, pending: Int = 0) {
+        self.init()
+        nodeName = hello.nodeName
+        pid = hello.pid
+        services = hello.services
+        softwareVersion = hello.softwareVersion
+        startedAtUnixMs = hello.startedAtUnixMs
+        self.connected = connected
+        pendingDurableEvents = UInt64(pending)
+        topicsWanted = hello.topicsWanted
+    }
+}

@@ -1,0 +1,126 @@
+public import FareLensBus
+import FareLensMessages
+import Foundation
+public import Logging
+import NIOCore
+public import NIOPosix
+public import ServiceLifecycle
+import Synchronization
+
+/// The listening end of the bridge: accepts spokes and admin clients on a
+/// Unix socket, routes requests between them and its own bus, and forwards
+/// events to every node that wants their topic.
+///
+/// Attach it to the bus (``MessageBus/attach(_:)``) and run it as a
+/// `Service`; it stops on graceful shutdown, closing every connection.
+public final class BridgeHub: Service, BusTransport {
+    let bus: MessageBus
+    let configuration: BridgeConfiguration
+    let identity: NodeIdentity
+    let logger: Logger
+    let eventLoopGroup: MultiThreadedEventLoopGroup
+    let onListening: @Sendable () -> Void
+    let state = Mutex(State())
+
+    struct Peer {
+        var hello: WireHello
+        var connection: PeerConnection?
+        var isAdmin: Bool
+        let outbox: DurableOutbox
+    }
+
+    struct State {
+        var peers: [String: Peer] = [:]
+        var server: (any Channel)?
+        var stopping = false
+    }
+
+    /// Creates a hub for `bus`.
+    ///
+    /// - Parameter onListening: called once the socket is bound and its
+    ///   permissions set.
+    public init(
+        bus: MessageBus, configuration: BridgeConfiguration, identity: NodeIdentity, logger: Logger,
+        eventLoopGroup: MultiThreadedEventLoopGroup = .singleton, onListening: @escaping @Sendable () -> Void = {}
+    ) {
+        self.bus = bus
+        self.configuration = configuration
+        self.identity = identity
+        self.logger = logger
+        self.eventLoopGroup = eventLoopGroup
+        self.onListening = onListening
+    }
+
+    /// Listens until graceful shutdown or cancellation.
+    ///
+    /// - Throws: ``WireProtocolError`` `socket-unavailable` when the socket
+    ///   cannot be bound (path too long, directory missing, another node
+    ///   already listening there).
+    public func run() async throws {
+        let (accepted, acceptedContinuation) = AsyncStream.makeStream(of: (PeerConnection, UInt32?).self)
+        let server = try await UnixSocketListener.bind(
+            configuration: configuration, group: eventLoopGroup, logger: logger
+        ) { connection, uid in acceptedContinuation.yield((connection, uid)) }
+        let stopEarly = state.withLock { state in
+            state.server = server
+            return state.stopping
+        }
+        logger.info("bridge listening", metadata: ["socket": "\(configuration.socketPath)"])
+        onListening()
+        if stopEarly { stop(acceptedContinuation) }
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await withDiscardingTaskGroup { group in
+                    for await (connection, uid) in accepted {
+                        group.addTask { await self.serve(connection, uid: uid) }
+                    }
+                }
+            } onGracefulShutdown: {
+                self.stop(acceptedContinuation)
+            }
+        } onCancel: {
+            self.stop(acceptedContinuation)
+        }
+        try? FileManager.default.removeItem(atPath: configuration.socketPath)
+    }
+
+    private func stop(_ accepted: AsyncStream<(PeerConnection, UInt32?)>.Continuation) {
+        let (server, connections) = state.withLock { state in
+            state.stopping = true
+            return (state.server, state.peers.values.compactMap(\.connection))
+        }
+        server?.close(promise: nil)
+        accepted.finish()
+        for connection in connections { connection.close(reason: "hub \(identity.nodeName) is shutting down") }
+    }
+
+    // MARK: BusTransport
+
+    public func hosts(_ address: ServiceAddress) -> Bool {
+        connection(hosting: address, except: nil) != nil
+    }
+
+    public func send<R: BusRequest>(_ request: R, context: RequestContext) async throws(BusError) -> R.Response {
+        guard let connection = connection(hosting: R.address, except: nil) else { throw .serviceUnavailable(R.address) }
+        return try await connection.request(request, context: context)
+    }
+
+    public func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async {
+        let envelope: WireEnvelope
+        do {
+            envelope = try .event(event, metadata: metadata)
+        } catch {
+            logger.error("event not forwarded: cannot encode", metadata: ["type": "\(E.wireTypeName)", "reason": "\(error)"])
+            return
+        }
+        await relay(envelope, except: nil, onAllAcknowledged: nil)
+    }
+
+    func connection(hosting address: ServiceAddress, except excluded: String?) -> PeerConnection? {
+        state.withLock { state in
+            state.peers.first { name, peer in
+                name != excluded && peer.connection != nil && peer.hello.services.contains(address.name)
+            }?.value.connection
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import FareLensBus
+import FareLensMessages
+import Logging
+import NIOCore
+import NIOPosix
+
+extension BridgeSpoke {
+    /// One connection to the hub: connect, hello, wait for WELCOME, redeliver
+    /// unacknowledged durable events, serve until the connection closes.
+    ///
+    /// - Parameter onJoined: called once the hub has welcomed this node.
+    /// - Throws: ``WireProtocolError`` when the socket is missing or refuses,
+    ///   or the hub refuses the hello (its reason is in the message).
+    public func session(onJoined: @escaping @Sendable () -> Void = {}) async throws(WireProtocolError) {
+        let connection = try await connect()
+        connection.send(helloEnvelope())
+        let timeout = connection.channel.eventLoop.scheduleTask(in: .nanoseconds(configuration.helloTimeout.nanoseconds)) {
+            connection.close(reason: "no welcome within \(self.configuration.helloTimeout)")
+        }
+        var iterator = connection.inbound.makeAsyncIterator()
+        let first = await iterator.next()
+        timeout.cancel()
+        guard let first, first.kind == .welcome else {
+            connection.channel.close(promise: nil)
+            let reason = first.map { $0.kind == .goodbye ? $0.error.message : "expected WELCOME, got \($0.kind)" } ?? "the hub closed the connection"
+            throw .socketUnavailable(configuration.socketPath, reason: "hub refused this node: \(reason)")
+        }
+        apply(first.routes, connection: connection)
+        logger.info("joined the hub", metadata: ["socket": "\(configuration.socketPath)", "hub": "\(first.hello.nodeName)"])
+        onJoined()
+        for envelope in outbox.unacknowledged() { connection.send(envelope) }
+
+        let bus = self.bus, logger = self.logger, outbox = self.outbox
+        await ConnectionLoop(
+            connection: connection, configuration: configuration, peerName: first.hello.nodeName,
+            answer: { await bus.answer($0, isAdmin: $0.callerIsAdmin) },
+            deliver: { envelope in
+                await bus.deliver(envelope, logger: logger)
+                if envelope.event.durable { connection.send(.acknowledgement([envelope.correlationID])) }
+            },
+            acknowledge: { outbox.acknowledge($0) },
+            routes: { self.apply($0, connection: connection) }
+        ).run()
+        state.withLock { state in
+            if state.connection === connection {
+                state.connection = nil
+                state.remoteServices = []
+            }
+        }
+        logger.notice("left the hub", metadata: ["socket": "\(configuration.socketPath)"])
+    }
+
+    private func connect() async throws(WireProtocolError) -> PeerConnection {
+        let path = configuration.socketPath
+        let limits = configuration.limits
+        let logger = self.logger
+        let holder = ConnectionHolder()
+        do {
+            _ = try await ClientBootstrap(group: eventLoopGroup)
+                .channelInitializer { channel in
+                    let connection = PeerConnection(channel: channel, logger: logger)
+                    holder.connection = connection
+                    return channel.eventLoop.makeCompletedFuture {
+                        try BridgePipeline.install(on: channel, limits: limits, connection: connection, metrics: ConnectionMetrics(peer: "hub"))
+                    }
+                }
+                .connect(unixDomainSocketPath: path).get()
+        } catch {
+            throw .socketUnavailable(path, reason: Self.describe(error))
+        }
+        return holder.connection!
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        let text = String(describing: error)
+        if text.contains("ENOENT") || text.contains("No such file") { return "no such socket (is a node listening?)" }
+        if text.contains("ECONNREFUSED") || text.contains("Connection refused") { return "connection refused (no node is listening)" }
+        if text.contains("EACCES") || text.contains("Permission denied") { return "permission denied (socket mode or group)" }
+        return text
+    }
+
+    private func helloEnvelope() -> WireEnvelope {
+        var envelope = WireEnvelope()
+        envelope.kind = .hello
+        envelope.hello = WireHello(identity: identity, services: bus.localAddresses, topics: bus.wantedTopics)
+        return envelope
+    }
+
+    /// Learns what the rest of the mesh hosts and wants.
+    func apply(_ routes: WireRoutes, connection: PeerConnection) {
+        let others = routes.nodes.filter { $0.nodeName != identity.nodeName }
+        state.withLock { state in
+            state.connection = connection
+            state.remoteServices = Set(others.flatMap(\.services))
+            state.remoteTopics = Set(others.flatMap(\.topicsWanted))
+        }
+    }
+}
+
+/// Carries the connection out of the channel initializer (which runs once,
+/// before `connect` returns).
+private final class ConnectionHolder: @unchecked Sendable {
+    // unchecked: written once by the channel initializer on the event loop,
+    // read only after `connect(...).get()` returned, which happens-after it.
+    var connection: PeerConnection?
+}

@@ -1,0 +1,119 @@
+public import FareLensBus
+import FareLensMessages
+public import Logging
+import NIOCore
+public import NIOPosix
+public import ServiceLifecycle
+import Synchronization
+
+/// The connecting end of the bridge: joins a hub's socket, announces the
+/// local services and wanted topics, and carries requests and events for
+/// addresses and topics elsewhere in the mesh.
+///
+/// As a `Service` it reconnects with doubling backoff until graceful
+/// shutdown; ``session(onJoined:)`` makes a single attempt (the admin CLI).
+public final class BridgeSpoke: Service, BusTransport {
+    let bus: MessageBus
+    let configuration: BridgeConfiguration
+    let identity: NodeIdentity
+    let logger: Logger
+    let eventLoopGroup: MultiThreadedEventLoopGroup
+    /// Durable events for the hub not yet acknowledged; kept across reconnects.
+    let outbox: DurableOutbox
+    let state = Mutex(State())
+
+    struct State {
+        var connection: PeerConnection?
+        /// Addresses hosted by other nodes, from the last WELCOME/ROUTES.
+        var remoteServices: Set<String> = []
+        /// Topics other nodes want; kept while disconnected so durable
+        /// events keep queueing for redelivery.
+        var remoteTopics: Set<String> = []
+        var stopping = false
+    }
+
+    /// Creates a spoke for `bus`.
+    public init(bus: MessageBus, configuration: BridgeConfiguration, identity: NodeIdentity, logger: Logger, eventLoopGroup: MultiThreadedEventLoopGroup = .singleton) {
+        self.bus = bus
+        self.configuration = configuration
+        self.identity = identity
+        self.logger = logger
+        self.eventLoopGroup = eventLoopGroup
+        self.outbox = DurableOutbox(capacity: configuration.durableWindow)
+    }
+
+    /// Whether the spoke is connected to the hub now.
+    public var isConnected: Bool { state.withLock { $0.connection != nil } }
+
+    /// Stays joined to the hub until graceful shutdown, reconnecting with
+    /// backoff after every loss.
+    public func run() async throws {
+        var backoff = configuration.reconnectBackoff.first
+        var failures = 0
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                while !state.withLock({ $0.stopping }) {
+                    do {
+                        try await session()
+                        // Joined, then lost the hub: start over quickly.
+                        backoff = configuration.reconnectBackoff.first
+                        failures = 0
+                    } catch {
+                        failures += 1
+                        if failures == 1 || failures.isMultiple(of: 50) {
+                            logger.warning("cannot join the hub; retrying with backoff", metadata: ["socket": "\(configuration.socketPath)", "reason": "\(error)", "attempts": "\(failures)"])
+                        }
+                    }
+                    guard !state.withLock({ $0.stopping }) else { break }
+                    try? await Task.sleep(for: backoff)
+                    backoff = min(backoff * 2, configuration.reconnectBackoff.longest)
+                }
+            } onGracefulShutdown: {
+                self.stop()
+            }
+        } onCancel: {
+            self.stop()
+        }
+    }
+
+    private func stop() {
+        let connection = state.withLock { state in
+            state.stopping = true
+            return state.connection
+        }
+        connection?.close(reason: "node \(identity.nodeName) is shutting down")
+    }
+
+    // MARK: BusTransport
+
+    public func hosts(_ address: ServiceAddress) -> Bool {
+        state.withLock { $0.connection != nil && $0.remoteServices.contains(address.name) }
+    }
+
+    public func send<R: BusRequest>(_ request: R, context: RequestContext) async throws(BusError) -> R.Response {
+        guard let connection = state.withLock({ $0.connection }) else {
+            throw .serviceUnavailable(R.address, reason: "not connected to the hub")
+        }
+        return try await connection.request(request, context: context)
+    }
+
+    public func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async {
+        let (wanted, connection) = state.withLock { state in
+            (state.remoteTopics.contains(E.topic.name) || state.remoteTopics.contains("*"), state.connection)
+        }
+        guard wanted else { return }
+        let envelope: WireEnvelope
+        do {
+            envelope = try .event(event, metadata: metadata)
+        } catch {
+            logger.error("event not forwarded: cannot encode", metadata: ["type": "\(E.wireTypeName)", "reason": "\(error)"])
+            return
+        }
+        guard E.topic.isDurable else {
+            connection?.send(envelope)
+            return
+        }
+        let tagged = await outbox.append(envelope)
+        state.withLock { $0.connection }?.send(tagged)
+    }
+}

@@ -1,0 +1,110 @@
+import FareLensBus
+import FareLensMessages
+import Logging
+import Metrics
+import Synchronization
+
+/// The per-connection work both ends share, once the hello is done:
+/// requests are answered concurrently (each in a child task of one
+/// discarding group), events are delivered one at a time in arrival order
+/// (FIFO per publisher), acknowledgements and control messages are handled
+/// as they come. Returns when the connection closes.
+struct ConnectionLoop: Sendable {
+    let connection: PeerConnection
+    let configuration: BridgeConfiguration
+    let peerName: String
+    /// Answers one REQUEST; the result is sent back as its RESPONSE.
+    let answer: @Sendable (WireEnvelope) async -> WireEnvelope
+    /// Delivers one EVENT (and acknowledges it when durable).
+    let deliver: @Sendable (WireEnvelope) async -> Void
+    /// Handles EVENT_ACK.
+    let acknowledge: @Sendable ([UInt64]) -> Void
+    /// Handles ROUTES (spokes only); nil where it is a protocol violation.
+    var routes: (@Sendable (WireRoutes) -> Void)?
+
+    func run() async {
+        let dropped = Counter(label: "farelens_wire_events_dropped_total", dimensions: [("peer", peerName)])
+        let (events, eventsContinuation) = AsyncStream.makeStream(of: WireEnvelope.self)
+        let counts = LoopCounts()
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await event in events {
+                    counts.queuedEvents.subtract(1, ordering: .relaxed)
+                    await deliver(event)
+                }
+            }
+            for await envelope in connection.inbound {
+                switch envelope.kind {
+                case .request:
+                    guard counts.servedInFlight.add(1, ordering: .relaxed).newValue <= configuration.maxInFlightPerConnection else {
+                        counts.servedInFlight.subtract(1, ordering: .relaxed)
+                        let error = BusError.overloaded(ServiceAddress(envelope.address), limit: configuration.maxInFlightPerConnection)
+                        connection.send(.response(to: envelope.correlationID, result: .failure(error), typeName: ""))
+                        continue
+                    }
+                    group.addTask {
+                        let reply = await answer(envelope)
+                        counts.servedInFlight.subtract(1, ordering: .relaxed)
+                        connection.send(reply)
+                    }
+                case .event:
+                    if !envelope.event.durable, counts.queuedEvents.load(ordering: .relaxed) >= configuration.inboundEventBuffer {
+                        dropped.increment()
+                        continue
+                    }
+                    counts.queuedEvents.add(1, ordering: .relaxed)
+                    eventsContinuation.yield(envelope)
+                case .eventAck:
+                    acknowledge(envelope.ackedTags)
+                case .routes where routes != nil:
+                    routes?(envelope.routes)
+                case .goodbye:
+                    connection.logger.notice("peer is closing the connection", metadata: ["peer": "\(peerName)", "reason": "\(envelope.error.message)"])
+                default:
+                    let violation = WireProtocolError.unexpectedMessage("\(envelope.kind) is not allowed after the hello")
+                    connection.logger.warning("closing bridge connection", metadata: ["peer": "\(peerName)", "reason": "\(violation)"])
+                    connection.close(reason: violation.description)
+                }
+            }
+            eventsContinuation.finish()
+        }
+    }
+}
+
+/// Events queued for delivery and requests being answered on one connection.
+private final class LoopCounts: Sendable {
+    let queuedEvents = Atomic<Int>(0)
+    let servedInFlight = Atomic<Int>(0)
+}
+
+extension MessageBus {
+    /// Answers a REQUEST envelope from the local handlers.
+    func answer(_ request: WireEnvelope, isAdmin: Bool) async -> WireEnvelope {
+        let context = RequestContext(deadline: request.deadline, traceID: request.trace.traceID, isAdmin: isAdmin)
+        let result = await handleEncodedRequest(typeName: request.typeName, payload: Array(request.payload), context: context)
+        return .response(to: request.correlationID, result: result, typeName: "")
+    }
+
+    /// Delivers an EVENT envelope to the local subscribers. Returns false
+    /// (after logging) when its type is unknown here or it does not decode.
+    @discardableResult
+    func deliver(_ envelope: WireEnvelope, logger: Logger) async -> Bool {
+        do {
+            try await deliverEncodedEvent(typeName: envelope.typeName, payload: Array(envelope.payload), id: envelope.eventID, traceID: envelope.trace.traceID)
+            return true
+        } catch {
+            logger.warning("event from the bridge not delivered", metadata: ["type": "\(envelope.typeName)", "reason": "\(error)"])
+            return false
+        }
+    }
+}
+
+extension WireEnvelope {
+    /// An EVENT_ACK for delivery tags.
+    static func acknowledgement(_ tags: [UInt64]) -> WireEnvelope {
+        var envelope = WireEnvelope()
+        envelope.kind = .eventAck
+        envelope.ackedTags = tags
+        return envelope
+    }
+}

@@ -1,0 +1,37 @@
+import FareLensBus
+import FareLensMessages
+import Synchronization
+
+extension PeerConnection {
+    /// Sends a typed request over this connection and decodes its typed response.
+    func request<R: BusRequest>(_ request: R, context: RequestContext) async throws(BusError) -> R.Response {
+        let what = "\(R.wireTypeName) to '\(R.address)'"
+        let reply = try await call(try .request(request, context: context), deadline: context.deadline, what: what)
+        if let error = reply.busError { throw error }
+        do {
+            return try R.Response(wireEncoded: Array(reply.payload))
+        } catch {
+            throw .badMessage("response to \(R.wireTypeName) does not decode as \(R.Response.wireTypeName): \(error)")
+        }
+    }
+}
+
+/// Counts down acknowledgements of one relayed durable event; the last one
+/// acknowledges it to its sender.
+final class AcknowledgementCountdown: Sendable {
+    private let remaining: Mutex<Int>
+    private let done: @Sendable () -> Void
+
+    init(count: Int, done: @escaping @Sendable () -> Void) {
+        remaining = Mutex(count)
+        self.done = done
+    }
+
+    func arrive() {
+        let finished = remaining.withLock { count -> Bool in
+            count -= 1
+            return count == 0
+        }
+        if finished { done() }
+    }
+}

@@ -1,0 +1,159 @@
+import FareLensBus
+import FareLensMessages
+import Logging
+import NIOCore
+import Synchronization
+
+/// One bridge connection, hub side or spoke side: correlates requests with
+/// responses, enforces their deadlines, and hands everything else to the
+/// owner through ``inbound`` in arrival order.
+///
+/// When the connection closes, every request still waiting on it fails at
+/// once with `service-unavailable` and ``inbound`` finishes.
+final class PeerConnection: Sendable {
+    let channel: any Channel
+    let logger: Logger
+    /// Envelopes other than RESPONSE, in arrival order.
+    let inbound: AsyncStream<WireEnvelope>
+    private let inboundContinuation: AsyncStream<WireEnvelope>.Continuation
+    private let state = Mutex(State())
+
+    private struct Waiting {
+        let continuation: CheckedContinuation<Result<WireEnvelope, BusError>, Never>
+        let timer: Scheduled<Void>?
+    }
+
+    private struct State {
+        var waiting: [UInt64: Waiting] = [:]
+        var nextCorrelationID: UInt64 = 0
+        var closeReason: String?
+    }
+
+    init(channel: any Channel, logger: Logger) {
+        self.channel = channel
+        self.logger = logger
+        (inbound, inboundContinuation) = AsyncStream.makeStream(of: WireEnvelope.self)
+    }
+
+    /// Requests waiting for a response.
+    var inFlight: Int { state.withLock { $0.waiting.count } }
+
+    /// Writes an envelope (from any thread).
+    func send(_ envelope: WireEnvelope) {
+        channel.writeAndFlush(envelope, promise: nil)
+    }
+
+    /// Sends a REQUEST and waits for its RESPONSE until `deadline`.
+    ///
+    /// - Throws: `timeout` at the deadline, `cancelled` if the calling task
+    ///   is cancelled, `service-unavailable` if the connection closes first.
+    func call(_ request: WireEnvelope, deadline: ContinuousClock.Instant, what: String) async throws(BusError) -> WireEnvelope {
+        let budget = deadline - .now
+        guard budget > .zero else { throw .deadlineExpired(what) }
+        let id = state.withLock { state -> UInt64 in
+            state.nextCorrelationID &+= 1
+            return state.nextCorrelationID
+        }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<WireEnvelope, BusError>, Never>) in
+                let timer = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(budget.nanoseconds))) { [self] in
+                    complete(id, with: .failure(.timeout(what, after: budget)))
+                }
+                let refused: String? = state.withLock { state in
+                    if let reason = state.closeReason { return reason }
+                    state.waiting[id] = Waiting(continuation: continuation, timer: timer)
+                    return nil
+                }
+                if let refused {
+                    timer.cancel()
+                    continuation.resume(returning: .failure(.serviceUnavailable(ServiceAddress(request.address), reason: refused)))
+                    return
+                }
+                var envelope = request
+                envelope.correlationID = id
+                envelope.deadlineMicros = UInt64(max(0, budget.nanoseconds / 1000))
+                send(envelope)
+                if Task.isCancelled { complete(id, with: .failure(.cancelled(what))) }
+            }
+        } onCancel: {
+            complete(id, with: .failure(.cancelled(what)))
+        }
+        return try result.get()
+    }
+
+    private func complete(_ id: UInt64, with result: Result<WireEnvelope, BusError>) {
+        guard let waiting = state.withLock({ $0.waiting.removeValue(forKey: id) }) else { return }
+        waiting.timer?.cancel()
+        waiting.continuation.resume(returning: result)
+    }
+
+    /// Called on the event loop for each decoded envelope.
+    func received(_ envelope: WireEnvelope) {
+        if envelope.kind == .response {
+            complete(envelope.correlationID, with: .success(envelope))
+        } else {
+            inboundContinuation.yield(envelope)
+        }
+    }
+
+    /// Called once when the channel becomes inactive: fails every waiting
+    /// request and ends ``inbound``.
+    func closed(reason: String) {
+        let waiting = state.withLock { state -> [Waiting] in
+            if state.closeReason == nil { state.closeReason = reason }
+            defer { state.waiting.removeAll() }
+            return Array(state.waiting.values)
+        }
+        for entry in waiting {
+            entry.timer?.cancel()
+            entry.continuation.resume(returning: .failure(.serviceUnavailable(ServiceAddress("peer"), reason: reason)))
+        }
+        inboundContinuation.finish()
+    }
+
+    /// Closes the connection, first telling the peer why.
+    func close(reason: String) {
+        channel.writeAndFlush(WireEnvelope.goodbye(reason)).whenComplete { [channel] _ in
+            channel.close(promise: nil)
+        }
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+/// The last handler of a bridge pipeline: feeds envelopes to the connection
+/// and closes the channel on any protocol error, logging the named reason.
+final class PeerConnectionHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = WireEnvelope
+    let connection: PeerConnection
+
+    init(connection: PeerConnection) { self.connection = connection }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        connection.received(Self.unwrapInboundIn(data))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connection.closed(reason: "connection closed")
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        let reason: String
+        if let wire = error as? WireProtocolError {
+            reason = wire.description
+        } else if let decoder = error as? ByteToMessageDecoderError, case .leftoverDataWhenDone = decoder {
+            reason = "connection ended inside a frame"
+        } else {
+            reason = String(describing: error)
+        }
+        connection.logger.warning("closing bridge connection", metadata: ["reason": "\(reason)"])
+        connection.closed(reason: reason)
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,22 @@
+/// Size limits and the compression policy of one bridge connection.
+///
+/// Every limit is enforced before memory is committed: a frame whose length
+/// prefix exceeds ``maxFrameBytes`` is rejected before its body is read, and
+/// inflation stops at ``maxInflatedBytes``.
+public struct WireLimits: Sendable, Hashable {
+    /// The largest accepted value of a frame's length field (flags byte plus
+    /// payload, before inflation).
+    public var maxFrameBytes: Int
+    /// The largest payload a compressed frame may inflate to.
+    public var maxInflatedBytes: Int
+    /// Payloads of at least this many bytes are compressed, and sent
+    /// compressed only when that makes them smaller.
+    public var compressionThreshold: Int
+
+    /// Creates limits; the defaults suit search responses and event batches.
+    public init(maxFrameBytes: Int = 4 << 20, maxInflatedBytes: Int = 16 << 20, compressionThreshold: Int = 1024) {
+        self.maxFrameBytes = maxFrameBytes
+        self.maxInflatedBytes = maxInflatedBytes
+        self.compressionThreshold = compressionThreshold
+    }
+}
