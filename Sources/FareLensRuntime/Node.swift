@@ -16,11 +16,13 @@ public struct NodeReadyReport: Sendable {
     public let pid: Int32
     /// Time from `run()` to ready.
     public let startup: Duration
+    /// `listen:PATH` or `connect:PATH`.
+    public let bridge: String
 
     /// The one-line ready message printed by `farelens serve`.
     public var line: String {
         let ms = Double(startup.components.attoseconds) / 1e15 + Double(startup.components.seconds) * 1e3
-        return "farelens ready: node=\(nodeName) pid=\(pid) services=\(services.joined(separator: ",")) startup=\(Int(ms.rounded()))ms"
+        return "farelens ready: node=\(nodeName) pid=\(pid) services=\(services.joined(separator: ",")) startup=\(Int(ms.rounded()))ms bridge=\(bridge)"
     }
 }
 
@@ -72,12 +74,16 @@ public final class Node: Sendable {
                 nodeName: configuration.nodeName, clock: clock, readiness: readiness, logger: logger
             )
         }
-        let report: @Sendable () -> NodeReadyReport = { [configuration, services] in
-            NodeReadyReport(nodeName: configuration.nodeName, services: services.map(\.name), pid: getpid(), startup: .now - start)
+        let bridgeReady = ReadinessBoard(expecting: ["bridge"])
+        let bridge = try makeBridge(servicesReady: readiness, bridgeReady: bridgeReady)
+        let report: @Sendable () -> NodeReadyReport = { [configuration, services, bridgeDescription] in
+            NodeReadyReport(nodeName: configuration.nodeName, services: services.map(\.name), pid: getpid(), startup: .now - start, bridge: bridgeDescription)
         }
-        let announcer = ReadyAnnouncer(readiness: readiness) { onReady(report()) }
+        let announcer = ReadyAnnouncer(readiness: readiness, bridgeReady: bridgeReady) { onReady(report()) }
+        // The bridge is listed first so it stops last: services drain (and
+        // answer their remote callers) before connections close.
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [.init(service: announcer)] + hosted.map { .init(service: $0) },
+            services: [.init(service: bridge), .init(service: announcer)] + hosted.map { .init(service: $0) },
             gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
             logger: logger
         )
@@ -104,10 +110,12 @@ public final class Node: Sendable {
 /// Waits for every service to be ready, reports it, then idles until shutdown.
 struct ReadyAnnouncer: Service {
     let readiness: ReadinessBoard
+    let bridgeReady: ReadinessBoard
     let announce: @Sendable () -> Void
 
     func run() async throws {
         await readiness.waitUntilAllReady()
+        await bridgeReady.waitUntilAllReady()
         guard !Task.isCancelled else { return }
         announce()
         try? await gracefulShutdown()

@@ -1,4 +1,5 @@
 public import Configuration
+import Foundation
 public import Logging
 
 /// Everything a node reads at start-up. Each value comes, in order of
@@ -24,8 +25,36 @@ public struct NodeConfiguration: Sendable {
     /// shutdown may drain before the node cancels what is left.
     public var shutdownGrace: Duration = .seconds(10)
 
+    /// `bridge.socket` / `FARELENS_BRIDGE_SOCKET`: where a listening node
+    /// binds its Unix socket; `<dataDir>/farelens.sock` when unset.
+    public var socketPath: String?
+    /// `listen` / `--listen PATH`: listen on this socket (overrides `bridge.socket`).
+    public var listenPath: String?
+    /// `connect` / `--connect PATH`: join the hub listening there instead of listening.
+    public var connectPath: String?
+    /// `bridge.socketGroup`: group allowed to connect (socket mode 0660 instead of 0600).
+    public var socketGroup: String?
+    /// `bridge.allowedUids`: comma-separated peer uids allowed to connect (default: own uid).
+    public var allowedUIDs: Set<UInt32>?
+    /// `bridge.adminUids`: comma-separated uids whose admin clients may use admin addresses (default: own uid and root).
+    public var adminUIDs: Set<UInt32>?
+    /// `bridge.maxFrameBytes`: largest accepted frame.
+    public var maxFrameBytes: Int = 4 << 20
+    /// `bridge.maxInflatedBytes`: largest size a compressed payload may inflate to.
+    public var maxInflatedBytes: Int = 16 << 20
+    /// `bridge.compressionThreshold`: payloads at least this long are compressed when it helps.
+    public var compressionThreshold: Int = 1024
+
     /// The defaults.
     public init() {}
+
+    /// Whether this node joins a hub instead of listening.
+    public var isSpoke: Bool { connectPath != nil }
+
+    /// The socket this node listens on or connects to.
+    public var effectiveSocketPath: String {
+        connectPath ?? listenPath ?? socketPath ?? (dataDirectory.hasSuffix("/") ? dataDirectory : dataDirectory + "/") + "farelens.sock"
+    }
 
     /// Reads every key from `reader`, keeping the default where a key is absent.
     ///
@@ -43,7 +72,36 @@ public struct NodeConfiguration: Sendable {
         maxInFlightPerService = try Self.positive(reader, "bus.maxInFlight", maxInFlightPerService)
         subscriberBufferSize = try Self.positive(reader, "bus.subscriberBuffer", subscriberBufferSize)
         shutdownGrace = .milliseconds(try Self.positive(reader, "shutdown.graceMs", 10_000))
+        socketPath = reader.string(forKey: "bridge.socket")
+        listenPath = reader.string(forKey: "listen")
+        connectPath = reader.string(forKey: "connect")
+        if listenPath != nil, connectPath != nil {
+            throw .invalid(key: "connect", value: connectPath!, expected: "either --listen or --connect, not both")
+        }
+        socketGroup = reader.string(forKey: "bridge.socketGroup")
+        allowedUIDs = try Self.uids(reader, "bridge.allowedUids")
+        adminUIDs = try Self.uids(reader, "bridge.adminUids")
+        maxFrameBytes = try Self.positive(reader, "bridge.maxFrameBytes", maxFrameBytes)
+        maxInflatedBytes = try Self.positive(reader, "bridge.maxInflatedBytes", maxInflatedBytes)
+        compressionThreshold = try Self.positive(reader, "bridge.compressionThreshold", compressionThreshold)
+        // A spoke's default name is derived from its services, so a restart
+        // rejoins under the same name and gets its waiting durable events.
+        if connectPath != nil, reader.string(forKey: "nodeName") == nil {
+            nodeName = "spoke-" + services.replacingOccurrences(of: ",", with: "+")
+        }
         guard !nodeName.isEmpty else { throw .invalid(key: "nodeName", value: nodeName, expected: "a non-empty name") }
+    }
+
+    private static func uids(_ reader: ConfigReader, _ key: String) throws(ConfigurationError) -> Set<UInt32>? {
+        guard let text = reader.string(forKey: ConfigKey(key)) else { return nil }
+        var result: Set<UInt32> = []
+        for part in text.split(separator: ",") {
+            guard let uid = UInt32(part.trimmingCharacters(in: .whitespaces)) else {
+                throw .invalid(key: key, value: text, expected: "comma-separated numeric uids, e.g. 1000,0")
+            }
+            result.insert(uid)
+        }
+        return result
     }
 
     private static func positive(_ reader: ConfigReader, _ key: String, _ fallback: Int) throws(ConfigurationError) -> Int {

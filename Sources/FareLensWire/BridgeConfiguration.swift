@@ -56,6 +56,9 @@ public struct NodeIdentity: Sendable {
     public var softwareVersion: String
     /// Process start, Unix epoch milliseconds.
     public var startedAtUnixMs: Int64
+    /// Services hosted here, announced even before they register handlers
+    /// (the hello lists these plus every address with a local handler).
+    public var services: [String] = []
 
     /// Creates an identity for this process.
     public init(nodeName: String, role: Role = .node, softwareVersion: String, startedAtUnixMs: Int64, pid: Int32? = nil) {

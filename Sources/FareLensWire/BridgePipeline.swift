@@ -23,7 +23,7 @@ extension WireHello {
         protocolVersion = wireProtocolVersion
         role = identity.role == .admin ? .admin : .node
         nodeName = identity.nodeName
-        self.services = services.map(\.name).sorted()
+        self.services = Set(services.map(\.name) + identity.services).sorted()
         topicsWanted = topics.sorted()
         pid = UInt32(clamping: identity.pid)
         softwareVersion = identity.softwareVersion

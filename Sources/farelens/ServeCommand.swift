@@ -12,7 +12,10 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Every option also has a configuration key and an environment variable \
             (FARELENS_SERVICES, FARELENS_DATA_DIR, FARELENS_LOG_LEVEL, FARELENS_NODE_NAME, \
-            FARELENS_CONFIG); see docs/operations.md. Flags win over the environment, \
+            FARELENS_CONFIG, FARELENS_BRIDGE_SOCKET); see docs/operations.md. \
+            A node listens on its socket unless told --connect; split the services \
+            across processes by starting one with --listen PATH and the others \
+            with --connect PATH. Flags win over the environment, \
             which wins over the config file.
             """
     )
@@ -32,8 +35,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "This process's name in the mesh. [key: nodeName; default farelens]")
     var nodeName: String?
 
+    @Option(name: .long, help: "Listen on this Unix socket (the hub). [key: bridge.socket; default <dataDir>/farelens.sock]")
+    var listen: String?
+
+    @Option(name: .long, help: "Join the hub listening on this Unix socket instead of listening.")
+    var connect: String?
+
     func run() async throws {
         var flags: [String: String] = [:]
+        flags["listen"] = listen
+        flags["connect"] = connect
         flags["services"] = services
         flags["dataDir"] = dataDir
         flags["logLevel"] = logLevel

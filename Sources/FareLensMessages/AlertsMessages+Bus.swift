@@ -1,0 +1,54 @@
+public import FareLensBus
+
+/// Alerts service messages on the bus: requests at address `alerts`, events on `alerts.*` topics (SPEC §5).
+extension ServiceAddress {
+    /// The alerts service: alert policy, history, mutes and pauses, delivery.
+    public static let alerts: ServiceAddress = "alerts"
+}
+
+extension AlertHistoryRequest: BusRequest {
+    public typealias Response = AlertHistoryResponse
+    public static var address: ServiceAddress { .alerts }
+}
+extension AlertHistoryResponse: BusMessage {}
+
+extension MuteRouteRequest: BusRequest {
+    public typealias Response = MuteRouteResponse
+    public static var address: ServiceAddress { .alerts }
+}
+extension MuteRouteResponse: BusMessage {}
+
+extension UnmuteRouteRequest: BusRequest {
+    public typealias Response = UnmuteRouteResponse
+    public static var address: ServiceAddress { .alerts }
+}
+extension UnmuteRouteResponse: BusMessage {}
+
+extension PauseAlertsRequest: BusRequest {
+    public typealias Response = PauseAlertsResponse
+    public static var address: ServiceAddress { .alerts }
+}
+extension PauseAlertsResponse: BusMessage {}
+
+extension ResumeAlertsRequest: BusRequest {
+    public typealias Response = ResumeAlertsResponse
+    public static var address: ServiceAddress { .alerts }
+}
+extension ResumeAlertsResponse: BusMessage {}
+
+extension AlertSettingsRequest: BusRequest {
+    public typealias Response = AlertSettingsResponse
+    public static var address: ServiceAddress { .alerts }
+}
+extension AlertSettingsResponse: BusMessage {}
+
+/// Droppable: the decision is already recorded by the alerts service; the event only feeds reports.
+extension AlertDecided: BusEvent {
+    public static let topic = Topic("alerts.alert-decided")
+}
+extension AlertDelivered: BusEvent {
+    public static let topic = Topic("alerts.alert-delivered")
+}
+extension AlertDeliveryFailed: BusEvent {
+    public static let topic = Topic("alerts.alert-delivery-failed")
+}

@@ -1,0 +1,29 @@
+public import FareLensBus
+
+/// Every event type of the services, so a node can decode any event that arrives from another process (the wildcard subscriber needs all of them).
+public enum MessageCatalog {
+    /// All event types, grouped by publishing service.
+    public static let events: [any BusEvent.Type] = [
+        // search
+        FareObserved.self,
+        QuotaWarning.self,
+        SearchCompleted.self,
+        ProviderCalled.self,
+        // scoring
+        DealScored.self,
+        ExceptionalDeal.self,
+        // watchlist
+        PriceChanged.self,
+        ThresholdCrossed.self,
+        WatchlistChanged.self,
+        // subscription
+        TierChanged.self,
+        TrialEnding.self,
+        PurchaseRecorded.self,
+        UserPreferencesChanged.self,
+        // alerts
+        AlertDecided.self,
+        AlertDelivered.self,
+        AlertDeliveryFailed.self,
+    ]
+}

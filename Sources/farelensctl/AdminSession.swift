@@ -1,0 +1,49 @@
+import FareLensBus
+import FareLensWire
+import Foundation
+import Logging
+
+/// A short-lived admin peer: joins the node's socket (one attempt, no
+/// reconnect), runs `body` with a bus whose requests travel over it, leaves.
+enum AdminSession {
+    static func run<T: Sendable>(_ options: ConnectionOptions, _ body: @escaping @Sendable (MessageBus, Duration) async throws -> T) async throws -> T {
+        var logger = Logger(label: "farelensctl")
+        logger.logLevel = .critical
+        let pid = ProcessInfo.processInfo.processIdentifier
+        var busConfiguration = BusConfiguration()
+        busConfiguration.nodeName = "farelensctl-\(pid)"
+        let bus = MessageBus(configuration: busConfiguration, logger: logger)
+        var bridge = BridgeConfiguration(socketPath: options.socketPath)
+        bridge.helloTimeout = .milliseconds(options.timeoutMs)
+        let identity = NodeIdentity(
+            nodeName: busConfiguration.nodeName, role: .admin, softwareVersion: "farelensctl",
+            startedAtUnixMs: Int64(Date().timeIntervalSince1970 * 1000)
+        )
+        let spoke = BridgeSpoke(bus: bus, configuration: bridge, identity: identity, logger: logger)
+        bus.attach(spoke)
+        let budget = Duration.milliseconds(options.timeoutMs)
+        let (joined, joinedContinuation) = AsyncStream.makeStream(of: Void.self)
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                defer { joinedContinuation.finish() }
+                try await spoke.session { joinedContinuation.yield() }
+                return nil
+            }
+            var iterator = joined.makeAsyncIterator()
+            guard await iterator.next() != nil else {
+                // The session ended before joining: its error says why.
+                while let result = try await group.next() { _ = result }
+                throw CtlError("the node closed the connection before welcoming this client")
+            }
+            let result = try await body(bus, budget)
+            group.cancelAll()
+            return result
+        }
+    }
+}
+
+/// A failure printed as one line on stderr.
+struct CtlError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

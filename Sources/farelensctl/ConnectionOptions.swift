@@ -1,0 +1,23 @@
+import ArgumentParser
+import Foundation
+
+/// Options every command shares: where the node is and how long to wait.
+struct ConnectionOptions: ParsableArguments {
+    @Option(name: .long, help: "The node's Unix socket. [env: FARELENS_BRIDGE_SOCKET; default ./data/farelens.sock]")
+    var socket: String?
+
+    @Option(name: .long, help: "Give up after this many milliseconds.")
+    var timeoutMs: Int = 5000
+
+    @Flag(name: .long, help: "Print JSON instead of a table.")
+    var json = false
+
+    /// The socket path after defaults.
+    var socketPath: String {
+        socket ?? ProcessInfo.processInfo.environment["FARELENS_BRIDGE_SOCKET"] ?? "./data/farelens.sock"
+    }
+
+    func validate() throws {
+        guard timeoutMs > 0 else { throw ValidationError("--timeout-ms must be a positive number of milliseconds") }
+    }
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import FareLensBus
+import FareLensWire
+import Foundation
+
+/// Shared plumbing of the commands: one request, errors as one line.
+enum CtlRun {
+    /// Sends one request through an admin session and returns its response;
+    /// any failure becomes `farelensctl: error: …` and exit status 1.
+    static func request<R: BusRequest>(_ options: ConnectionOptions, _ request: R) async throws -> R.Response where R.Response: Sendable {
+        do {
+            return try await AdminSession.run(options) { bus, budget in
+                try await bus.request(request, timeout: budget)
+            }
+        } catch let error as WireProtocolError {
+            fail(error.message)
+        } catch let error as BusError {
+            fail("\(R.address): \(error)")
+        } catch {
+            fail(String(describing: error))
+        }
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("farelensctl: error: \(message)\n".utf8))
+        Foundation.exit(1)
+    }
+
+    static func printJSON(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+}
