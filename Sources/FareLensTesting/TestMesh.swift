@@ -1,0 +1,108 @@
+public import FareLensBus
+public import FareLensWire
+import Foundation
+public import Logging
+
+/// The two shapes every cross-service behaviour is tested in.
+public enum MeshShape: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// Caller and handler share one bus: no serialization, no socket.
+    case oneProcess
+    /// Caller and handler have their own buses joined over a real Unix
+    /// socket: the handler's bus is the hub, the caller's a spoke.
+    case split
+    public var description: String { rawValue }
+}
+
+/// A hub and a spoke, or one bus playing both, for shape-parameterized tests.
+public struct TestMesh: Sendable {
+    /// The bus where the service under test runs (the hub when split).
+    public let serverBus: MessageBus
+    /// The bus the caller uses (the spoke when split).
+    public let clientBus: MessageBus
+    /// The socket path when split.
+    public let socketPath: String
+    /// The hub, when split.
+    public let hub: BridgeHub?
+    /// The spoke, when split.
+    public let spoke: BridgeSpoke?
+}
+
+/// Builds buses for `shape`, lets `configure` register handlers and
+/// subscriptions (before the hello is sent), starts the bridge, waits until
+/// the spoke has joined, runs `body`, then stops everything.
+public func withTestMesh(
+    _ shape: MeshShape,
+    deadline: Duration = .seconds(5),
+    bridge adjust: @Sendable (inout BridgeConfiguration) -> Void = { _ in },
+    configure: (_ server: MessageBus, _ client: MessageBus) throws -> Void,
+    body: @Sendable (TestMesh) async throws -> Void
+) async throws {
+    var busConfiguration = BusConfiguration()
+    busConfiguration.defaultDeadline = deadline
+    busConfiguration.nodeName = "hub"
+    let serverBus = MessageBus(configuration: busConfiguration)
+    guard shape == .split else {
+        try configure(serverBus, serverBus)
+        try await body(TestMesh(serverBus: serverBus, clientBus: serverBus, socketPath: "", hub: nil, spoke: nil))
+        return
+    }
+    busConfiguration.nodeName = "spoke"
+    let clientBus = MessageBus(configuration: busConfiguration)
+    try configure(serverBus, clientBus)
+    let socketPath = temporarySocketPath()
+    var configuration = BridgeConfiguration(socketPath: socketPath)
+    configuration.reconnectBackoff = (.milliseconds(10), .milliseconds(100))
+    adjust(&configuration)
+    let hub = BridgeHub(bus: serverBus, configuration: configuration, identity: testIdentity("hub"), logger: quietLogger())
+    let spoke = BridgeSpoke(bus: clientBus, configuration: configuration, identity: testIdentity("spoke"), logger: quietLogger())
+    serverBus.attach(hub)
+    clientBus.attach(spoke)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await hub.run() }
+        group.addTask { try await spoke.run() }
+        try await waitUntil("the spoke joined the hub") { spoke.isConnected }
+        let mesh = TestMesh(serverBus: serverBus, clientBus: clientBus, socketPath: socketPath, hub: hub, spoke: spoke)
+        do {
+            try await body(mesh)
+        } catch {
+            group.cancelAll()
+            throw error
+        }
+        group.cancelAll()
+    }
+}
+
+/// A short socket path in a fresh directory (Unix socket paths are limited to 107 bytes).
+public func temporarySocketPath() -> String {
+    let directory = "/tmp/flt-\(UInt32.random(in: 0 ... .max))"
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    return directory + "/bus.sock"
+}
+
+/// A node identity for tests.
+public func testIdentity(_ name: String, role: NodeIdentity.Role = .node) -> NodeIdentity {
+    NodeIdentity(nodeName: name, role: role, softwareVersion: "test", startedAtUnixMs: 0)
+}
+
+/// A logger that stays quiet unless a test fails loudly.
+public func quietLogger() -> Logger {
+    var logger = Logger(label: "test")
+    logger.logLevel = .critical
+    return logger
+}
+
+/// Polls `condition` every 5 ms until it holds, failing after `limit`
+/// (a bound against hangs, not a timing assertion).
+public func waitUntil(_ what: String, limit: Duration = .seconds(10), _ condition: () async -> Bool) async throws {
+    let end = ContinuousClock.now + limit
+    while !(await condition()) {
+        guard ContinuousClock.now < end else { throw WaitTimedOut(what: what) }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+}
+
+/// `waitUntil` gave up.
+public struct WaitTimedOut: Error, CustomStringConvertible {
+    public let what: String
+    public var description: String { "gave up waiting until \(what)" }
+}
