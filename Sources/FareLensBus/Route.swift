@@ -5,6 +5,8 @@ import CoreMetrics
 protocol AnyRoute: AnyObject, Sendable {
     var slot: ServiceSlot { get }
     var wireTypeName: String { get }
+    /// The address the request type belongs to.
+    var address: ServiceAddress { get }
     /// Decodes, handles and encodes one request that arrived from a transport.
     func handleWire(_ bytes: [UInt8], context: RequestContext) async -> Result<[UInt8], BusError>
 }
@@ -12,6 +14,7 @@ protocol AnyRoute: AnyObject, Sendable {
 /// The handler for request type `R`.
 final class TypedRoute<R: BusRequest>: AnyRoute {
     typealias Handler = @Sendable (R, RequestContext) async throws -> R.Response
+    var address: ServiceAddress { R.address }
     let slot: ServiceSlot
     let execution: HandlerExecution
     let handler: Handler

@@ -104,5 +104,6 @@ public func waitUntil(_ what: String, limit: Duration = .seconds(10), _ conditio
 /// `waitUntil` gave up.
 public struct WaitTimedOut: Error, CustomStringConvertible {
     public let what: String
+    public init(what: String) { self.what = what }
     public var description: String { "gave up waiting until \(what)" }
 }

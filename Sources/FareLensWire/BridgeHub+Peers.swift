@@ -37,19 +37,17 @@ extension BridgeHub {
             refuse(connection, .peerNotAllowed(uid: uid))
             return
         }
-        guard let outbox = register(hello, connection: connection, isAdmin: isAdmin) else {
+        var welcome = WireEnvelope()
+        welcome.kind = .welcome
+        welcome.hello = ownHello()
+        welcome.routes = routes(including: hello)
+        guard let outbox = register(hello, connection: connection, isAdmin: isAdmin, welcome: welcome) else {
             refuse(connection, .duplicateNode(hello.nodeName))
             return
         }
         let name = hello.nodeName
         logger.info("peer joined", metadata: ["peer": "\(name)", "pid": "\(hello.pid)", "services": "\(hello.services.joined(separator: ","))"])
-        var welcome = WireEnvelope()
-        welcome.kind = .welcome
-        welcome.hello = ownHello()
-        welcome.routes = routes()
-        connection.send(welcome)
         broadcastRoutes(except: name)
-        for envelope in outbox.unacknowledged() { connection.send(envelope) }
 
         await ConnectionLoop(
             connection: connection, configuration: configuration, peerName: name,
@@ -68,16 +66,21 @@ extension BridgeHub {
         connection.close(reason: error.description)
     }
 
-    /// Records the peer; nil when a live peer already has its name.
-    private func register(_ hello: WireHello, connection: PeerConnection, isAdmin: Bool) -> DurableOutbox? {
+    /// Records the peer, then — before any other sender can see the new
+    /// connection — sends the WELCOME and redelivers its unacknowledged
+    /// durable events in order. Nil when a live peer already has the name.
+    private func register(_ hello: WireHello, connection: PeerConnection, isAdmin: Bool, welcome: WireEnvelope) -> DurableOutbox? {
         state.withLock { state in
+            let outbox: DurableOutbox
             if let existing = state.peers[hello.nodeName] {
                 guard existing.connection == nil else { return nil }
-                state.peers[hello.nodeName] = Peer(hello: hello, connection: connection, isAdmin: isAdmin, outbox: existing.outbox)
-                return existing.outbox
+                outbox = existing.outbox
+            } else {
+                outbox = DurableOutbox(capacity: configuration.durableWindow)
             }
-            let outbox = DurableOutbox(capacity: configuration.durableWindow)
             state.peers[hello.nodeName] = Peer(hello: hello, connection: connection, isAdmin: isAdmin, outbox: outbox)
+            connection.send(welcome)
+            for envelope in outbox.unacknowledged() { connection.send(envelope) }
             return outbox
         }
     }
@@ -101,12 +104,15 @@ extension BridgeHub {
         WireHello(identity: identity, services: bus.localAddresses, topics: bus.wantedTopics)
     }
 
-    /// Every node: the hub first, then connected nodes (not admin clients).
-    func routes() -> WireRoutes {
+    /// Every node: the hub first, then connected nodes (not admin clients),
+    /// plus `joining` when it is a node that is being welcomed.
+    func routes(including joining: WireHello? = nil) -> WireRoutes {
         var routes = WireRoutes()
-        routes.nodes = [ownHello()] + state.withLock { state in
-            state.peers.values.filter { $0.connection != nil && !$0.isAdmin }.map(\.hello).sorted { $0.nodeName < $1.nodeName }
+        var others = state.withLock { state in
+            state.peers.values.filter { $0.connection != nil && !$0.isAdmin }.map(\.hello)
         }
+        if let joining, joining.role == .node { others.append(joining) }
+        routes.nodes = [ownHello()] + others.sorted { $0.nodeName < $1.nodeName }
         return routes
     }
 

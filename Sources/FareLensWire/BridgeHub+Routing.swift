@@ -65,8 +65,8 @@ extension BridgeHub {
         }
         for target in targets {
             let tagged = await target.outbox.append(envelope, onAcknowledged: onAcknowledged)
-            let current = state.withLock { $0.peers[target.name]?.connection }
-            current?.send(tagged)
+            // Sent under the lock, so it cannot overtake a redelivery in progress.
+            state.withLock { $0.peers[target.name]?.connection?.send(tagged) }
         }
     }
 

@@ -25,10 +25,18 @@ extension BridgeSpoke {
             let reason = first.map { $0.kind == .goodbye ? $0.error.message : "expected WELCOME, got \($0.kind)" } ?? "the hub closed the connection"
             throw .socketUnavailable(configuration.socketPath, reason: "hub refused this node: \(reason)")
         }
-        apply(first.routes, connection: connection)
+        guard first.hello.protocolVersion == wireProtocolVersion else {
+            connection.channel.close(promise: nil)
+            throw .unsupportedVersion(first.hello.protocolVersion, supported: wireProtocolVersion)
+        }
+        // Redeliver before any new event can use the connection: a newer
+        // event overtaking older ones would make the receiver's dedupe
+        // (highest sequence per publisher) drop the older ones.
+        apply(first.routes, connection: connection) {
+            for envelope in self.outbox.unacknowledged() { connection.send(envelope) }
+        }
         logger.info("joined the hub", metadata: ["socket": "\(configuration.socketPath)", "hub": "\(first.hello.nodeName)"])
         onJoined()
-        for envelope in outbox.unacknowledged() { connection.send(envelope) }
 
         let bus = self.bus, logger = self.logger, outbox = self.outbox
         await ConnectionLoop(
@@ -87,12 +95,14 @@ extension BridgeSpoke {
     }
 
     /// Learns what the rest of the mesh hosts and wants.
-    func apply(_ routes: WireRoutes, connection: PeerConnection) {
+    /// `whileLocked` runs before any other sender can see the connection.
+    func apply(_ routes: WireRoutes, connection: PeerConnection, whileLocked: () -> Void = {}) {
         let others = routes.nodes.filter { $0.nodeName != identity.nodeName }
         state.withLock { state in
             state.connection = connection
             state.remoteServices = Set(others.flatMap(\.services))
             state.remoteTopics = Set(others.flatMap(\.topicsWanted))
+            whileLocked()
         }
     }
 }

@@ -114,6 +114,7 @@ public final class BridgeSpoke: Service, BusTransport {
             return
         }
         let tagged = await outbox.append(envelope)
-        state.withLock { $0.connection }?.send(tagged)
+        // Sent under the lock, so it cannot overtake a redelivery in progress.
+        state.withLock { $0.connection?.send(tagged) }
     }
 }

@@ -81,7 +81,7 @@ extension MessageBus {
     /// Answers a REQUEST envelope from the local handlers.
     func answer(_ request: WireEnvelope, isAdmin: Bool) async -> WireEnvelope {
         let context = RequestContext(deadline: request.deadline, traceID: request.trace.traceID, isAdmin: isAdmin)
-        let result = await handleEncodedRequest(typeName: request.typeName, payload: Array(request.payload), context: context)
+        let result = await handleEncodedRequest(typeName: request.typeName, address: ServiceAddress(request.address), payload: Array(request.payload), context: context)
         return .response(to: request.correlationID, result: result, typeName: "")
     }
 

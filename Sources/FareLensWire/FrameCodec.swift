@@ -63,7 +63,13 @@ public enum FrameCodec {
 
     static func inflate(_ body: inout ByteBuffer, cap: Int) throws(WireProtocolError) -> ByteBuffer {
         do {
-            return try body.decompress(with: .zlib(), maxSize: cap)
+            // compress-nio stops growing its output near `maxSize`, not at
+            // it; the exact cap is enforced here.
+            let inflated = try body.decompress(with: .zlib(), maxSize: cap)
+            guard inflated.readableBytes <= cap else { throw WireProtocolError.inflatedTooLarge(cap: cap) }
+            return inflated
+        } catch let error as WireProtocolError {
+            throw error
         } catch let error as CompressNIOError where error == .bufferOverflow {
             throw .inflatedTooLarge(cap: cap)
         } catch {

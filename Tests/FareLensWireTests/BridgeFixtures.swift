@@ -1,0 +1,135 @@
+import FareLensBus
+import FareLensMessages
+import FareLensTesting
+import FareLensWire
+import Foundation
+import NIOCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A bus for one test node.
+func makeNodeBus(_ name: String, deadline: Duration = .seconds(10)) -> MessageBus {
+    var configuration = BusConfiguration()
+    configuration.nodeName = name
+    configuration.defaultDeadline = deadline
+    return MessageBus(configuration: configuration)
+}
+
+/// Bridge settings with fast reconnects.
+func fastBridge(_ path: String) -> BridgeConfiguration {
+    var configuration = BridgeConfiguration(socketPath: path)
+    configuration.reconnectBackoff = (.milliseconds(10), .milliseconds(100))
+    return configuration
+}
+
+/// Starts a hub for `bus` and waits until it listens.
+func startHub(_ bus: MessageBus, _ configuration: BridgeConfiguration, name: String = "hub") async throws -> (BridgeHub, Task<Void, any Error>) {
+    let listening = Gate()
+    let hub = BridgeHub(bus: bus, configuration: configuration, identity: testIdentity(name), logger: quietLogger()) { listening.open() }
+    bus.attach(hub)
+    let task = Task { try await hub.run() }
+    await listening.wait()
+    return (hub, task)
+}
+
+/// Starts a reconnecting spoke for `bus` and waits until it joined.
+func startSpoke(_ bus: MessageBus, _ configuration: BridgeConfiguration, name: String, role: NodeIdentity.Role = .node) async throws -> (BridgeSpoke, Task<Void, any Error>) {
+    let spoke = BridgeSpoke(bus: bus, configuration: configuration, identity: testIdentity(name, role: role), logger: quietLogger())
+    bus.attach(spoke)
+    let task = Task { try await spoke.run() }
+    try await waitUntil("spoke \(name) joined") { spoke.isConnected }
+    return (spoke, task)
+}
+
+/// A blocking Unix-socket client that writes raw bytes, for feeding a hub
+/// what no well-behaved peer would send.
+struct RawSocketClient {
+    let fd: Int32
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else { throw WaitTimedOut(what: "raw connect to \(path) (errno \(errno))") }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    func write(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    }
+
+    /// Sends one envelope as a frame.
+    func send(_ envelope: WireEnvelope) throws {
+        var frame = ByteBuffer()
+        FrameCodec.encode(payload: try EnvelopeCoding.encode(envelope), limits: WireLimits(), into: &frame)
+        write(Array(frame.readableBytesView))
+    }
+
+    /// Reads until the peer closes (or 10 s pass); returns everything read.
+    /// The blocking reads run on their own thread, never on the
+    /// concurrency pool (two cores here: two blocked reads would stall it).
+    func readUntilClosed() async -> (bytes: [UInt8], closed: Bool) {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: blockingReadUntilClosed()) }
+        }
+    }
+
+    /// Reads (off the pool) until the envelopes read so far contain one of
+    /// `kind`, the peer closes, or 10 s pass.
+    func readUntil(kind: WireEnvelope.Kind) async -> [WireEnvelope] {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var all: [UInt8] = []
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let envelopes = (try? Self.envelopes(in: all)) ?? []
+                    if envelopes.contains(where: { $0.kind == kind }) { return continuation.resume(returning: envelopes) }
+                    let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                    if count <= 0 { return continuation.resume(returning: envelopes) }
+                    all.append(contentsOf: chunk[0 ..< count])
+                }
+            }
+        }
+    }
+
+    private func blockingReadUntilClosed() -> (bytes: [UInt8], closed: Bool) {
+        var all: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count == 0 { return (all, true) }
+            if count < 0 { return (all, false) }
+            all.append(contentsOf: chunk[0 ..< count])
+        }
+    }
+
+    /// The envelopes in `bytes`, decoded frame by frame.
+    static func envelopes(in bytes: [UInt8]) throws -> [WireEnvelope] {
+        var buffer = ByteBuffer(bytes: bytes)
+        var result: [WireEnvelope] = []
+        while let payload = try FrameCodec.decode(from: &buffer, limits: WireLimits()) {
+            result.append(try EnvelopeCoding.decode(payload))
+        }
+        return result
+    }
+
+    func close() { _ = Glibc.close(fd) }
+}
+
+/// A hello as a node of protocol `version` would send it.
+func rawHello(name: String, version: UInt32 = 1) -> WireEnvelope {
+    var envelope = WireEnvelope()
+    envelope.kind = .hello
+    envelope.hello.protocolVersion = version
+    envelope.hello.role = .node
+    envelope.hello.nodeName = name
+    return envelope
+}
