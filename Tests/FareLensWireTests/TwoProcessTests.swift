@@ -1,0 +1,129 @@
+import FareLensTesting
+import Foundation
+import Testing
+
+/// The real executables, split across two processes over a real socket.
+@Suite("Two processes", .serialized)
+struct TwoProcessTests {
+    @Test("two farelens processes serve all six services between them; kill -9 of either recovers without operator action")
+    func splitMeshSurvivesKills() async throws {
+        let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
+        let socket = directory + "/hub.sock"
+        let hubArguments = ["serve", "--services", "search,scoring", "--data-dir", directory + "/hub", "--listen", socket, "--log-level", "error"]
+        let spokeArguments = ["serve", "--services", "watchlist,alerts,subscription,analytics", "--data-dir", directory + "/spoke", "--connect", socket, "--log-level", "error"]
+        var hub = try ChildProcess.start(Binaries.farelens, hubArguments)
+        defer { hub.kill() }
+        try await hub.waitForOutput(containing: "farelens ready")
+        var spoke = try ChildProcess.start(Binaries.farelens, spokeArguments)
+        defer { spoke.kill() }
+        try await spoke.waitForOutput(containing: "farelens ready")
+
+        var status = try await meshStatus(socket) { $0.count == 2 && $0.allSatisfy(\.connected) }
+        #expect(Set(status.flatMap(\.services)) == ["search", "scoring", "watchlist", "alerts", "subscription", "analytics"])
+        #expect(Set(status.map(\.pid)) == [hub.pid, spoke.pid])
+
+        spoke.kill()
+        _ = try await meshStatus(socket) { nodes in nodes.contains { $0.role == "spoke" && !$0.connected } }
+        spoke = try ChildProcess.start(Binaries.farelens, spokeArguments)
+        status = try await meshStatus(socket) { nodes in nodes.count == 2 && nodes.allSatisfy(\.connected) }
+        #expect(status.contains { $0.role == "spoke" && $0.pid == spoke.pid })
+
+        hub.kill()
+        hub = try ChildProcess.start(Binaries.farelens, hubArguments)
+        status = try await meshStatus(socket) { nodes in nodes.count == 2 && nodes.allSatisfy(\.connected) }
+        #expect(status.contains { $0.role == "hub" && $0.pid == hub.pid })
+        #expect(Set(status.flatMap(\.services)).count == 6)
+    }
+
+    @Test("farelensctl explains a missing socket in one line and exits non-zero")
+    func ctlMissingSocket() async throws {
+        let result = try await ChildProcess.run(Binaries.farelensctl, ["status", "--socket", "/tmp/no-such-farelens.sock"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "farelensctl: error: socket /tmp/no-such-farelens.sock: no such socket (is a node listening?)\n")
+    }
+
+    /// Polls `farelensctl status --json` until `done` holds for its nodes.
+    func meshStatus(_ socket: String, until done: @escaping ([StatusNode]) -> Bool) async throws -> [StatusNode] {
+        var last: [StatusNode] = []
+        try await waitUntil("farelensctl status matches (last: \(last))", limit: .seconds(30)) {
+            guard let result = try? await ChildProcess.run(Binaries.farelensctl, ["status", "--socket", socket, "--json"]),
+                  result.status == 0,
+                  let decoded = try? JSONDecoder().decode(StatusReport.self, from: Data(result.stdout.utf8))
+            else { return false }
+            last = decoded.nodes
+            return done(decoded.nodes)
+        }
+        return last
+    }
+}
+
+struct StatusReport: Decodable { let nodes: [StatusNode] }
+struct StatusNode: Decodable, CustomStringConvertible {
+    let node: String
+    let pid: Int32
+    let role: String
+    let connected: Bool
+    let services: [String]
+    var description: String { "\(node)(\(pid),\(role),\(connected ? "up" : "away"))" }
+}
+
+/// The built executables next to the test bundle (`swift build --build-tests` builds them).
+enum Binaries {
+    static let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
+    static var farelens: String { directory + "/farelens" }
+    static var farelensctl: String { directory + "/farelensctl" }
+}
+
+/// A child process with its output collected off the concurrency pool.
+struct ChildProcess {
+    let process: Process
+    let output: Locked<String>
+    var pid: Int32 { process.processIdentifier }
+
+    static func start(_ path: String, _ arguments: [String]) throws -> ChildProcess {
+        guard FileManager.default.isExecutableFile(atPath: path) else { throw WaitTimedOut(what: "\(path) to exist (run swift build --build-tests)") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let output = Locked("")
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if !data.isEmpty { output.update { $0 += String(decoding: data, as: UTF8.self) } }
+        }
+        try process.run()
+        return ChildProcess(process: process, output: output)
+    }
+
+    func waitForOutput(containing text: String) async throws {
+        try await waitUntil("output contains '\(text)' (so far: \(output.get()))", limit: .seconds(30)) { output.get().contains(text) }
+    }
+
+    /// SIGKILL: no graceful shutdown, as a crash.
+    func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Runs to completion, returning exit status and output.
+    static func run(_ path: String, _ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let stdout = out.fileHandleForReading.readDataToEndOfFile()
+                let stderr = err.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self)))
+            }
+        }
+    }
+}
