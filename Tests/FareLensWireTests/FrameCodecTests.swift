@@ -82,9 +82,9 @@ struct FrameCodecTests {
         #expect(decodeError([0, 0, 0, 2, 0x02, 0x00]) == .unknownFlags(0x02))
     }
 
-    @Test("a decompression bomb is refused at the inflated-size cap")
-    func decompressionBombIsRefused() throws {
-        var zeros = ByteBuffer(bytes: Array(repeating: 0, count: 1 << 20))
+    @Test("a decompression bomb is refused at the inflated-size cap, even one byte over it", arguments: [1 << 20, 256 * 1024 + 1])
+    func decompressionBombIsRefused(inflatedSize: Int) throws {
+        var zeros = ByteBuffer(bytes: Array(repeating: 0, count: inflatedSize))
         let bomb = try zeros.compress(with: .zlib())
         #expect(bomb.readableBytes < 4096)
         var bytes: [UInt8] = []
@@ -92,6 +92,14 @@ struct FrameCodecTests {
         bytes.append(FrameCodec.zlibFlag)
         bytes.append(contentsOf: bomb.readableBytesView)
         #expect(decodeError(bytes) == .inflatedTooLarge(cap: 256 * 1024))
+    }
+
+    @Test("a compressed payload of exactly the inflated cap is accepted")
+    func payloadAtCapIsAccepted() throws {
+        let payload = Array(repeating: UInt8(7), count: 256 * 1024)
+        var buffer = frame(payload)
+        #expect(buffer.getInteger(at: 4, as: UInt8.self) == FrameCodec.zlibFlag)
+        #expect(try FrameCodec.decode(from: &buffer, limits: limits)?.readableBytes == payload.count)
     }
 
     @Test("a payload flagged zlib that is not a zlib stream is refused")
