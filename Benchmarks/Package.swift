@@ -2,17 +2,42 @@
 import PackageDescription
 
 /// Benchmarks live in their own package so the test build never compiles
-/// them. Run: `swift run -c release --package-path Benchmarks bus-benchmarks`.
+/// them. Run: `swift run -c release --package-path Benchmarks bus-benchmarks`
+/// or `... wire-benchmarks`.
 let package = Package(
     name: "FareLensBenchmarks",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(name: "FareLens", path: "..")],
+    dependencies: [
+        .package(name: "FareLens", path: ".."),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
     targets: [
+        /// The same-run comparison harness shared by every benchmark (docs/decisions/0002).
+        .target(
+            name: "BenchmarkHarness",
+            path: "Sources/BenchmarkHarness",
+            swiftSettings: [.treatAllWarnings(as: .error)]
+        ),
         .executableTarget(
             name: "bus-benchmarks",
-            dependencies: [.product(name: "FareLensBus", package: "FareLens")],
+            dependencies: ["BenchmarkHarness", .product(name: "FareLensBus", package: "FareLens")],
             path: "Sources/BusBenchmarks",
             swiftSettings: [.treatAllWarnings(as: .error)]
-        )
+        ),
+        /// The Unix-socket bridge: request/reply latency, pipelined throughput, frame compression.
+        .executableTarget(
+            name: "wire-benchmarks",
+            dependencies: [
+                "BenchmarkHarness",
+                .product(name: "FareLensBus", package: "FareLens"),
+                .product(name: "FareLensWire", package: "FareLens"),
+                .product(name: "FareLensMessages", package: "FareLens"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/WireBenchmarks",
+            swiftSettings: [.treatAllWarnings(as: .error)]
+        ),
     ]
 )

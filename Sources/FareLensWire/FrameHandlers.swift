@@ -66,27 +66,3 @@ public struct EnvelopeFrameEncoder: MessageToByteEncoder {
         metrics?.sent(wireBytes: written + FrameCodec.headerBytes, payloadBytes: payload.readableBytes)
     }
 }
-
-/// Envelope ↔ bytes, shared by the handlers and the fuzz target.
-public enum EnvelopeCoding {
-    /// Decodes a frame payload into an envelope.
-    ///
-    /// - Throws: ``WireProtocolError`` `malformed-envelope`.
-    public static func decode(_ payload: ByteBuffer) throws(WireProtocolError) -> WireEnvelope {
-        do {
-            let envelope = try WireEnvelope(serializedBytes: Array(payload.readableBytesView))
-            guard envelope.kind != .unspecified else { throw WireProtocolError.malformedEnvelope("kind is missing or unknown") }
-            return envelope
-        } catch let error as WireProtocolError {
-            throw error
-        } catch {
-            throw .malformedEnvelope("not a protobuf Envelope (\(error))")
-        }
-    }
-
-    /// Encodes an envelope into a frame payload.
-    public static func encode(_ envelope: WireEnvelope) throws -> ByteBuffer {
-        let bytes: [UInt8] = try envelope.serializedBytes()
-        return ByteBuffer(bytes: bytes)
-    }
-}

@@ -1,24 +1,42 @@
 /// A tiny same-run comparison harness: it alternates the reference and the
 /// candidate for several rounds, so both see the same machine noise, and
 /// reports medians and the ratio of medians (see docs/decisions/0002).
-struct Measurement {
-    let name: String
-    let perOperationNanos: [Double]
-    var median: Double { perOperationNanos.sorted()[perOperationNanos.count / 2] }
+public struct Measurement {
+    public let name: String
+    public let perOperationNanos: [Double]
+    public var median: Double { perOperationNanos.sorted()[perOperationNanos.count / 2] }
+
+    public init(name: String, perOperationNanos: [Double]) {
+        self.name = name
+        self.perOperationNanos = perOperationNanos
+    }
 }
 
 /// Runs `body` (which performs `operations` operations) once and returns ns/op.
-func timeOnce(operations: Int, _ body: () async -> Void) async -> Double {
+public func timeOnce(operations: Int, _ body: () async -> Void) async -> Double {
     let clock = ContinuousClock()
     let start = clock.now
     await body()
-    let elapsed = clock.now - start
-    let nanos = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
-    return nanos / Double(operations)
+    return nanoseconds(clock.now - start) / Double(operations)
 }
 
+/// A duration in nanoseconds.
+public func nanoseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
+}
+
+/// The `fraction` quantile (0.5 = median, 0.99 = p99) of `samples`, nearest rank.
+public func percentile(_ samples: [Double], _ fraction: Double) -> Double {
+    let sorted = samples.sorted()
+    let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
+    return sorted[min(max(rank, 0), sorted.count - 1)]
+}
+
+/// The median of `samples`.
+public func median(_ samples: [Double]) -> Double { Measurement(name: "", perOperationNanos: samples).median }
+
 /// Alternates reference and candidate for `rounds` rounds after one warm-up each.
-func compare(
+public func compare(
     rounds: Int, operations: Int,
     reference: (String, () async -> Void),
     candidate: (String, () async -> Void)
@@ -34,7 +52,7 @@ func compare(
             Measurement(name: candidate.0, perOperationNanos: candidateSamples))
 }
 
-func format(_ value: Double, decimals: Int = 1) -> String {
+public func format(_ value: Double, decimals: Int = 1) -> String {
     var scale = 1.0
     for _ in 0..<decimals { scale *= 10 }
     let rounded = (value * scale).rounded() / scale
@@ -42,8 +60,12 @@ func format(_ value: Double, decimals: Int = 1) -> String {
 }
 
 /// Prints one line per figure: candidate, reference and ratio, with a verdict against the target.
-func report(_ reference: Measurement, _ candidate: Measurement, maxRatio: Double) {
+public func report(_ reference: Measurement, _ candidate: Measurement, maxRatio: Double) {
     let ratio = candidate.median / reference.median
     let verdict = ratio <= maxRatio ? "meets" : "MISSES"
     print("\(candidate.name): median \(format(candidate.median)) ns/op | reference \(reference.name): median \(format(reference.median)) ns/op | ratio \(format(ratio, decimals: 2))x (target <= \(format(maxRatio, decimals: 0))x: \(verdict))")
 }
+
+/// Keeps a computed value alive so the optimiser cannot drop the work.
+@inline(never)
+public func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }

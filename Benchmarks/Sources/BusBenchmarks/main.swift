@@ -1,3 +1,4 @@
+import BenchmarkHarness
 import FareLensBus
 
 // In-process bus benchmarks (DESIGN.md performance targets), each beside a
