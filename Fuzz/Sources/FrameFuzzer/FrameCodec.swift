@@ -1,0 +1,1 @@
+../../../Sources/FareLensWire/FrameCodec.swift

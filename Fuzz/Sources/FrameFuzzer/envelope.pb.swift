@@ -1,0 +1,1 @@
+../../../Sources/FareLensMessages/Generated/envelope.pb.swift
