@@ -11,7 +11,7 @@ let fuzzLimits = WireLimits(maxFrameBytes: 64 << 10, maxInflatedBytes: 256 << 10
 /// The largest payload `FrameCodec.decode` may return: exactly the cap.
 /// (The fuzzer found that the inflating library overshoots its `maxSize` by
 /// up to ~1.33x; `FrameCodec` now checks the inflated size itself, and the
-/// input is kept as the seed `regression-inflate-cap-overshoot`.)
+/// input is kept as the seed `zlib-inflates-cap-plus-one`.)
 let payloadBound = fuzzLimits.maxInflatedBytes
 
 /// libFuzzer entry point: the input is a byte stream as it arrives on a
