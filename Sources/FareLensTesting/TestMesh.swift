@@ -97,7 +97,7 @@ public func waitUntil(_ what: String, limit: Duration = .seconds(10), _ conditio
     let end = ContinuousClock.now + limit
     while !(await condition()) {
         guard ContinuousClock.now < end else { throw WaitTimedOut(what: what) }
-        try await Task.sleep(for: .milliseconds(5))
+        try await Task.sleep(for: .milliseconds(5))  // safe: bounded test polling, never a timing assertion
     }
 }
 

@@ -65,7 +65,7 @@ public final class BridgeSpoke: Service, BusTransport {
                         }
                     }
                     guard !state.withLock({ $0.stopping }) else { break }
-                    try? await Task.sleep(for: backoff)
+                    try? await Task.sleep(for: backoff)  // safe: reconnect backoff; cancelled on shutdown
                     backoff = min(backoff * 2, configuration.reconnectBackoff.longest)
                 }
             } onGracefulShutdown: {

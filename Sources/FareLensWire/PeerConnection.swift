@@ -21,6 +21,8 @@ final class PeerConnection: Sendable {
     private struct Waiting {
         let continuation: CheckedContinuation<Result<WireEnvelope, BusError>, Never>
         let timer: Scheduled<Void>?
+        /// The address asked, so a failure on close names it.
+        let address: ServiceAddress
     }
 
     private struct State {
@@ -61,7 +63,7 @@ final class PeerConnection: Sendable {
                 }
                 let refused: String? = state.withLock { state in
                     if let reason = state.closeReason { return reason }
-                    state.waiting[id] = Waiting(continuation: continuation, timer: timer)
+                    state.waiting[id] = Waiting(continuation: continuation, timer: timer, address: ServiceAddress(request.address))
                     return nil
                 }
                 if let refused {
@@ -106,7 +108,7 @@ final class PeerConnection: Sendable {
         }
         for entry in waiting {
             entry.timer?.cancel()
-            entry.continuation.resume(returning: .failure(.serviceUnavailable(ServiceAddress("peer"), reason: reason)))
+            entry.continuation.resume(returning: .failure(.serviceUnavailable(entry.address, reason: "the node hosting it went away (\(reason))")))
         }
         inboundContinuation.finish()
     }

@@ -29,6 +29,7 @@ struct BridgeFaultTests {
         slowTask.cancel()
         let error = await pending
         #expect(error?.kind == .serviceUnavailable)
+        #expect(error?.message.contains("service 'slow' unavailable") == true)
         #expect(try await callerBus.request(EchoRequest(text: "still here")).text == "still here")
         never.open()
         for task in [callerTask, hubTask] { task.cancel() }
