@@ -1,7 +1,35 @@
 #!/usr/bin/env bash
 # The test command: boundary check, then every Swift Testing suite.
+#
+# The suites run under a time limit (FARELENS_TEST_LIMIT_SECONDS, default
+# 1500): a hang fails the run within the limit and names the tests still
+# running, instead of holding CI until its own timeout. Processes the tests
+# start (farelens, farelensctl) are killed afterwards if a crash left any.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ops/check-boundaries.sh
 swift build --build-tests
-swift test --skip-build
+
+limit="${FARELENS_TEST_LIMIT_SECONDS:-1500}"
+log="$(mktemp -t farelens-tests.XXXXXX)"
+set +e
+timeout --kill-after=30 "$limit" swift test --skip-build >"$log" 2>&1 </dev/null &
+runner=$!
+tail --pid="$runner" -n +1 -f "$log"
+wait "$runner"
+status=$?
+set -e
+
+leftovers="$(pgrep -f "^$PWD/\.build/.*/farelens(ctl)? " || true)"
+if [ -n "$leftovers" ]; then
+  echo "ops/test.sh: killing processes the tests left running: $(echo $leftovers)"
+  kill -KILL $leftovers 2>/dev/null || true
+fi
+if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+  echo "ops/test.sh: the tests did not finish within ${limit}s; started but not finished:"
+  grep -oE '^[^ ]+ Test "[^"]*" started' "$log" | grep -oE 'Test "[^"]*"' | sort -u >"$log.started"
+  grep -oE '^[^ ]+ Test "[^"]*"( with [0-9]+ test cases?)? (passed|failed|skipped)' "$log" | grep -oE 'Test "[^"]*"' | sort -u >"$log.done"
+  comm -23 "$log.started" "$log.done" | sed 's/^/  /'
+fi
+rm -f "$log" "$log.started" "$log.done"
+exit "$status"

@@ -35,7 +35,7 @@ public func withTestMesh(
     deadline: Duration = .seconds(5),
     bridge adjust: @Sendable (inout BridgeConfiguration) -> Void = { _ in },
     configure: (_ server: MessageBus, _ client: MessageBus) throws -> Void,
-    body: @Sendable (TestMesh) async throws -> Void
+    body: @escaping @Sendable (TestMesh) async throws -> Void
 ) async throws {
     var busConfiguration = BusConfiguration()
     busConfiguration.defaultDeadline = deadline
@@ -43,7 +43,8 @@ public func withTestMesh(
     let serverBus = MessageBus(configuration: busConfiguration)
     guard shape == .split else {
         try configure(serverBus, serverBus)
-        try await body(TestMesh(serverBus: serverBus, clientBus: serverBus, socketPath: "", hub: nil, spoke: nil))
+        let mesh = TestMesh(serverBus: serverBus, clientBus: serverBus, socketPath: "", hub: nil, spoke: nil)
+        try await withTimeLimit("the test body finished") { try await body(mesh) }
         return
     }
     busConfiguration.nodeName = "spoke"
@@ -63,7 +64,7 @@ public func withTestMesh(
         try await waitUntil("the spoke joined the hub") { spoke.isConnected }
         let mesh = TestMesh(serverBus: serverBus, clientBus: clientBus, socketPath: socketPath, hub: hub, spoke: spoke)
         do {
-            try await body(mesh)
+            try await withTimeLimit("the test body finished") { try await body(mesh) }
         } catch {
             group.cancelAll()
             throw error

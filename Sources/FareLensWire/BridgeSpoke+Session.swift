@@ -32,8 +32,14 @@ extension BridgeSpoke {
         // Redeliver before any new event can use the connection: a newer
         // event overtaking older ones would make the receiver's dedupe
         // (highest sequence per publisher) drop the older ones.
-        apply(first.routes, connection: connection) {
+        let joined = apply(first.routes, connection: connection) {
             for envelope in self.outbox.unacknowledged() { connection.send(envelope) }
+        }
+        // A stop that came while connecting found no connection to close:
+        // close this one now, or the session would outlive its node.
+        guard joined else {
+            connection.close(reason: "node \(identity.nodeName) is shutting down")
+            return
         }
         logger.info("joined the hub", metadata: ["socket": "\(configuration.socketPath)", "hub": "\(first.hello.nodeName)"])
         onJoined()
@@ -47,7 +53,7 @@ extension BridgeSpoke {
                 if envelope.event.durable { connection.send(.acknowledgement([envelope.correlationID])) }
             },
             acknowledge: { outbox.acknowledge($0) },
-            routes: { self.apply($0, connection: connection) }
+            routes: { _ = self.apply($0, connection: connection) }
         ).run()
         state.withLock { state in
             if state.connection === connection {
@@ -96,13 +102,17 @@ extension BridgeSpoke {
 
     /// Learns what the rest of the mesh hosts and wants.
     /// `whileLocked` runs before any other sender can see the connection.
-    func apply(_ routes: WireRoutes, connection: PeerConnection, whileLocked: () -> Void = {}) {
+    /// - Returns: false, changing nothing, when the spoke is stopping.
+    @discardableResult
+    func apply(_ routes: WireRoutes, connection: PeerConnection, whileLocked: () -> Void = {}) -> Bool {
         let others = routes.nodes.filter { $0.nodeName != identity.nodeName }
-        state.withLock { state in
+        return state.withLock { state in
+            guard !state.stopping else { return false }
             state.connection = connection
             state.remoteServices = Set(others.flatMap(\.services))
             state.remoteTopics = Set(others.flatMap(\.topicsWanted))
             whileLocked()
+            return true
         }
     }
 }

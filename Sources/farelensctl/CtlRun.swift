@@ -8,6 +8,7 @@ enum CtlRun {
     /// Sends one request through an admin session and returns its response;
     /// any failure becomes `farelensctl: error: …` and exit status 1.
     static func request<R: BusRequest>(_ options: ConnectionOptions, _ request: R) async throws -> R.Response where R.Response: Sendable {
+        armWatchdog(options)
         do {
             return try await AdminSession.run(options) { bus, budget in
                 try await bus.request(request, timeout: budget)
@@ -18,6 +19,17 @@ enum CtlRun {
             fail("\(R.address): \(error)")
         } catch {
             fail(String(describing: error))
+        }
+    }
+
+    /// The CLI never hangs: whatever is stuck (a node that accepts but never
+    /// answers, a connection that will not close), the process ends with a
+    /// one-line error a second after its `--timeout-ms` budget.
+    static func armWatchdog(_ options: ConnectionOptions) {
+        let budget = options.timeoutMs, socket = options.socketPath
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: Double(budget + 1000) / 1000)
+            fail("no answer from the node at \(socket) within \(budget) ms")
         }
     }
 

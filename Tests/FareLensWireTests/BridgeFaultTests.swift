@@ -74,11 +74,7 @@ struct BridgeFaultTests {
         let after = makeNodeBus("alerts-node")
         let subscription = after.subscribe(PriceDropped.self)
         let (_, afterTask) = try await startSpoke(after, fastBridge(path), name: "alerts-node")
-        var received: [Int] = []
-        for await delivery in subscription {
-            received.append(delivery.event.sequence)
-            if received.count == 50 { break }
-        }
+        let received = try await firstEvents(50, of: subscription).map(\.sequence)
         #expect(received == Array(1 ... 50))
         try await waitUntil("every event is acknowledged") { hub.meshStatus().nodes.first { $0.nodeName == "alerts-node" }?.pendingDurableEvents == 0 }
         for task in [afterTask, hubTask] { task.cancel() }
@@ -100,11 +96,7 @@ struct BridgeFaultTests {
         let secondHub = makeNodeBus("hub")
         let subscription = secondHub.subscribe(PriceDropped.self)
         let (_, secondHubTask) = try await startHub(secondHub, fastBridge(path))
-        var received: [Int] = []
-        for await delivery in subscription {
-            received.append(delivery.event.sequence)
-            if received.count == 20 { break }
-        }
+        let received = try await firstEvents(20, of: subscription).map(\.sequence)
         #expect(received == Array(1 ... 20))
         for task in [spokeTask, secondHubTask] { task.cancel() }
     }

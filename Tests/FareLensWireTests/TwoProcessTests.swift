@@ -108,8 +108,9 @@ struct ChildProcess {
         process.waitUntilExit()
     }
 
-    /// Runs to completion, returning exit status and output.
-    static func run(_ path: String, _ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    /// Runs to completion, returning exit status and output. A child still
+    /// running after `limit` is killed (a bound against hangs: its status is then 137-ish, never 0).
+    static func run(_ path: String, _ arguments: [String], limit: Duration = .seconds(20)) async throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -117,6 +118,10 @@ struct ChildProcess {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(limit.components.seconds * 1000))) {
+            if process.isRunning { Foundation.kill(pid, SIGKILL) }
+        }
         return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 let stdout = out.fileHandleForReading.readDataToEndOfFile()
