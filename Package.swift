@@ -19,6 +19,9 @@ let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
 let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
 let protobuf = Target.Dependency.product(name: "SwiftProtobuf", package: "swift-protobuf")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
+let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
+let configuration = Target.Dependency.product(name: "Configuration", package: "swift-configuration")
 
 /// The six services. Each may import the bus, the store, the messages and
 /// libraries — never another service (checked by `ops/check-boundaries.sh`
@@ -28,9 +31,11 @@ let serviceNames = [
     "SubscriptionService", "AlertsService", "AnalyticsService",
 ]
 let serviceTargets: [Target] = serviceNames.map { name in
-    .target(
+    let extra: [Target.Dependency] = name == "SearchService" ? [httpClient, nioCore, configuration] : []
+    return .target(
         name: name,
-        dependencies: ["FareLensBus", "FareLensMessages", "FareLensStore", "FareLensRuntime", log, lifecycle, grdb],
+        dependencies: ["FareLensBus", "FareLensMessages", "FareLensStore", "FareLensRuntime", log, lifecycle, grdb] + extra,
+        resources: name == "SearchService" ? [.copy("Resources")] : nil,
         swiftSettings: strict
     )
 }
@@ -59,6 +64,7 @@ let package = Package(
         // Keep equal to `version` in ops/gen-protos.sh: generated code must match the runtime.
         .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -118,7 +124,7 @@ let package = Package(
         .target(
             name: "FareLensTesting",
             dependencies: [
-                "FareLensBus", "FareLensRuntime", "FareLensStore", "FareLensWire", "FareLensMessages", log, metrics, nioCore, nioPosix,
+                "FareLensBus", "FareLensRuntime", "FareLensStore", "FareLensWire", "FareLensMessages", log, metrics, nioCore, nioPosix, nioHTTP1,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict
@@ -141,6 +147,12 @@ let package = Package(
         .testTarget(
             name: "FareLensWireTests",
             dependencies: ["FareLensWire", "FareLensMessages", "FareLensBus", "FareLensTesting", nioCore, nioPosix, log, lifecycle, protobuf],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SearchServiceTests",
+            dependencies: ["SearchService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", configuration, log],
+            resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
     ] + serviceTargets

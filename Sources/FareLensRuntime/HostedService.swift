@@ -1,3 +1,4 @@
+import Configuration
 import FareLensBus
 import FareLensStore
 import Logging
@@ -15,6 +16,7 @@ struct HostedService: Service {
     let clock: any WallClock
     let readiness: ReadinessBoard
     let logger: Logger
+    let configuration: ConfigReader
 
     func run() async throws {
         var logger = self.logger
@@ -25,7 +27,7 @@ struct HostedService: Service {
             migrations: ServiceRuns.migrations(before: descriptor.migrations)
         )
         let run = try ServiceRuns.recordStart(in: database, node: nodeName, at: clock.now())
-        let behaviour = try descriptor.make(ServiceContext(bus: bus, database: database, logger: logger, clock: clock))
+        let behaviour = try descriptor.make(ServiceContext(bus: bus, database: database, logger: logger, clock: clock, configuration: configuration))
         try behaviour.register(on: bus)
         logger.debug("service ready", metadata: ["address": "\(descriptor.address)"])
         readiness.markReady(descriptor.name)

@@ -1,3 +1,4 @@
+import Configuration
 import Foundation
 public import FareLensBus
 import FareLensStore
@@ -71,7 +72,8 @@ public final class Node: Sendable {
         let hosted = services.map {
             HostedService(
                 descriptor: $0, bus: bus, dataDirectory: configuration.dataDirectory,
-                nodeName: configuration.nodeName, clock: clock, readiness: readiness, logger: logger
+                nodeName: configuration.nodeName, clock: clock, readiness: readiness, logger: logger,
+                configuration: configuration.reader.scoped(to: ConfigKey($0.name))
             )
         }
         let bridgeReady = ReadinessBoard(expecting: ["bridge"])

@@ -45,6 +45,11 @@ public struct NodeConfiguration: Sendable {
     /// `bridge.compressionThreshold`: payloads at least this long are compressed when it helps.
     public var compressionThreshold: Int = 1024
 
+    /// Every configuration value, for the keys services read themselves
+    /// (e.g. `search.providers`); services see their own section
+    /// (``ServiceContext/configuration``). Empty for the defaults.
+    public var reader: ConfigReader = ConfigReader(providers: [])
+
     /// The defaults.
     public init() {}
 
@@ -60,6 +65,7 @@ public struct NodeConfiguration: Sendable {
     ///
     /// - Throws: ``ConfigurationError`` naming the key whose value is invalid.
     public init(reader: ConfigReader) throws(ConfigurationError) {
+        self.reader = reader
         dataDirectory = reader.string(forKey: "dataDir", default: dataDirectory)
         nodeName = reader.string(forKey: "nodeName", default: nodeName)
         services = reader.string(forKey: "services", default: services)

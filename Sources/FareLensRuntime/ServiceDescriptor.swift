@@ -1,3 +1,4 @@
+public import Configuration
 public import FareLensBus
 public import FareLensStore
 public import Logging
@@ -12,12 +13,16 @@ public struct ServiceContext: Sendable {
     public let logger: Logger
     /// The injected wall clock.
     public let clock: any WallClock
+    /// The service's own configuration section: key `search.providers` is
+    /// `providers` here (file, environment `FARELENS_SEARCH_PROVIDERS`, or default).
+    public let configuration: ConfigReader
     /// Creates a context.
-    public init(bus: MessageBus, database: ServiceDatabase, logger: Logger, clock: any WallClock) {
+    public init(bus: MessageBus, database: ServiceDatabase, logger: Logger, clock: any WallClock, configuration: ConfigReader = ConfigReader(providers: [])) {
         self.bus = bus
         self.database = database
         self.logger = logger
         self.clock = clock
+        self.configuration = configuration
     }
 }
 

@@ -1,0 +1,43 @@
+public import FareLensBus
+
+/// The search service's errors, as its callers see them (`BusError` kind
+/// `remote` with ``code``). Each message names the field or resource at fault.
+public struct SearchError: ServiceError, Equatable, CustomStringConvertible {
+    private enum Kind: String, Sendable {
+        case invalidField = "invalid-field"
+        case unknownAirport = "unknown-airport"
+        case unknownOffer = "unknown-offer"
+        case noFaresAvailable = "no-fares-available"
+    }
+
+    private let kind: Kind
+    /// The request field at fault, for `invalid-field` (e.g. "return_date").
+    public let field: String?
+    public let message: String
+
+    private init(_ kind: Kind, field: String? = nil, _ message: String) {
+        self.kind = kind
+        self.field = field
+        self.message = message
+    }
+
+    public var code: String { kind.rawValue }
+    public var description: String { "\(code): \(message)" }
+
+    /// A field is missing or out of range; `field` is its name in the request.
+    public static func invalidField(_ field: String, _ reason: String) -> SearchError {
+        .init(.invalidField, field: field, "\(field): \(reason)")
+    }
+    /// A code is in neither the airport nor the metro directory (never guessed).
+    public static func unknownAirport(_ code: String, field: String) -> SearchError {
+        .init(.unknownAirport, field: field, "\(field): '\(code)' is not a known IATA airport or metro code")
+    }
+    /// An offer id that is unknown or no longer cached.
+    public static func unknownOffer(_ id: String) -> SearchError {
+        .init(.unknownOffer, field: "offer_id", "offer_id: '\(id)' is unknown or its search has expired; search again")
+    }
+    /// Every provider failed and nothing at most 7 days old is cached.
+    public static func noFaresAvailable(_ reasons: [String]) -> SearchError {
+        .init(.noFaresAvailable, "no provider could answer and nothing is cached: " + reasons.joined(separator: "; "))
+    }
+}
