@@ -42,9 +42,10 @@ extension ProviderQuotaRequest: BusRequest {
 }
 extension ProviderQuotaResponse: BusMessage {}
 
-/// A firehose (every offer of every search); the next check or sweep observes the fare again, so it is droppable.
+/// Durable (issue #4): scoring builds price history from these, and a lost
+/// observation is a gap in that history; publishers wait for room instead of dropping.
 extension FareObserved: BusEvent {
-    public static let topic = Topic("search.fare-observed")
+    public static let topic = Topic("search.fare-observed", durable: true)
 }
 extension QuotaWarning: BusEvent {
     public static let topic = Topic("search.quota-warning")

@@ -48,7 +48,7 @@ public struct NodeConfiguration: Sendable {
     /// Every configuration value, for the keys services read themselves
     /// (e.g. `search.providers`); services see their own section
     /// (``ServiceContext/configuration``). Empty for the defaults.
-    public var reader: ConfigReader = ConfigReader(providers: [])
+    public var reader: ConfigReader = ConfigReader(provider: InMemoryProvider(values: [:]))
 
     /// The defaults.
     public init() {}

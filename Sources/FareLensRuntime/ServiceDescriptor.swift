@@ -17,7 +17,7 @@ public struct ServiceContext: Sendable {
     /// `providers` here (file, environment `FARELENS_SEARCH_PROVIDERS`, or default).
     public let configuration: ConfigReader
     /// Creates a context.
-    public init(bus: MessageBus, database: ServiceDatabase, logger: Logger, clock: any WallClock, configuration: ConfigReader = ConfigReader(providers: [])) {
+    public init(bus: MessageBus, database: ServiceDatabase, logger: Logger, clock: any WallClock, configuration: ConfigReader = ConfigReader(provider: InMemoryProvider(values: [:]))) {
         self.bus = bus
         self.database = database
         self.logger = logger

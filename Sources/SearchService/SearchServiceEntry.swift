@@ -1,11 +1,47 @@
 public import FareLensRuntime
+import FareLensStore
+import Foundation
+import Logging
 
-/// The search service: airports, flight search, fare providers, cache, quota, market sweep and booking options (SPEC § 1).
-///
-/// Today a registered shell — it opens `search.sqlite`, starts, reports ready and
-/// drains on shutdown like every service, but handles no messages yet; its
-/// features arrive with their own issues.
+/// The search service: airports, flight search, fare providers, cache,
+/// quota, market sweep and booking options (SPEC §1; docs/search.md).
 public enum SearchServiceEntry {
     /// How the node builds this service.
-    public static let descriptor = ServiceDescriptor(name: "search", address: "search") { _ in IdleBehaviour() }
+    public static let descriptor = ServiceDescriptor(name: "search", address: "search", migrations: migrations) { context in
+        try makeBehaviour(context)
+    }
+
+    static var migrations: ServiceMigrations {
+        var migrations = ServiceMigrations()
+        migrations.register("search-001-provider-quota", QuotaLedger.migrate)
+        return migrations
+    }
+
+    static func makeBehaviour(_ context: ServiceContext) throws -> any ServiceBehaviour {
+        let settings = try SearchSettings(reader: context.configuration)
+        let directory = try AirportDirectory.bundled()
+        let clock = context.clock
+        let now: @Sendable () -> Date = { clock.now() }
+        let simulated = settings.providers.contains("simulated")
+            ? try SimulatedMarket(directory: directory, seed: settings.seed, clock: now) : nil
+        let live = try LiveProviders.make(settings.providers, reader: context.configuration, directory: directory)
+        let engine = SearchEngine(
+            directory: directory, simulated: simulated, live: live, cache: SearchCache(),
+            quota: QuotaLedger(limit: settings.quotaPerMonth, database: context.database),
+            bus: context.bus, logger: context.logger, now: now
+        )
+        let sweep = MarketSweep(
+            engine: engine, table: try RouteFareTable.bundled(), directory: directory,
+            count: settings.sweepRoutes, daysAhead: settings.sweepDaysAhead, logger: context.logger
+        )
+        context.logger.info("search ready", metadata: [
+            "providers": "\(settings.providers.joined(separator: ","))", "airports": "\(directory.airports.count)",
+            "simulated": "\(simulated != nil)",
+        ])
+        return SearchBehaviour(
+            directory: directory, airports: AirportAnswers(directory: directory, now: now), engine: engine,
+            booking: BookingOptionsBuilder(affiliates: settings.affiliates), sweep: sweep, settings: settings,
+            clock: clock, logger: context.logger
+        )
+    }
 }

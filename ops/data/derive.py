@@ -146,9 +146,8 @@ popular_codes = {c for c, _ in sorted(observations.items(), key=lambda kv: -kv[1
 popular_airports = set()
 for code in popular_codes:
     if code in metros:
-        members = [by_code[a] for a in metros[code]["airports"]]
-        intl = [a["iata"] for a in members if is_international(a)]
-        popular_airports.update(intl or [m["iata"] for m in members[:1]])
+        # The metro list names a city's main commercial airports.
+        popular_airports.update(metros[code]["airports"])
     if code in by_code:
         popular_airports.add(code)
 
@@ -175,7 +174,7 @@ with open(os.path.join(OUT, "ATTRIBUTION.md"), "w", encoding="utf-8") as f:
 
 - `airports.csv`, `metros.csv`: from the PyPI package `airportsdata` 20260905 (includes mwgg/Airports
   data), MIT licence — LICENSES/airportsdata-MIT.txt. Derived: columns trimmed; `metro` from the
-  package's metropolitan codes; `popular` marks the airports of the %d codes with the most observed
+  package's metropolitan codes; `popular` marks the airports (and the member airports of the metros) of the %d codes with the most observed
   fares in route-fares.csv.
 - `route-fares.csv`, `booking-window.csv`: Piratefly flight fare history, 2026-10-03 (GitHub
   DeusAcc/flight-fare-history, `routes.csv` at commit 0c048b6f and `research/booking-window.csv`),

@@ -27,7 +27,10 @@ extension AirportDirectory {
             for metro in metros.values.sorted(by: Self.metroOrder) where folded(metro.city).hasPrefix(text) {
                 result.add(metro: metro, self, .cityPrefix)
             }
-            result.add(airports: ordered.filter { foldedCity[$0.code]!.hasPrefix(text) }.sorted(by: Self.airportOrder), .cityPrefix)
+            // The city itself before longer names that start alike (London before Londrina).
+            let cityMatches = ordered.filter { foldedCity[$0.code]!.hasPrefix(text) }
+            result.add(airports: cityMatches.filter { foldedCity[$0.code]! == text }.sorted(by: Self.airportOrder), .cityPrefix)
+            result.add(airports: cityMatches.sorted(by: Self.airportOrder), .cityPrefix)
             result.add(airports: ordered.filter { Self.nameMatches(foldedName[$0.code]!, text) }.sorted(by: Self.airportOrder), .airportName)
         }
         for center in exactAirports where !result.isFull {

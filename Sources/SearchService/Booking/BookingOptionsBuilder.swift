@@ -1,0 +1,77 @@
+public import FareLensMessages
+import Foundation
+
+/// Booking options for an offer (SPEC §1): every seller's price sorted by
+/// total; the lowest is always first (labelled `lowest`) even when it earns
+/// nothing; an affiliate within 7% of the lowest is the secondary choice;
+/// affiliate links carry the attribution sub-id
+/// `ios-fl-{dealId}-{watchlist or none}-{placement}-{abVariant}-{tier}`.
+public struct BookingOptionsBuilder: Sendable {
+    /// Sellers that pay a commission (configuration `search.affiliates`).
+    public let affiliates: Set<String>
+
+    public init(affiliates: Set<String>) { self.affiliates = affiliates }
+
+    /// Options for `quotes` (any order).
+    ///
+    /// - Throws: ``SearchError`` `invalid-field` for a missing placement or
+    ///   tier, or a field that would break the sub-id.
+    public func options(for quotes: [BookingQuote], request: BookingOptionsRequest) throws(SearchError) -> [BookingOption] {
+        let subID = try Self.subID(request)
+        let sorted = quotes.sorted { ($0.price.minorUnits, $0.provider) < ($1.price.minorUnits, $1.provider) }
+        guard let lowest = sorted.first else { return [] }
+        var secondaryChosen = false
+        return sorted.enumerated().map { index, quote in
+            var option = BookingOption()
+            option.provider = quote.provider
+            option.total = quote.price
+            option.simulated = quote.simulated
+            option.affiliate = affiliates.contains(quote.provider)
+            option.label = index == 0 ? .lowest : (option.affiliate ? .affiliate : .unspecified)
+            if index > 0, option.affiliate, !secondaryChosen,
+               quote.price.minorUnits * 100 <= lowest.price.minorUnits * 107 {
+                option.secondary = true
+                secondaryChosen = true
+            }
+            option.subID = option.affiliate ? subID : ""
+            option.link = option.affiliate ? Self.link(quote.link, subID: subID) : quote.link
+            return option
+        }
+    }
+
+    /// The attribution sub-id.
+    public static func subID(_ request: BookingOptionsRequest) throws(SearchError) -> String {
+        let placement: String
+        switch request.placement {
+        case .dealcard: placement = "dealcard"
+        case .detail: placement = "detail"
+        case .sheet: placement = "sheet"
+        case .widget: placement = "widget"
+        case .alert: placement = "alert"
+        default: throw .invalidField("placement", "must be dealcard, detail, sheet, widget or alert")
+        }
+        let tier: String
+        switch request.tier {
+        case .trial: tier = "trial"
+        case .pro: tier = "pro"
+        case .free: tier = "free"
+        default: throw .invalidField("tier", "must be trial, pro or free")
+        }
+        let deal = request.dealID.isEmpty ? "none" : request.dealID
+        let watchlist = request.hasWatchlistID && !request.watchlistID.isEmpty ? request.watchlistID : "none"
+        let variant = request.abVariant.isEmpty ? "none" : request.abVariant
+        for (field, value) in [("deal_id", deal), ("watchlist_id", watchlist), ("ab_variant", variant)] {
+            guard value.count <= 64, value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+                throw .invalidField(field, "'\(value)' must be 1–64 letters, digits or '_' (it becomes part of the sub-id)")
+            }
+        }
+        return "ios-fl-\(deal)-\(watchlist)-\(placement)-\(variant)-\(tier)"
+    }
+
+    /// `link` with `sub_id` added as a query parameter.
+    public static func link(_ link: String, subID: String) -> String {
+        guard !link.isEmpty, var components = URLComponents(string: link) else { return link }
+        components.queryItems = (components.queryItems ?? []).filter { $0.name != "sub_id" } + [URLQueryItem(name: "sub_id", value: subID)]
+        return components.string ?? link
+    }
+}

@@ -1,0 +1,99 @@
+public import FareLensMessages
+public import FareLensStore
+public import Foundation
+public import GRDB
+import Synchronization
+
+/// Monthly call quota per live provider (SPEC §1), with priority classes:
+/// a call of purpose P is allowed while `used < limit × share(P)`:
+/// user search 100%, Pro watchlist 98%, Free watchlist 95%, background
+/// sweep 90% ("background work stops at 90%"). Crossing 80% and 90%
+/// is reported once per period. Counts persist in `search.sqlite`.
+public final class QuotaLedger: Sendable {
+    /// A threshold crossed by a charge: publish a `QuotaWarning`.
+    public struct Crossing: Sendable, Equatable {
+        public let provider: String
+        public let used: Int64
+        public let limit: Int64
+        public let percent: Int
+        public let period: String
+    }
+
+    private struct Usage { var used: Int64 = 0; var warned: Set<Int> = [] }
+    private let state = Mutex<[String: Usage]>([:])
+    let limit: Int64
+    let database: ServiceDatabase?
+
+    /// A ledger allowing `limit` calls per provider per UTC month.
+    public init(limit: Int64, database: ServiceDatabase?) {
+        self.limit = limit
+        self.database = database
+    }
+
+    /// The share of the quota a purpose may use.
+    public static func share(_ purpose: SearchPurpose) -> Double {
+        switch purpose {
+        case .userSearch: 1.0
+        case .proWatchlist: 0.98
+        case .freeWatchlist: 0.95
+        default: 0.90
+        }
+    }
+
+    /// "YYYY-MM" in UTC.
+    public static func period(of instant: Date) -> String {
+        let date = CalendarDate.of(instant, in: .gmt)
+        return String(format: "%04d-%02d", date.year, date.month)
+    }
+
+    /// Whether a call of `purpose` may go to `provider` now.
+    public func allows(_ provider: String, _ purpose: SearchPurpose, at instant: Date) throws(StoreError) -> Bool {
+        let used = try usage(provider, period: Self.period(of: instant)).used
+        return Double(used) < Double(limit) * Self.share(purpose)
+    }
+
+    /// Counts one call; returns the thresholds (80, 90) it crossed for the first time this period.
+    public func charge(_ provider: String, at instant: Date) throws(StoreError) -> [Crossing] {
+        let period = Self.period(of: instant)
+        var usage = try self.usage(provider, period: period)
+        usage.used += 1
+        var crossings: [Crossing] = []
+        for percent in [80, 90] where usage.used * 100 >= limit * Int64(percent) && !usage.warned.contains(percent) {
+            usage.warned.insert(percent)
+            crossings.append(Crossing(provider: provider, used: usage.used, limit: limit, percent: percent, period: period))
+        }
+        let final = usage
+        state.withLock { $0[provider + "|" + period] = final }
+        try database?.write { db in
+            try db.execute(
+                sql: "INSERT INTO provider_quota (provider, period, used, warned) VALUES (?, ?, ?, ?) ON CONFLICT(provider, period) DO UPDATE SET used = excluded.used, warned = excluded.warned",
+                arguments: [provider, period, final.used, final.warned.sorted().map(String.init).joined(separator: ",")]
+            )
+        }
+        return crossings
+    }
+
+    /// Calls counted for `provider` in the period containing `instant`.
+    public func used(_ provider: String, at instant: Date) throws(StoreError) -> Int64 {
+        try usage(provider, period: Self.period(of: instant)).used
+    }
+
+    private func usage(_ provider: String, period: String) throws(StoreError) -> Usage {
+        if let known = state.withLock({ $0[provider + "|" + period] }) { return known }
+        var loaded = Usage()
+        if let (used, warned) = try database?.write({ db -> (Int64, String)? in
+            guard let row = try Row.fetchOne(db, sql: "SELECT used, warned FROM provider_quota WHERE provider = ? AND period = ?", arguments: [provider, period]) else { return nil }
+            return (row["used"], row["warned"])
+        }) {
+            loaded.used = used
+            loaded.warned = Set(warned.split(separator: ",").compactMap { Int($0) })
+        }
+        state.withLock { $0[provider + "|" + period] = loaded }
+        return loaded
+    }
+
+    /// The migration creating the ledger's table.
+    public static func migrate(_ db: Database) throws {
+        try db.execute(sql: "CREATE TABLE provider_quota (provider TEXT NOT NULL, period TEXT NOT NULL, used INTEGER NOT NULL, warned TEXT NOT NULL DEFAULT '', PRIMARY KEY (provider, period))")
+    }
+}

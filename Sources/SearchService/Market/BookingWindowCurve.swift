@@ -1,0 +1,39 @@
+/// The real price premium by days before departure (median premium over the
+/// route's lowest, Piratefly `booking-window.csv`), normalised so that a
+/// departure chosen uniformly 0–90 days ahead has a premium factor of 1 in
+/// the median: the route median stays the route median.
+public struct BookingWindowCurve: Sendable {
+    /// (from day, to day, median premium %).
+    let windows: [(from: Int, to: Int, premium: Double)]
+    let normaliser: Double
+
+    public init(windows: [(from: Int, to: Int, premium: Double)]) {
+        let sorted = windows.sorted { $0.from < $1.from }
+        self.windows = sorted
+        let factors = (0 ... 90).map { day in 1 + Self.premium(day, sorted) / 100 }.sorted()
+        normaliser = factors.isEmpty ? 1 : factors[factors.count / 2]
+    }
+
+    static func bundled() throws(BundledDataError) -> BookingWindowCurve {
+        let table = try CSVTable(text: BundledData.text("booking-window"), name: "booking-window")
+        let (from, to, premium) = try (table.column("from_days"), table.column("to_days"), table.column("median_premium_pct"))
+        var windows: [(Int, Int, Double)] = []
+        for row in table.rows {
+            guard let a = Int(row[from]), let b = Int(row[to]), let p = Double(row[premium]) else {
+                throw BundledDataError(file: "booking-window.csv", reason: "non-numeric window in row \(row)")
+            }
+            windows.append((a, b, p))
+        }
+        return BookingWindowCurve(windows: windows)
+    }
+
+    /// The price factor for a departure `days` ahead (beyond the data's last
+    /// window, its premium holds).
+    public func factor(daysAhead days: Int) -> Double {
+        (1 + Self.premium(max(0, days), windows) / 100) / normaliser
+    }
+
+    static func premium(_ day: Int, _ windows: [(from: Int, to: Int, premium: Double)]) -> Double {
+        windows.first { $0.from <= day && day <= $0.to }?.premium ?? windows.last?.premium ?? 0
+    }
+}

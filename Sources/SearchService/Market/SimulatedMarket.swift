@@ -1,0 +1,85 @@
+public import FareLensMessages
+public import Foundation
+
+/// The embedded default provider: a deterministic simulated fare market
+/// calibrated on real observed fares (``MarketPricing``). Every offer says
+/// `simulated = true`; sellers are named `simulated-…` and links point at
+/// the reserved `.invalid` domain, so nothing can pass for a real fare.
+public struct SimulatedMarket: FareProvider {
+    public let name = "simulated"
+    public let isLive = false
+    let directory: AirportDirectory
+    let pricing: MarketPricing
+    let itineraries: SimulatedItineraries
+    let clock: @Sendable () -> Date
+
+    /// The sellers quoting every simulated itinerary, with their markup range.
+    static let sellers: [(name: String, markup: ClosedRange<Double>)] = [
+        ("simulated-airline", 0.00 ... 0.00),
+        ("simulated-agency-a", -0.03 ... 0.06),
+        ("simulated-agency-b", 0.01 ... 0.12),
+    ]
+
+    /// A market over `directory` and the bundled fare data.
+    ///
+    /// - Parameters:
+    ///   - seed: the same seed gives the same fares.
+    ///   - clock: "today" for the booking window and daily movement.
+    public init(directory: AirportDirectory, seed: UInt64, clock: @escaping @Sendable () -> Date) throws(BundledDataError) {
+        let fares = try RouteFareTable.bundled()
+        let pricing = MarketPricing(
+            fares: fares, window: try BookingWindowCurve.bundled(),
+            distance: DistanceFareModel.fitted(to: fares, directory: directory), seed: seed
+        )
+        self.init(directory: directory, pricing: pricing, seed: seed, clock: clock)
+    }
+
+    /// A market over a given price model (tests).
+    public init(directory: AirportDirectory, pricing: MarketPricing, seed: UInt64, clock: @escaping @Sendable () -> Date) {
+        self.directory = directory
+        self.pricing = pricing
+        self.itineraries = SimulatedItineraries(directory: directory, random: StableRandom(seed: seed))
+        self.clock = clock
+    }
+
+    public func offers(for query: FareQuery) async throws(ProviderError) -> [FlightOffer] {
+        guard let origin = directory.representative(of: query.origin), let destination = directory.representative(of: query.destination) else {
+            return []
+        }
+        let today = CalendarDate.of(clock(), in: TimeZone(identifier: origin.timeZone) ?? .gmt)
+        var offers: [FlightOffer] = []
+        for plan in itineraries.plans(from: origin, to: destination, query: query) {
+            var perPerson = pricing.cheapestCents(from: origin, to: destination, departure: query.departureDate, today: today)
+            if let back = query.returnDate {
+                perPerson += pricing.cheapestCents(from: destination, to: origin, departure: back, today: today)
+            }
+            let base = Double(perPerson) * plan.priceFactor * Self.cabinFactor(query.cabin) * Self.travellerWeight(query)
+            for seller in Self.sellers {
+                let spread = seller.markup.lowerBound + (seller.markup.upperBound - seller.markup.lowerBound)
+                    * itineraries.random.uniform("\(plan.key)|\(seller.name)|\(today)")
+                var offer = plan.offer
+                offer.provider = seller.name
+                offer.simulated = true
+                offer.price = MoneyAmount.money(Int64((base * (1 + spread)).rounded()), "EUR")
+                offer.bookingLink = "https://\(seller.name).invalid/book?itinerary=\(plan.key.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+                offers.append(offer)
+            }
+        }
+        return offers
+    }
+
+    /// Cabin price multipliers (economy 1).
+    static func cabinFactor(_ cabin: Cabin) -> Double {
+        switch cabin {
+        case .premiumEconomy: 1.7
+        case .business: 3.4
+        case .first: 5.8
+        default: 1
+        }
+    }
+
+    /// Adults pay in full, children 75%, infants on a lap 10%.
+    static func travellerWeight(_ query: FareQuery) -> Double {
+        Double(query.adults) + 0.75 * Double(query.children) + 0.1 * Double(query.infants)
+    }
+}

@@ -1,0 +1,70 @@
+public import Configuration
+import Foundation
+
+/// The search service's configuration (keys under `search.`; environment
+/// `FARELENS_SEARCH_…`). docs/operations.md lists them.
+public struct SearchSettings: Sendable {
+    /// `search.providers`: comma-separated, in fallback order for the live
+    /// ones: `simulated`, `amadeus`, `travelpayouts`. Default `simulated`.
+    public var providers: [String] = ["simulated"]
+    /// `search.seed`: the simulated market's seed.
+    public var seed: UInt64 = 1
+    /// `search.quotaPerMonth`: calls per live provider per UTC month.
+    public var quotaPerMonth: Int64 = 2000
+    /// `search.affiliates`: sellers that pay a commission.
+    public var affiliates: Set<String> = ["travelpayouts", "simulated-agency-a", "simulated-agency-b"]
+    /// `search.sweep.intervalSeconds`: 0 disables the sweep.
+    public var sweepInterval: Duration = .seconds(3600)
+    /// `search.sweep.initialDelaySeconds`: wait before the first sweep.
+    public var sweepInitialDelay: Duration = .seconds(30)
+    /// `search.sweep.routes`: how many of the most-observed routes each sweep searches.
+    public var sweepRoutes = 30
+    /// `search.sweep.daysAhead`: departure dates searched, days from today.
+    public var sweepDaysAhead = [7, 21, 45]
+
+    public init() {}
+
+    /// Reads the keys from a reader scoped to `search`.
+    ///
+    /// - Throws: ``SearchSettingsError`` naming the key at fault.
+    public init(reader: ConfigReader) throws(SearchSettingsError) {
+        if let text = reader.string(forKey: "providers") {
+            providers = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            let known: Set<String> = ["simulated", "amadeus", "travelpayouts"]
+            guard !providers.isEmpty, let unknown = Optional(providers.filter { !known.contains($0) }), unknown.isEmpty else {
+                throw SearchSettingsError(key: "search.providers", message: "'\(text)': each must be simulated, amadeus or travelpayouts")
+            }
+        }
+        seed = try Self.number(reader, "seed", Int(seed), allowZero: true).map(UInt64.init) ?? seed
+        quotaPerMonth = Int64(try Self.number(reader, "quotaPerMonth", Int(quotaPerMonth)) ?? Int(quotaPerMonth))
+        if let text = reader.string(forKey: "affiliates") {
+            affiliates = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        }
+        sweepInterval = .seconds(try Self.number(reader, "sweep.intervalSeconds", 3600, allowZero: true) ?? 3600)
+        sweepInitialDelay = .seconds(try Self.number(reader, "sweep.initialDelaySeconds", 30, allowZero: true) ?? 30)
+        sweepRoutes = try Self.number(reader, "sweep.routes", sweepRoutes) ?? sweepRoutes
+        if let text = reader.string(forKey: "sweep.daysAhead") {
+            let days = text.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !days.isEmpty, days.allSatisfy({ (0 ... 365).contains($0) }) else {
+                throw SearchSettingsError(key: "search.sweep.daysAhead", message: "'\(text)': comma-separated days, 0–365")
+            }
+            sweepDaysAhead = days
+        }
+    }
+
+    private static func number(_ reader: ConfigReader, _ key: String, _ fallback: Int, allowZero: Bool = false) throws(SearchSettingsError) -> Int? {
+        let configKey = ConfigKey(key)
+        guard let value = reader.int(forKey: configKey) ?? reader.string(forKey: configKey).map({ Int($0) ?? -1 }) else { return nil }
+        guard value > 0 || (allowZero && value == 0) else {
+            throw SearchSettingsError(key: "search." + key, message: "must be a \(allowZero ? "non-negative" : "positive") whole number")
+        }
+        return value
+    }
+}
+
+/// A search configuration value that cannot be used.
+public struct SearchSettingsError: Error, Sendable, CustomStringConvertible {
+    public let key: String
+    public let message: String
+    public var description: String { "configuration key \(key): \(message)" }
+}
