@@ -1,0 +1,42 @@
+import FareLensBus
+import FareLensMessages
+import FareLensStore
+import FareLensTesting
+import Foundation
+import Logging
+@testable import SearchService
+
+/// An engine over the real directory with scripted providers, a manual
+/// clock and its own bus.
+struct SearchEngineFixture {
+    let clock = ManualWallClock(Date(timeIntervalSince1970: 1_795_348_800))  // 2026-11-22 12:00 UTC
+    let bus = MessageBus(configuration: BusConfiguration())
+    let engine: SearchEngine
+    let quota: QuotaLedger
+
+    init(simulated: (any FareProvider)? = nil, live: [any FareProvider] = [], quotaLimit: Int64 = 2000, database: ServiceDatabase? = nil) {
+        let clock = self.clock
+        quota = QuotaLedger(limit: quotaLimit, database: database)
+        engine = SearchEngine(
+            directory: try! AirportDirectory.bundled(), simulated: simulated, live: live, cache: SearchCache(),
+            quota: quota, bus: bus, logger: quietLogger(), now: { clock.now() }
+        )
+    }
+
+    static func request(_ purpose: SearchPurpose = .userSearch, _ change: (inout SearchFlightsRequest) -> Void = { _ in }) -> SearchFlightsRequest {
+        var request = SearchFlightsRequest()
+        request.origin = "LIS"
+        request.destination = "JFK"
+        request.departureDate = CalendarDate(year: 2026, month: 12, day: 10)!.message
+        request.adults = 1
+        request.purpose = purpose
+        change(&request)
+        return request
+    }
+
+    static func migrations() -> ServiceMigrations {
+        var migrations = ServiceMigrations()
+        migrations.register("search-001-provider-quota", QuotaLedger.migrate)
+        return migrations
+    }
+}

@@ -1,0 +1,101 @@
+import FareLensMessages
+import Foundation
+import SearchService
+import Testing
+
+@Suite("Search validation")
+struct SearchValidationTests {
+    let validator = SearchValidator(directory: try! AirportDirectory.bundled())
+    /// 2026-11-22 12:00 UTC.
+    let now = Date(timeIntervalSince1970: 1_795_348_800)
+
+    func request(_ change: (inout SearchFlightsRequest) -> Void = { _ in }) -> SearchFlightsRequest {
+        var request = SearchFlightsRequest()
+        request.origin = "LIS"
+        request.destination = "JFK"
+        request.departureDate = CalendarDate(year: 2026, month: 12, day: 10)!.message
+        request.adults = 1
+        request.purpose = .userSearch
+        change(&request)
+        return request
+    }
+
+    @Test("a valid search becomes a query with upper-case codes and economy by default")
+    func valid() throws {
+        let search = try validator.validate(request { $0.origin = "lis"; $0.destination = "nyc" }, now: now)
+        #expect(search.query.origin == "LIS" && search.query.destination == "NYC" && search.query.cabin == .economy)
+    }
+
+    /// One bad request per case: (field expected in the error, what is wrong).
+    static let badRequests: [(String, String)] = [
+        ("destination", "equals origin"), ("return_date", "before departure"), ("departure_date", "in the past"),
+        ("departure_date", "not a real day"), ("departure_date", "missing"), ("adults", "zero"), ("adults", "ten"),
+        ("children", "six"), ("infants", "three"), ("infants", "more than adults"), ("travellers", "ten in all"),
+        ("flexible_days", "four"), ("purpose", "unspecified"), ("origin", "malformed"), ("max_price", "zero"),
+    ]
+
+    static func spoil(_ request: inout SearchFlightsRequest, _ fault: String) {
+        switch fault {
+        case "equals origin": request.destination = "LIS"
+        case "before departure": request.returnDate = CalendarDate(year: 2026, month: 12, day: 9)!.message
+        case "in the past": request.departureDate = CalendarDate(year: 2026, month: 11, day: 21)!.message
+        case "not a real day": request.departureDate.month = 2; request.departureDate.day = 31
+        case "missing": request.clearDepartureDate()
+        case "zero": request.adults = 0
+        case "ten": request.adults = 10
+        case "six": request.children = 6
+        case "three": request.infants = 3; request.adults = 3
+        case "more than adults": request.infants = 2
+        case "ten in all": request.adults = 5; request.children = 5
+        case "four": request.flexibleDays = 4
+        case "unspecified": request.purpose = .unspecified
+        case "malformed": request.origin = "L1S"
+        default: break
+        }
+    }
+
+    @Test("each bad field is refused with invalid-field naming it", arguments: badRequests)
+    func invalidField(field: String, fault: String) {
+        var bad = request()
+        if field == "max_price" { bad.maxPrice = Money() } else { Self.spoil(&bad, fault) }
+        do {
+            _ = try validator.validate(bad, now: now)
+            Issue.record("accepted a request whose \(field) is \(fault)")
+        } catch {
+            #expect(error.code == "invalid-field")
+            #expect(error.field == field)
+            #expect(error.message.hasPrefix(field + ":"))
+        }
+    }
+
+    @Test("an unknown code is unknown-airport, never a guess")
+    func unknownAirport() {
+        #expect(throws: SearchError.unknownAirport("ZZZ", field: "destination")) {
+            try validator.validate(request { $0.destination = "ZZZ" }, now: now)
+        }
+    }
+
+    @Test("'in the past' is judged in the origin's local date")
+    func pastInOriginZone() throws {
+        // 2026-11-22 09:30 UTC is still 2026-11-21 in Honolulu and already 22:30 on the 22nd in Auckland.
+        let instant = Date(timeIntervalSince1970: 1_795_339_800)
+        let yesterdayInUTC = CalendarDate(year: 2026, month: 11, day: 21)!.message
+        #expect(throws: Never.self) { try validator.validate(request { $0.origin = "HNL"; $0.departureDate = yesterdayInUTC }, now: instant) }
+        #expect(throws: SearchError.self) { try validator.validate(request { $0.origin = "AKL"; $0.departureDate = yesterdayInUTC }, now: instant) }
+    }
+
+    @Test("a flexible search expands to every date pair within ±N days, never before today or returning before departing")
+    func flexibleExpansion() throws {
+        let search = try validator.validate(request {
+            $0.departureDate = CalendarDate(year: 2026, month: 11, day: 23)!.message
+            $0.returnDate = CalendarDate(year: 2026, month: 11, day: 24)!.message
+            $0.flexibleDays = 1
+        }, now: now)
+        let pairs = search.expandedQueries(today: CalendarDate(year: 2026, month: 11, day: 22)!).map { "\($0.departureDate)/\($0.returnDate!)" }
+        #expect(pairs == [
+            "2026-11-22/2026-11-23", "2026-11-22/2026-11-24", "2026-11-22/2026-11-25",
+            "2026-11-23/2026-11-23", "2026-11-23/2026-11-24", "2026-11-23/2026-11-25",
+            "2026-11-24/2026-11-24", "2026-11-24/2026-11-25",
+        ])
+    }
+}
