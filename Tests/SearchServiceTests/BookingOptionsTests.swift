@@ -1,0 +1,101 @@
+import FareLensMessages
+import FareLensTesting
+@testable import SearchService
+import Testing
+
+@Suite("Booking options")
+struct BookingOptionsTests {
+    let builder = BookingOptionsBuilder(affiliates: ["travelpayouts", "agency"])
+
+    func quote(_ provider: String, _ cents: Int64) -> BookingQuote {
+        BookingQuote(provider: provider, price: MoneyAmount.money(cents, "EUR"), link: "https://\(provider).example/book?x=1", simulated: false)
+    }
+
+    func request(_ change: (inout BookingOptionsRequest) -> Void = { _ in }) -> BookingOptionsRequest {
+        var request = BookingOptionsRequest()
+        request.offerID = "of-1"
+        request.dealID = "d42"
+        request.watchlistID = "w7"
+        request.placement = .dealcard
+        request.abVariant = "variantA"
+        request.tier = .pro
+        change(&request)
+        return request
+    }
+
+    @Test("the lowest price is first and labelled lowest even when it earns nothing")
+    func lowestFirst() throws {
+        let options = try builder.options(for: [quote("agency", 10_500), quote("airline", 10_000), quote("travelpayouts", 12_000)], request: request())
+        #expect(options.map(\.provider) == ["airline", "agency", "travelpayouts"])
+        #expect(options.map(\.label) == [.lowest, .affiliate, .affiliate])
+        #expect(!options[0].affiliate && options[0].link == "https://airline.example/book?x=1" && options[0].subID.isEmpty)
+    }
+
+    @Test("an affiliate within 7% of the lowest is the secondary choice; one beyond is not")
+    func secondary() throws {
+        let within = try builder.options(for: [quote("airline", 10_000), quote("agency", 10_700)], request: request())
+        #expect(within[1].secondary)
+        let beyond = try builder.options(for: [quote("airline", 10_000), quote("agency", 10_701)], request: request())
+        #expect(!beyond[1].secondary)
+        let onlyOne = try builder.options(for: [quote("airline", 10_000), quote("agency", 10_100), quote("travelpayouts", 10_200)], request: request())
+        #expect(onlyOne.map(\.secondary) == [false, true, false])
+    }
+
+    @Test("affiliate links carry the sub-id ios-fl-{deal}-{watchlist or none}-{placement}-{variant}-{tier}")
+    func subID() throws {
+        let options = try builder.options(for: [quote("airline", 10_000), quote("agency", 10_100)], request: request())
+        #expect(options[1].subID == "ios-fl-d42-w7-dealcard-variantA-pro")
+        #expect(options[1].link == "https://agency.example/book?x=1&sub_id=ios-fl-d42-w7-dealcard-variantA-pro")
+        let noWatchlist = try BookingOptionsBuilder.subID(request { $0.clearWatchlistID(); $0.placement = .alert; $0.tier = .free })
+        #expect(noWatchlist == "ios-fl-d42-none-alert-variantA-free")
+    }
+
+    @Test("a missing placement or tier, or a field that would break the sub-id, is invalid-field")
+    func invalid() {
+        #expect(throws: SearchError.self) { try BookingOptionsBuilder.subID(request { $0.placement = .unspecified }) }
+        #expect(throws: SearchError.self) { try BookingOptionsBuilder.subID(request { $0.tier = .unspecified }) }
+        do {
+            _ = try BookingOptionsBuilder.subID(request { $0.dealID = "d-42" })
+            Issue.record("accepted a dash in the deal id")
+        } catch { #expect(error.field == "deal_id") }
+    }
+}
+
+@Suite("Merging offers")
+struct OfferMergeTests {
+    @Test("the same itinerary from two providers is one offer at the lower price, remembering both quotes")
+    func dedupe() async throws {
+        let fixture = SearchEngineFixture(
+            simulated: ScriptedProvider("cheap-seller", live: false, price: 9_000),
+            live: [ScriptedProvider("amadeus", price: 10_000)]
+        )
+        let response = try await fixture.engine.search(SearchEngineFixture.request())
+        #expect(response.offers.count == 2)
+        #expect(response.offers.map(\.price.minorUnits) == [9_000, 14_000])
+        #expect(response.offers.allSatisfy { $0.provider == "cheap-seller" })
+        #expect(Set(response.providers) == ["amadeus", "cheap-seller"])
+        let quotes = try #require(fixture.engine.cache.offer(response.offers[0].offerID, now: fixture.clock.now())).quotes
+        #expect(quotes.map(\.provider) == ["cheap-seller", "amadeus"])
+    }
+
+    @Test("a maximum price drops dearer offers")
+    func maxPrice() async throws {
+        let fixture = SearchEngineFixture(live: [ScriptedProvider("amadeus", price: 10_000)])
+        let response = try await fixture.engine.search(SearchEngineFixture.request { $0.maxPrice = MoneyAmount.money(12_000, "EUR") })
+        #expect(response.offers.map(\.price.minorUnits) == [10_000])
+    }
+
+    @Test("every kept offer is published as a FareObserved event")
+    func fareObserved() async throws {
+        let fixture = SearchEngineFixture(live: [ScriptedProvider("amadeus")])
+        let observed = fixture.bus.subscribe(FareObserved.self)
+        let response = try await fixture.engine.search(SearchEngineFixture.request { $0.adults = 2 })
+        let events = try await firstEvents(2, of: observed)
+        #expect(events.map(\.offerID) == response.offers.map(\.offerID))
+        for event in events {
+            #expect(event.origin == "LIS" && event.destination == "JFK")
+            #expect(event.originCountry == "PT" && event.destinationCountry == "US")
+            #expect(event.travellers == 2 && event.purpose == .userSearch)
+        }
+    }
+}
