@@ -66,6 +66,11 @@ public struct ProviderError: Error, Sendable, Equatable, CustomStringConvertible
     public static func transport(_ provider: String, _ message: String) -> ProviderError { .init(.transport, provider, message) }
     /// Missing base URL or credentials.
     public static func notConfigured(_ provider: String, missing key: String) -> ProviderError { .init(.notConfigured, provider, "not configured: \(key) is missing") }
+    /// A configuration value that is present but unusable (the value itself is
+    /// never repeated: it may be a secret). Same code as ``notConfigured(_:missing:)``.
+    public static func invalidConfiguration(_ provider: String, key: String, expected: String) -> ProviderError {
+        .init(.notConfigured, provider, "not configured: \(key) must be \(expected)")
+    }
 
     public var description: String { "\(provider): \(message)" }
 }
