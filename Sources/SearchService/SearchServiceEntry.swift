@@ -24,7 +24,7 @@ public enum SearchServiceEntry {
         let now: @Sendable () -> Date = { clock.now() }
         let simulated = settings.providers.contains("simulated")
             ? try SimulatedMarket(directory: directory, seed: settings.seed, clock: now) : nil
-        let live = try LiveProviders.make(settings.providers, reader: context.configuration, directory: directory)
+        let live = try LiveProviders.make(settings.providers, reader: context.configuration, directory: directory, clock: clock)
         let engine = SearchEngine(
             directory: directory, simulated: simulated, live: live, cache: SearchCache(),
             quota: QuotaLedger(limit: settings.quotaPerMonth, database: context.database),

@@ -34,7 +34,7 @@ public struct BookingOptionsBuilder: Sendable {
                 secondaryChosen = true
             }
             option.subID = option.affiliate ? subID : ""
-            option.link = option.affiliate ? Self.link(quote.link, subID: subID) : quote.link
+            option.link = option.affiliate ? Self.link(quote.link, subID: subID, provider: quote.provider) : quote.link
             return option
         }
     }
@@ -68,8 +68,10 @@ public struct BookingOptionsBuilder: Sendable {
         return "ios-fl-\(deal)-\(watchlist)-\(placement)-\(variant)-\(tier)"
     }
 
-    /// `link` with `sub_id` added as a query parameter.
-    public static func link(_ link: String, subID: String) -> String {
+    /// `link` carrying the sub-id: Travelpayouts takes it in its marker
+    /// (`marker=<marker>.<subID>`); others get a `sub_id` query parameter.
+    public static func link(_ link: String, subID: String, provider: String = "") -> String {
+        if provider == TravelpayoutsProvider.providerName { return TravelpayoutsProvider.addingSubID(subID, to: link) }
         guard !link.isEmpty, var components = URLComponents(string: link) else { return link }
         components.queryItems = (components.queryItems ?? []).filter { $0.name != "sub_id" } + [URLQueryItem(name: "sub_id", value: subID)]
         return components.string ?? link

@@ -1,12 +1,28 @@
 import Configuration
+import FareLensRuntime
 
-/// Builds the live providers named in `search.providers`, in that order.
+/// Builds the live providers named in `search.providers`, in that order
+/// (the order is the fallback order).
 enum LiveProviders {
-    static func make(_ names: [String], reader: ConfigReader, directory: AirportDirectory) throws(SearchSettingsError) -> [any FareProvider] {
-        let live = names.filter { $0 != "simulated" }
-        if let name = live.first {
-            throw SearchSettingsError(key: "search.providers", message: "\(name) is not available in this build")
+    static func make(_ names: [String], reader: ConfigReader, directory: AirportDirectory, clock: any WallClock) throws(SearchSettingsError) -> [any FareProvider] {
+        let timeZone: @Sendable (String) -> String? = { directory.timeZone(of: $0) }
+        var providers: [any FareProvider] = []
+        for name in names where name != "simulated" {
+            let provider: (any FareProvider)?
+            do throws(ProviderError) {
+                switch name {
+                case AmadeusProvider.providerName: provider = try AmadeusProvider.fromConfiguration(reader, timeZone: timeZone, clock: clock)
+                case TravelpayoutsProvider.providerName: provider = try TravelpayoutsProvider.fromConfiguration(reader, timeZone: timeZone)
+                default: provider = nil
+                }
+            } catch {
+                throw SearchSettingsError(key: "search.\(name)", message: error.message)
+            }
+            guard let provider else {
+                throw SearchSettingsError(key: "search.providers", message: "names \(name), but search.\(name).baseUrl and its credentials are not configured")
+            }
+            providers.append(provider)
         }
-        return []
+        return providers
     }
 }
