@@ -35,6 +35,38 @@ struct TwoProcessTests {
         #expect(Set(status.flatMap(\.services)).count == 6)
     }
 
+    @Test("farelensctl airports and search reach the search service two hops away; a failed validation exits 1 naming the field")
+    func ctlSearchAcrossProcesses() async throws {
+        let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
+        let socket = directory + "/hub.sock"
+        let hub = try ChildProcess.start(Binaries.farelens, ["serve", "--services", "watchlist,alerts", "--data-dir", directory + "/hub", "--listen", socket, "--log-level", "error"])
+        defer { hub.kill() }
+        try await hub.waitForOutput(containing: "farelens ready")
+        let spoke = try ChildProcess.start(Binaries.farelens, ["serve", "--services", "search", "--data-dir", directory + "/spoke", "--connect", socket, "--log-level", "error"])
+        defer { spoke.kill() }
+        try await spoke.waitForOutput(containing: "farelens ready")
+        _ = try await meshStatus(socket) { nodes in nodes.count == 2 && nodes.allSatisfy(\.connected) }
+
+        let airports = try await ChildProcess.run(Binaries.farelensctl, ["airports", "heathrow", "--socket", socket, "--json"])
+        #expect(airports.status == 0 && airports.stdout.contains("\"code\" : \"LHR\""))
+
+        let date = Self.isoDate(daysFromNow: 30)
+        let search = try await ChildProcess.run(Binaries.farelensctl, ["search", "LIS", "LON", date, "--adults", "2", "--socket", socket, "--json"])
+        #expect(search.status == 0, "\(search.stderr)")
+        #expect(search.stdout.contains("\"simulated\" : true") && search.stdout.contains("\"total_minor_units\""))
+
+        let invalid = try await ChildProcess.run(Binaries.farelensctl, ["search", "LIS", "LIS", date, "--socket", socket])
+        #expect(invalid.status == 1)
+        #expect(invalid.stderr == "farelensctl: error: search: remote [invalid-field]: destination: equals origin (LIS)\n")
+    }
+
+    static func isoDate(daysFromNow days: Int) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date().addingTimeInterval(Double(days) * 86_400))
+    }
+
     @Test("farelensctl explains a missing socket in one line and exits non-zero")
     func ctlMissingSocket() async throws {
         let result = try await ChildProcess.run(Binaries.farelensctl, ["status", "--socket", "/tmp/no-such-farelens.sock"])
