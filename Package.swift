@@ -51,6 +51,7 @@ let package = Package(
         .library(name: "FareLensMessages", targets: ["FareLensMessages"]),
         .library(name: "FareLensWire", targets: ["FareLensWire"]),
         .library(name: "FareLensServices", targets: ["FareLensServices"]),
+        .library(name: "SearchService", targets: ["SearchService"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),

@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Benchmarks live in their own package so the test build never compiles
 /// them. Run: `swift run -c release --package-path Benchmarks bus-benchmarks`
-/// or `... wire-benchmarks`.
+/// or `... wire-benchmarks` or `... search-benchmarks`.
 let package = Package(
     name: "FareLensBenchmarks",
     platforms: [.macOS(.v15)],
@@ -37,6 +37,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/WireBenchmarks",
+            swiftSettings: [.treatAllWarnings(as: .error)]
+        ),
+        /// The search service: cached search (target p99 ≤ 100 µs in process) and a cold simulated search.
+        .executableTarget(
+            name: "search-benchmarks",
+            dependencies: [
+                "BenchmarkHarness",
+                .product(name: "FareLensBus", package: "FareLens"),
+                .product(name: "FareLensMessages", package: "FareLens"),
+                .product(name: "SearchService", package: "FareLens"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/SearchBenchmarks",
             swiftSettings: [.treatAllWarnings(as: .error)]
         ),
     ]

@@ -6,7 +6,7 @@ extension SearchEngine {
     /// Asks the providers for every query of `search`; on total failure,
     /// falls back to a cached answer at most 7 days old.
     func fetch(_ search: ValidatedSearch, key: String, parent: RequestContext?) async throws(SearchError) -> SearchCache.Entry {
-        let queries = search.expandedQueries(today: CalendarDate.of(now(), in: TimeZone(identifier: directory.timeZone(of: search.query.origin) ?? "UTC") ?? .gmt))
+        let queries = search.expandedQueries(today: CalendarDate.of(now(), in: TimeZones.zone(directory.timeZone(of: search.query.origin) ?? "UTC")))
         var offers: [FlightOffer] = []
         var providers: Set<String> = []
         var failures: [String] = []

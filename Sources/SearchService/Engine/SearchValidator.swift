@@ -47,7 +47,7 @@ public struct SearchValidator: Sendable {
         guard origin != destination else { throw .invalidField("destination", "equals origin (\(origin))") }
         guard request.hasDepartureDate else { throw .invalidField("departure_date", "is required") }
         guard let departure = CalendarDate(request.departureDate) else { throw .invalidField("departure_date", "is not a real calendar date") }
-        let zone = directory.timeZone(of: origin).flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
+        let zone = TimeZones.zone(directory.timeZone(of: origin) ?? "UTC")
         let today = CalendarDate.of(now, in: zone)
         guard departure >= today else { throw .invalidField("departure_date", "\(departure) is in the past (today is \(today) at \(origin))") }
         guard departure <= today.adding(days: 365) else { throw .invalidField("departure_date", "\(departure) is more than 365 days ahead") }

@@ -28,7 +28,7 @@ struct SimulatedItineraries: Sendable {
     func plans(from origin: AirportRecord, to destination: AirportRecord, query: FareQuery) -> [Plan] {
         let route = "\(origin.code)-\(destination.code)|\(query.departureDate)|\(query.returnDate.map(String.init(describing:)) ?? "oneway")"
         let hub = connection(from: origin, to: destination)
-        let count = 2 + random.int(route + "|count", in: 0 ... 3)
+        let count = 3 + random.int(route + "|count", in: 0 ... 4)
         return (0..<count).compactMap { index in
             let key = "\(route)|\(index)"
             let oneStop = index > 0 && hub != nil && random.uniform(key + "|stops") < 0.5
@@ -101,7 +101,7 @@ struct SimulatedItineraries: Sendable {
 enum LocalClock {
     static func instant(_ date: CalendarDate, minutes: Int, zone: String) -> Double {
         let wall = Double(date.daysSinceEpoch * 86_400 + minutes * 60)
-        let timeZone = TimeZone(identifier: zone) ?? .gmt
+        let timeZone = TimeZones.zone(zone)
         // The offset at the wall time read as UTC is right except within a DST change.
         return wall - Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: wall)))
     }
@@ -115,7 +115,7 @@ enum LocalClock {
     }
 
     static func local(_ instant: Double, zone: String) -> String {
-        let timeZone = TimeZone(identifier: zone) ?? .gmt
+        let timeZone = TimeZones.zone(zone)
         let wall = Int(instant) + timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: instant))
         let days = Int((Double(wall) / 86_400).rounded(.down))
         let minutes = (wall - days * 86_400) / 60

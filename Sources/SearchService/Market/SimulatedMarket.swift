@@ -46,7 +46,7 @@ public struct SimulatedMarket: FareProvider {
         guard let origin = directory.representative(of: query.origin), let destination = directory.representative(of: query.destination) else {
             return []
         }
-        let today = CalendarDate.of(clock(), in: TimeZone(identifier: origin.timeZone) ?? .gmt)
+        let today = CalendarDate.of(clock(), in: TimeZones.zone(origin.timeZone))
         var offers: [FlightOffer] = []
         for plan in itineraries.plans(from: origin, to: destination, query: query) {
             var perPerson = pricing.cheapestCents(from: origin, to: destination, departure: query.departureDate, today: today)
