@@ -1,0 +1,33 @@
+import FareLensMessages
+import FareLensTesting
+import Foundation
+@testable import SearchService
+import Testing
+
+@Suite("Market sweep")
+struct MarketSweepTests {
+    @Test("a sweep searches the most-observed routes and publishes every fare it sees")
+    func publishesFares() async throws {
+        let directory = try AirportDirectory.bundled()
+        let clock = ManualWallClock(Date(timeIntervalSince1970: 1_795_348_800))
+        let fixture = SearchEngineFixture(simulated: try SimulatedMarket(directory: directory, seed: 3, clock: { clock.now() }))
+        let observed = fixture.bus.subscribe(FareObserved.self, bufferSize: 1000)
+        let sweep = MarketSweep(engine: fixture.engine, table: try RouteFareTable.bundled(), directory: directory, count: 2, daysAhead: [7, 21], logger: quietLogger())
+        #expect(sweep.sweptRoutes.map { "\($0.0)-\($0.1)" } == ["PAR-MIL", "LON-EDI"])  // the two routes with most observations
+        let summary = await sweep.sweepOnce(now: fixture.clock.now())
+        #expect(summary.searches == 4 && summary.failures == 0 && summary.offers > 0)
+        let events = try await firstEvents(summary.offers, of: observed)
+        #expect(events.allSatisfy { $0.purpose == .backgroundSweep && $0.simulated })
+        #expect(Set(events.map(\.origin)).isSubset(of: Set(directory.memberAirports(of: "PAR").map(\.code) + directory.memberAirports(of: "LON").map(\.code))))
+    }
+
+    @Test("a sweep does not call a live provider at 90% of its quota")
+    func respectsQuota() async throws {
+        let live = ScriptedProvider("amadeus")
+        let fixture = SearchEngineFixture(live: [live], quotaLimit: 10)
+        for _ in 0..<9 { _ = try fixture.quota.charge("amadeus", at: fixture.clock.now()) }
+        let sweep = MarketSweep(engine: fixture.engine, table: try RouteFareTable.bundled(), directory: try AirportDirectory.bundled(), count: 1, daysAhead: [7], logger: quietLogger())
+        let summary = await sweep.sweepOnce(now: fixture.clock.now())
+        #expect(summary.failures == 1 && live.calls.get() == 0)
+    }
+}
