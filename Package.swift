@@ -85,7 +85,7 @@ let package = Package(
         .target(
             name: "FareLensWire",
             dependencies: [
-                "FareLensBus", "FareLensMessages", nioCore, nioPosix, log, metrics, lifecycle, protobuf,
+                "FareLensBus", "FareLensMessages", nioCore, nioPosix, log, metrics, lifecycle, protobuf, grdb,
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
             swiftSettings: strict

@@ -12,3 +12,9 @@ extension MeshStatusRequest: BusRequest {
     public static var address: ServiceAddress { .admin }
 }
 extension MeshStatusResponse: BusMessage {}
+
+extension ForgetNodeRequest: BusRequest {
+    public typealias Response = ForgetNodeResponse
+    public static var address: ServiceAddress { .admin }
+}
+extension ForgetNodeResponse: BusMessage {}

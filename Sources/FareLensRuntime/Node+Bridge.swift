@@ -19,6 +19,8 @@ extension Node {
         bridge.socketGroup = configuration.socketGroup
         if let allowed = configuration.allowedUIDs { bridge.allowedUIDs = allowed }
         if let admins = configuration.adminUIDs { bridge.adminUIDs = admins }
+        // Durable events survive a crash of this node (docs/bus.md).
+        bridge.outboxJournal = try OutboxJournal(path: configuration.outboxJournalPath, logger: logger)
         var identity = NodeIdentity(
             nodeName: configuration.nodeName, softwareVersion: FareLensVersion.current,
             startedAtUnixMs: Int64(clock.now().timeIntervalSince1970 * 1000)
@@ -35,6 +37,11 @@ extension Node {
         }
         bus.attach(hub)
         try bus.serve(MeshStatusRequest.self) { _, _ in hub.meshStatus() }
+        try bus.serve(ForgetNodeRequest.self) { request, _ in
+            var response = ForgetNodeResponse()
+            response.droppedDurableEvents = UInt64(try hub.forget(request.nodeName))
+            return response
+        }
         return StartsWhenReady(servicesReady: servicesReady, inner: hub) {}
     }
 

@@ -56,6 +56,11 @@ public struct NodeConfiguration: Sendable {
     /// Whether this node joins a hub instead of listening.
     public var isSpoke: Bool { connectPath != nil }
 
+    /// Where the bridge journals its durable outboxes: `<dataDir>/bridge-outbox.sqlite`.
+    public var outboxJournalPath: String {
+        (dataDirectory.hasSuffix("/") ? dataDirectory : dataDirectory + "/") + "bridge-outbox.sqlite"
+    }
+
     /// The socket this node listens on or connects to.
     public var effectiveSocketPath: String {
         connectPath ?? listenPath ?? socketPath ?? (dataDirectory.hasSuffix("/") ? dataDirectory : dataDirectory + "/") + "farelens.sock"

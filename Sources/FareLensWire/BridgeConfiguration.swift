@@ -22,6 +22,9 @@ public struct BridgeConfiguration: Sendable {
     /// Durable events per peer sent but not yet acknowledged before
     /// publishers wait.
     public var durableWindow: Int = 4096
+    /// Where durable outboxes are journaled so they survive a crash
+    /// (`<dataDir>/bridge-outbox.sqlite` for a node); nil keeps them in memory only.
+    public var outboxJournal: OutboxJournal?
     /// Non-durable events received but not yet delivered on one connection
     /// before further ones are dropped (counted).
     public var inboundEventBuffer: Int = 4096

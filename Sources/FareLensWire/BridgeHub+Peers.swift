@@ -1,4 +1,4 @@
-import FareLensBus
+public import FareLensBus
 import FareLensMessages
 import Logging
 import NIOCore
@@ -76,8 +76,10 @@ extension BridgeHub {
                 guard existing.connection == nil else { return nil }
                 outbox = existing.outbox
             } else {
-                outbox = DurableOutbox(capacity: configuration.durableWindow)
+                outbox = DurableOutbox(capacity: configuration.durableWindow, peer: hello.nodeName, journal: isAdmin ? nil : configuration.outboxJournal)
             }
+            // A node is remembered across hub restarts (admin clients are not).
+            if !isAdmin { configuration.outboxJournal?.remember(hello) }
             state.peers[hello.nodeName] = Peer(hello: hello, connection: connection, isAdmin: isAdmin, outbox: outbox)
             connection.send(welcome)
             for envelope in outbox.unacknowledged() { connection.send(envelope) }
@@ -124,5 +126,39 @@ extension BridgeHub {
             state.peers.filter { $0.key != excluded }.compactMap(\.value.connection)
         }
         for connection in connections { connection.send(envelope) }
+    }
+}
+
+extension BridgeHub {
+    /// Forgets a node that is away for good: drops the durable events kept
+    /// for it (memory and journal) and stops queueing new ones.
+    ///
+    /// - Returns: how many durable events were dropped.
+    /// - Throws: ``ForgetNodeError`` when no such node is known, or it is connected.
+    public func forget(_ name: String) throws(ForgetNodeError) -> Int {
+        let outbox = try state.withLock { (state) throws(ForgetNodeError) -> DurableOutbox in
+            guard let peer = state.peers[name], !peer.isAdmin else { throw .notFound(name) }
+            guard peer.connection == nil else { throw .stillConnected(name) }
+            state.peers[name] = nil
+            return peer.outbox
+        }
+        let dropped = outbox.discardAll()
+        configuration.outboxJournal?.forget(name)
+        logger.notice("forgot an away node", metadata: ["peer": "\(name)", "droppedDurableEvents": "\(dropped)"])
+        return dropped
+    }
+}
+
+/// Why a node cannot be forgotten (remote codes `not-found`, `still-connected`).
+public struct ForgetNodeError: ServiceError, Equatable {
+    public let code: String
+    public let message: String
+
+    static func notFound(_ name: String) -> ForgetNodeError {
+        ForgetNodeError(code: "not-found", message: "no node named '\(name)' is known to this hub")
+    }
+
+    static func stillConnected(_ name: String) -> ForgetNodeError {
+        ForgetNodeError(code: "still-connected", message: "node '\(name)' is connected; stop it first")
     }
 }

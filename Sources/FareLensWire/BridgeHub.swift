@@ -49,6 +49,20 @@ public final class BridgeHub: Service, BusTransport {
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
         self.onListening = onListening
+        // Nodes known from an earlier run are away until they rejoin; their
+        // journaled durable events wait for them, and new ones on the topics
+        // they want keep queueing.
+        if let journal = configuration.outboxJournal {
+            let known = journal.knownPeers().filter { $0.nodeName != identity.nodeName }
+            state.withLock { state in
+                for hello in known {
+                    state.peers[hello.nodeName] = Peer(
+                        hello: hello, connection: nil, isAdmin: false,
+                        outbox: DurableOutbox(capacity: configuration.durableWindow, peer: hello.nodeName, journal: journal)
+                    )
+                }
+            }
+        }
     }
 
     /// Listens until graceful shutdown or cancellation.

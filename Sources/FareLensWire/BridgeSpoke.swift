@@ -39,7 +39,7 @@ public final class BridgeSpoke: Service, BusTransport {
         self.identity = identity
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
-        self.outbox = DurableOutbox(capacity: configuration.durableWindow)
+        self.outbox = DurableOutbox(capacity: configuration.durableWindow, peer: "hub", journal: configuration.outboxJournal)
     }
 
     /// Whether the spoke is connected to the hub now.

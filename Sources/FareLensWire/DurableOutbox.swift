@@ -12,6 +12,10 @@ import Synchronization
 final class DurableOutbox: Sendable {
     let capacity: Int
     private let state = Mutex(State())
+    /// Where the events are also written, so they survive a crash; nil keeps them in memory only.
+    private let journal: OutboxJournal?
+    /// The peer this outbox sends to (the journal's key).
+    let peer: String
 
     private struct Entry {
         var envelope: WireEnvelope
@@ -24,7 +28,19 @@ final class DurableOutbox: Sendable {
         var roomWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    init(capacity: Int) { self.capacity = max(1, capacity) }
+    /// An outbox for `peer`, holding again whatever `journal` kept for it
+    /// from an earlier run (redelivered when the peer next joins).
+    init(capacity: Int, peer: String = "", journal: OutboxJournal? = nil) {
+        self.capacity = max(1, capacity)
+        self.peer = peer
+        self.journal = journal
+        guard let journal else { return }
+        let restored = journal.entries(peer: peer)
+        state.withLock { state in
+            for (tag, envelope) in restored { state.entries[tag] = Entry(envelope: envelope, onAcknowledged: nil) }
+            state.nextTag = restored.map(\.tag).max() ?? 0
+        }
+    }
 
     /// Events waiting for acknowledgement.
     var count: Int { state.withLock { $0.entries.count } }
@@ -41,7 +57,10 @@ final class DurableOutbox: Sendable {
                 state.entries[state.nextTag] = Entry(envelope: copy, onAcknowledged: onAcknowledged)
                 return copy
             }
-            if let tagged { return tagged }
+            if let tagged {
+                journal?.record(peer: peer, tag: tagged.correlationID, envelope: tagged)
+                return tagged
+            }
             await withCheckedContinuation { continuation in
                 let full = state.withLock { state in
                     guard state.entries.count >= capacity else { return false }
@@ -66,6 +85,7 @@ final class DurableOutbox: Sendable {
             state.roomWaiters.removeAll()
             return (callbacks, waiters)
         }
+        journal?.remove(peer: peer, tags: tags)
         for callback in callbacks { callback() }
         for waiter in waiters { waiter.resume() }
     }
@@ -83,6 +103,7 @@ final class DurableOutbox: Sendable {
             defer { state.entries.removeAll(); state.roomWaiters.removeAll() }
             return (state.entries.count, state.roomWaiters)
         }
+        journal?.removeAll(peer: peer)
         for waiter in waiters { waiter.resume() }
         return dropped
     }

@@ -1,0 +1,98 @@
+import FareLensBus
+import FareLensMessages
+import FareLensTesting
+import FareLensWire
+import Foundation
+import Testing
+
+/// Durable events survive a crash of the node holding them: the outboxes
+/// are journaled in SQLite before `publish` returns (docs/bus.md).
+/// A crash is a node object abandoned without any cleanup; the next node
+/// reopens the same journal file, as a restarted process would.
+@Suite("Durable events across crashes", .serialized)
+struct BridgeDurabilityTests {
+    func journal(_ path: String) throws -> OutboxJournal { try OutboxJournal(path: path, logger: quietLogger()) }
+
+    func bridge(_ socket: String, journal: OutboxJournal) -> BridgeConfiguration {
+        var configuration = fastBridge(socket)
+        configuration.outboxJournal = journal
+        return configuration
+    }
+
+    @Test("a publisher that crashes before its durable events are acknowledged delivers them after it restarts")
+    func publisherCrash() async throws {
+        let socket = temporarySocketPath()
+        let journalPath = socket.replacingOccurrences(of: "bus.sock", with: "publisher-outbox.sqlite")
+        let firstHub = makeNodeBus("hub")
+        let firstSubscription = firstHub.subscribe(PriceDropped.self)  // kept alive: the hub wants the topic
+        let (_, firstHubTask) = try await startHub(firstHub, fastBridge(socket))
+        let publisher = makeNodeBus("watchlist-node")
+        let (spoke, spokeTask) = try await startSpoke(publisher, bridge(socket, journal: try journal(journalPath)), name: "watchlist-node")
+        firstHubTask.cancel()
+        withExtendedLifetime(firstSubscription) {}
+        try await waitUntil("the publisher noticed the hub is gone") { !spoke.isConnected }
+        for sequence in 1 ... 20 { await publisher.publish(PriceDropped(route: "OPO-LHR", sequence: sequence)) }
+        spokeTask.cancel()  // the publisher dies with 20 events unacknowledged
+        _ = await spokeTask.result
+
+        let secondHub = makeNodeBus("hub")
+        let subscription = secondHub.subscribe(PriceDropped.self)
+        let (_, secondHubTask) = try await startHub(secondHub, fastBridge(socket))
+        let restarted = makeNodeBus("watchlist-node")
+        let (_, restartedTask) = try await startSpoke(restarted, bridge(socket, journal: try journal(journalPath)), name: "watchlist-node")
+        let received = try await firstEvents(20, of: subscription).map(\.sequence)
+        #expect(received == Array(1 ... 20))
+        for task in [restartedTask, secondHubTask] { task.cancel() }
+    }
+
+    @Test("a hub that crashes while holding durable events for an away node delivers them when both are back")
+    func hubCrash() async throws {
+        let socket = temporarySocketPath()
+        let journalPath = socket.replacingOccurrences(of: "bus.sock", with: "hub-outbox.sqlite")
+        let hubBus = makeNodeBus("hub")
+        let (hub, hubTask) = try await startHub(hubBus, bridge(socket, journal: try journal(journalPath)))
+        let away = makeNodeBus("alerts-node")
+        let awaySubscription = away.subscribe(PriceDropped.self)
+        let (_, awayTask) = try await startSpoke(away, fastBridge(socket), name: "alerts-node")
+        awayTask.cancel()
+        withExtendedLifetime(awaySubscription) {}
+        try await waitUntil("the hub saw alerts-node leave") { hub.meshStatus().nodes.contains { $0.nodeName == "alerts-node" && !$0.connected } }
+        for sequence in 1 ... 30 { await hubBus.publish(PriceDropped(route: "LIS-JFK", sequence: sequence)) }
+        hubTask.cancel()  // the hub dies holding 30 events for alerts-node
+        _ = await hubTask.result
+
+        let restartedBus = makeNodeBus("hub")
+        let (restartedHub, restartedTask) = try await startHub(restartedBus, bridge(socket, journal: try journal(journalPath)))
+        let remembered = restartedHub.meshStatus().nodes.first { $0.nodeName == "alerts-node" }
+        #expect(remembered?.connected == false && remembered?.pendingDurableEvents == 30)
+        let back = makeNodeBus("alerts-node")
+        let subscription = back.subscribe(PriceDropped.self)
+        let (_, backTask) = try await startSpoke(back, fastBridge(socket), name: "alerts-node")
+        #expect(try await firstEvents(30, of: subscription).map(\.sequence) == Array(1 ... 30))
+        try await waitUntil("every event is acknowledged") { restartedHub.meshStatus().nodes.first { $0.nodeName == "alerts-node" }?.pendingDurableEvents == 0 }
+        for task in [backTask, restartedTask] { task.cancel() }
+    }
+
+    @Test("forgetting an away node drops its events, also from the journal; a connected or unknown node cannot be forgotten")
+    func forget() async throws {
+        let socket = temporarySocketPath()
+        let journalPath = socket.replacingOccurrences(of: "bus.sock", with: "hub-outbox.sqlite")
+        let hubBus = makeNodeBus("hub")
+        let (hub, hubTask) = try await startHub(hubBus, bridge(socket, journal: try journal(journalPath)))
+        let node = makeNodeBus("old-node")
+        let nodeSubscription = node.subscribe(PriceDropped.self)
+        let (_, nodeTask) = try await startSpoke(node, fastBridge(socket), name: "old-node")
+        withExtendedLifetime(nodeSubscription) {}
+        #expect(throws: ForgetNodeError.self) { try hub.forget("old-node") }
+        nodeTask.cancel()
+        try await waitUntil("the hub saw old-node leave") { hub.meshStatus().nodes.contains { $0.nodeName == "old-node" && !$0.connected } }
+        for sequence in 1 ... 5 { await hubBus.publish(PriceDropped(route: "A-B", sequence: sequence)) }
+        #expect(try hub.forget("old-node") == 5)
+        #expect(throws: ForgetNodeError.self) { try hub.forget("old-node") }
+        hubTask.cancel()
+        _ = await hubTask.result
+        let (restarted, restartedTask) = try await startHub(makeNodeBus("hub"), bridge(socket, journal: try journal(journalPath)))
+        #expect(!restarted.meshStatus().nodes.contains { $0.nodeName == "old-node" })
+        restartedTask.cancel()
+    }
+}
