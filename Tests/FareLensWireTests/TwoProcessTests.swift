@@ -1,3 +1,4 @@
+import FareLensMessages
 import FareLensTesting
 import Foundation
 import Testing
@@ -60,6 +61,42 @@ struct TwoProcessTests {
         #expect(invalid.stderr == "farelensctl: error: search: remote [invalid-field]: destination: equals origin (LIS)\n")
     }
 
+    @Test("kill -9 of a hub process holding durable events for an away node loses none of them")
+    func hubKillKeepsDurableEvents() async throws {
+        let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
+        let socket = directory + "/hub.sock"
+        let hubArguments = ["serve", "--services", "search", "--data-dir", directory + "/hub", "--listen", socket, "--log-level", "error"]
+        var hub = try ChildProcess.start(Binaries.farelens, hubArguments)
+        defer { hub.kill() }
+        try await hub.waitForOutput(containing: "farelens ready")
+
+        // This test process joins as a node that wants search.fare-observed, then goes away.
+        let listener = makeNodeBus("fare-listener")
+        listener.registerEventTypes(MessageCatalog.events)
+        let first = listener.subscribe(FareObserved.self)
+        let (_, firstTask) = try await startSpoke(listener, fastBridge(socket), name: "fare-listener")
+        firstTask.cancel()
+        _ = await firstTask.result
+        withExtendedLifetime(first) {}
+        _ = try await meshStatus(socket) { nodes in nodes.contains { $0.node == "fare-listener" && !$0.connected } }
+
+        let search = try await ChildProcess.run(Binaries.farelensctl, ["search", "LIS", "LON", Self.isoDate(daysFromNow: 20), "--socket", socket, "--json"])
+        #expect(search.status == 0, "\(search.stderr)")
+        let offers = try JSONDecoder().decode(SearchOffers.self, from: Data(search.stdout.utf8)).offers.map(\.offer_id)
+        #expect(!offers.isEmpty)
+
+        hub.kill()
+        hub = try ChildProcess.start(Binaries.farelens, hubArguments)
+        try await hub.waitForOutput(containing: "farelens ready")
+        let back = makeNodeBus("fare-listener")
+        back.registerEventTypes(MessageCatalog.events)
+        let subscription = back.subscribe(FareObserved.self)
+        let (_, backTask) = try await startSpoke(back, fastBridge(socket), name: "fare-listener")
+        let received = try await firstEvents(offers.count, of: subscription)
+        #expect(received.map(\.offerID) == offers)
+        backTask.cancel()
+    }
+
     static func isoDate(daysFromNow days: Int) -> String {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd"
@@ -90,6 +127,10 @@ struct TwoProcessTests {
 }
 
 struct StatusReport: Decodable { let nodes: [StatusNode] }
+struct SearchOffers: Decodable {
+    struct Offer: Decodable { let offer_id: String }  // the JSON key, as farelensctl prints it
+    let offers: [Offer]
+}
 struct StatusNode: Decodable, CustomStringConvertible {
     let node: String
     let pid: Int32
@@ -117,6 +158,8 @@ struct ChildProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        // No market sweep: its fares would mix with the ones a test waits for.
+        process.environment = ProcessInfo.processInfo.environment.merging(["FARELENS_SEARCH_SWEEP_INTERVAL_SECONDS": "0"]) { _, new in new }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
