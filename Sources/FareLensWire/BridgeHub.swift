@@ -75,6 +75,7 @@ public final class BridgeHub: Service, BusTransport {
         let server = try await UnixSocketListener.bind(
             configuration: configuration, group: eventLoopGroup, logger: logger
         ) { connection, uid in acceptedContinuation.yield((connection, uid)) }
+        let socketFile = UnixSocketListener.fileIdentity(configuration.socketPath)
         let stopEarly = state.withLock { state in
             state.server = server
             return state.stopping
@@ -95,7 +96,7 @@ public final class BridgeHub: Service, BusTransport {
         } onCancel: {
             self.stop(acceptedContinuation)
         }
-        try? FileManager.default.removeItem(atPath: configuration.socketPath)
+        UnixSocketListener.removeSocketFile(configuration.socketPath, boundAs: socketFile)
     }
 
     private func stop(_ accepted: AsyncStream<(PeerConnection, UInt32?)>.Continuation) {

@@ -17,6 +17,9 @@ final class PeerConnection: Sendable {
     let inbound: AsyncStream<WireEnvelope>
     private let inboundContinuation: AsyncStream<WireEnvelope>.Continuation
     private let state = Mutex(State())
+    /// Whether a flush is already queued on the event loop (read and written
+    /// only there; atomic because the class is shared across threads).
+    private let flushScheduled = Atomic<Bool>(false)
 
     private struct Waiting {
         let continuation: CheckedContinuation<Result<WireEnvelope, BusError>, Never>
@@ -40,9 +43,27 @@ final class PeerConnection: Sendable {
     /// Requests waiting for a response.
     var inFlight: Int { state.withLock { $0.waiting.count } }
 
-    /// Writes an envelope (from any thread).
+    /// Writes an envelope (from any thread), in call order. Writes are
+    /// flushed together: the first write since the last flush queues one
+    /// flush behind it on the event loop, which sends everything written
+    /// until it runs in one go (64 pipelined requests become a few `writev`
+    /// calls, not 64). Flag and writes are touched only on the event loop.
     func send(_ envelope: WireEnvelope) {
-        channel.writeAndFlush(envelope, promise: nil)
+        if channel.eventLoop.inEventLoop {
+            writeOnLoop(envelope)
+        } else {
+            channel.eventLoop.execute { [self] in writeOnLoop(envelope) }
+        }
+    }
+
+    private func writeOnLoop(_ envelope: WireEnvelope) {
+        channel.write(envelope, promise: nil)
+        guard !flushScheduled.load(ordering: .relaxed) else { return }
+        flushScheduled.store(true, ordering: .relaxed)
+        channel.eventLoop.execute { [self] in
+            flushScheduled.store(false, ordering: .relaxed)
+            channel.flush()
+        }
     }
 
     /// Sends a REQUEST and waits for its RESPONSE until `deadline`.

@@ -48,6 +48,22 @@ enum UnixSocketListener {
         return channel
     }
 
+    /// The device and inode of the file at `path`, to recognise our own
+    /// socket file later.
+    static func fileIdentity(_ path: String) -> (device: UInt64, inode: UInt64)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return (UInt64(info.st_dev), UInt64(info.st_ino))
+    }
+
+    /// Removes the socket file at shutdown, but only if it is still the one
+    /// this hub bound: a hub that replaced it (a restart on the same path
+    /// while this one was closing) keeps its file.
+    static func removeSocketFile(_ path: String, boundAs identity: (device: UInt64, inode: UInt64)?) {
+        guard let identity, let current = fileIdentity(path), current == identity else { return }
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
     /// A socket file nobody answers on is left from a crashed node: remove it.
     /// One somebody answers on belongs to a live node: refuse.
     private static func removeStaleSocket(at path: String, group: MultiThreadedEventLoopGroup) async throws(WireProtocolError) {

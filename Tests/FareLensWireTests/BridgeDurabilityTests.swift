@@ -30,6 +30,7 @@ struct BridgeDurabilityTests {
         let (spoke, spokeTask) = try await startSpoke(publisher, bridge(socket, journal: try journal(journalPath)), name: "watchlist-node")
         firstHubTask.cancel()
         withExtendedLifetime(firstSubscription) {}
+        _ = await firstHubTask.result  // a restarted hub binds the same path: let this one finish closing
         try await waitUntil("the publisher noticed the hub is gone") { !spoke.isConnected }
         for sequence in 1 ... 20 { await publisher.publish(PriceDropped(route: "OPO-LHR", sequence: sequence)) }
         spokeTask.cancel()  // the publisher dies with 20 events unacknowledged
@@ -42,7 +43,7 @@ struct BridgeDurabilityTests {
         let (_, restartedTask) = try await startSpoke(restarted, bridge(socket, journal: try journal(journalPath)), name: "watchlist-node")
         let received = try await firstEvents(20, of: subscription).map(\.sequence)
         #expect(received == Array(1 ... 20))
-        for task in [restartedTask, secondHubTask] { task.cancel() }
+        for task in [restartedTask, secondHubTask] { task.cancel(); _ = await task.result }
     }
 
     @Test("a hub that crashes while holding durable events for an away node delivers them when both are back")
@@ -70,7 +71,7 @@ struct BridgeDurabilityTests {
         let (_, backTask) = try await startSpoke(back, fastBridge(socket), name: "alerts-node")
         #expect(try await firstEvents(30, of: subscription).map(\.sequence) == Array(1 ... 30))
         try await waitUntil("every event is acknowledged") { restartedHub.meshStatus().nodes.first { $0.nodeName == "alerts-node" }?.pendingDurableEvents == 0 }
-        for task in [backTask, restartedTask] { task.cancel() }
+        for task in [backTask, restartedTask] { task.cancel(); _ = await task.result }
     }
 
     @Test("forgetting an away node drops its events, also from the journal; a connected or unknown node cannot be forgotten")
@@ -94,5 +95,6 @@ struct BridgeDurabilityTests {
         let (restarted, restartedTask) = try await startHub(makeNodeBus("hub"), bridge(socket, journal: try journal(journalPath)))
         #expect(!restarted.meshStatus().nodes.contains { $0.nodeName == "old-node" })
         restartedTask.cancel()
+        _ = await restartedTask.result
     }
 }

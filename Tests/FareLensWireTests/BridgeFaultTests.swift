@@ -90,6 +90,7 @@ struct BridgeFaultTests {
         let (spoke, spokeTask) = try await startSpoke(publisher, fastBridge(path), name: "watchlist-node")
         firstHubTask.cancel()
         _ = firstSubscription
+        _ = await firstHubTask.result  // a restarted hub binds the same path: let this one finish closing
         try await waitUntil("the spoke noticed the hub is gone") { !spoke.isConnected }
         for sequence in 1 ... 20 { await publisher.publish(PriceDropped(route: "OPO-LHR", sequence: sequence)) }
 

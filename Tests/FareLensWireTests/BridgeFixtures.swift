@@ -26,10 +26,19 @@ func fastBridge(_ path: String) -> BridgeConfiguration {
 /// Starts a hub for `bus` and waits until it listens.
 func startHub(_ bus: MessageBus, _ configuration: BridgeConfiguration, name: String = "hub") async throws -> (BridgeHub, Task<Void, any Error>) {
     let listening = Gate()
+    let failure = Locked<(any Error)?>(nil)
     let hub = BridgeHub(bus: bus, configuration: configuration, identity: testIdentity(name), logger: quietLogger()) { listening.open() }
     bus.attach(hub)
-    let task = Task { try await hub.run() }
+    let task = Task {
+        do { try await hub.run() } catch {
+            // A hub that cannot listen must not leave its starter waiting forever.
+            failure.set(error)
+            listening.open()
+            throw error
+        }
+    }
     await listening.wait()
+    if let error = failure.get() { throw error }
     return (hub, task)
 }
 
