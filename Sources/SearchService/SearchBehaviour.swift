@@ -32,10 +32,10 @@ struct SearchBehaviour: ServiceBehaviour {
     /// Sweeps the market on its schedule until cancelled.
     func run() async throws {
         guard let sweep, settings.sweepInterval > .zero else { return }
-        try await Task.sleep(for: settings.sweepInitialDelay)
+        try await Task.sleep(for: settings.sweepInitialDelay)  // safe: the sweep schedule; cancelled on shutdown
         while !Task.isCancelled {
             _ = await sweep.sweepOnce(now: clock.now())
-            try await Task.sleep(for: settings.sweepInterval)
+            try await Task.sleep(for: settings.sweepInterval)  // safe: the sweep schedule; cancelled on shutdown
         }
     }
 }

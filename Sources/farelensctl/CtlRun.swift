@@ -28,7 +28,7 @@ enum CtlRun {
     static func armWatchdog(_ options: ConnectionOptions) {
         let budget = options.timeoutMs, socket = options.socketPath
         Thread.detachNewThread {
-            Thread.sleep(forTimeInterval: Double(budget + 1000) / 1000)
+            Thread.sleep(forTimeInterval: Double(budget + 1000) / 1000)  // safe: a watchdog on its own thread, never the pool
             fail("no answer from the node at \(socket) within \(budget) ms")
         }
     }

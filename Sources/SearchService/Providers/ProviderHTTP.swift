@@ -51,7 +51,7 @@ struct ProviderHTTP: Sendable {
         let outcome = await withTaskGroup(of: Result<ProviderResponse, ProviderError>?.self) { group -> Result<ProviderResponse, ProviderError>? in
             group.addTask { await attempt(request) }
             group.addTask {
-                do { try await Task.sleep(for: limit) } catch { return nil }
+                do { try await Task.sleep(for: limit) } catch { return nil }  // safe: the provider timeout, raced against the exchange
                 return .failure(.timeout(provider, after: limit))
             }
             defer { group.cancelAll() }
