@@ -3,6 +3,7 @@ import FareLensMessages
 import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 
 extension BridgeSpoke {
     /// One connection to the hub: connect, hello, wait for WELCOME, redeliver
@@ -118,9 +119,13 @@ extension BridgeSpoke {
 }
 
 /// Carries the connection out of the channel initializer (which runs once,
-/// before `connect` returns).
-private final class ConnectionHolder: @unchecked Sendable {
-    // unchecked: written once by the channel initializer on the event loop,
-    // read only after `connect(...).get()` returned, which happens-after it.
-    var connection: PeerConnection?
+/// on the event loop, before `connect` returns). A mutex instead of an
+/// unchecked class: checked by the compiler, and uncontended here.
+private final class ConnectionHolder: Sendable {
+    private let value = Mutex<PeerConnection?>(nil)
+
+    var connection: PeerConnection? {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
+    }
 }

@@ -22,8 +22,10 @@ public enum SearchServiceEntry {
         let directory = try AirportDirectory.bundled()
         let clock = context.clock
         let now: @Sendable () -> Date = { clock.now() }
+        // Parsed once, shared by the market and the sweep (start-up time).
+        let fares = try RouteFareTable.bundled()
         let simulated = settings.providers.contains("simulated")
-            ? try SimulatedMarket(directory: directory, seed: settings.seed, clock: now) : nil
+            ? try SimulatedMarket(directory: directory, fares: fares, seed: settings.seed, clock: now) : nil
         let live = try LiveProviders.make(settings.providers, reader: context.configuration, directory: directory, clock: clock)
         let engine = SearchEngine(
             directory: directory, simulated: simulated, live: live, cache: SearchCache(),
@@ -31,7 +33,7 @@ public enum SearchServiceEntry {
             bus: context.bus, logger: context.logger, now: now
         )
         let sweep = MarketSweep(
-            engine: engine, table: try RouteFareTable.bundled(), directory: directory,
+            engine: engine, table: fares, directory: directory,
             count: settings.sweepRoutes, daysAhead: settings.sweepDaysAhead, logger: context.logger
         )
         context.logger.info("search ready", metadata: [

@@ -26,7 +26,12 @@ public struct SimulatedMarket: FareProvider {
     ///   - seed: the same seed gives the same fares.
     ///   - clock: "today" for the booking window and daily movement.
     public init(directory: AirportDirectory, seed: UInt64, clock: @escaping @Sendable () -> Date) throws(BundledDataError) {
-        let fares = try RouteFareTable.bundled()
+        try self.init(directory: directory, fares: RouteFareTable.bundled(), seed: seed, clock: clock)
+    }
+
+    /// A market over `directory` and an already loaded fare table (the
+    /// service loads it once and shares it with the sweep).
+    public init(directory: AirportDirectory, fares: RouteFareTable, seed: UInt64, clock: @escaping @Sendable () -> Date) throws(BundledDataError) {
         let pricing = MarketPricing(
             fares: fares, window: try BookingWindowCurve.bundled(),
             distance: DistanceFareModel.fitted(to: fares, directory: directory), seed: seed
