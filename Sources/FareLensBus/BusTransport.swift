@@ -9,6 +9,11 @@ public protocol BusTransport: Sendable {
     /// reply, failing with a ``BusError`` by the context's deadline.
     func send<R: BusRequest>(_ request: R, context: RequestContext) async throws(BusError) -> R.Response
     /// Forwards an event to peers that subscribed to its topic. For durable
-    /// topics it waits until the event is handed to the outgoing queue.
-    func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async
+    /// topics the event is journaled for every peer that wants it before
+    /// this returns.
+    ///
+    /// - Throws: ``BusError`` `overloaded` when a durable event finds a
+    ///   peer's backlog at its cap (the event is not queued for that peer);
+    ///   never waits for room.
+    func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async throws(BusError)
 }

@@ -8,7 +8,11 @@ extension MessageBus {
     ///
     /// - Parameter parent: the context of the request being handled, if any,
     ///   so the event carries its trace id.
-    public func publish<E: BusEvent>(_ event: E, parent: RequestContext? = nil) async {
+    /// - Throws: ``BusError`` `overloaded` when a durable event finds an
+    ///   away or slow node's backlog at its cap (the local subscribers have
+    ///   it; that node does not). Never for a non-durable topic. A handler
+    ///   answering a user must not wait here: use ``DeferredPublisher``.
+    public func publish<E: BusEvent>(_ event: E, parent: RequestContext? = nil) async throws(BusError) {
         let sequence = eventSequence.add(1, ordering: .relaxed).newValue
         let metadata = EventMetadata(
             id: EventID(publisher: publisherID, sequence: sequence),
@@ -16,22 +20,26 @@ extension MessageBus {
             typeName: E.wireTypeName,
             traceID: parent?.traceID ?? nextTraceID()
         )
-        await deliver(event, metadata: metadata, forwardToTransports: true)
+        try await deliver(event, metadata: metadata, forwardToTransports: true)
     }
 
     /// Delivers an event that a transport received, keeping its original id
     /// so durable subscribers drop redeliveries. Not forwarded again.
     public func deliverFromTransport<E: BusEvent>(_ event: E, metadata: EventMetadata) async {
-        await deliver(event, metadata: metadata, forwardToTransports: false)
+        try? await deliver(event, metadata: metadata, forwardToTransports: false)  // safe: throws only when forwarding
     }
 
-    func deliver<E: BusEvent>(_ event: E, metadata: EventMetadata, forwardToTransports: Bool) async {
+    func deliver<E: BusEvent>(_ event: E, metadata: EventMetadata, forwardToTransports: Bool) async throws(BusError) {
         let (typed, wildcard, metrics) = subscriptions.withLock { [factory = configuration.metricsFactory] in $0.audience(for: E.topic, factory: factory) }
         metrics.published.increment()
         for sink in typed { await offer(event, metadata: metadata, to: sink, metrics: metrics) }
         for sink in wildcard { await offer(event, metadata: metadata, to: sink, metrics: metrics) }
         guard forwardToTransports else { return }
-        for transport in transports.withLock({ $0 }) { await transport.forward(event, metadata: metadata) }
+        var refused: BusError?
+        for transport in transports.withLock({ $0 }) {
+            do throws(BusError) { try await transport.forward(event, metadata: metadata) } catch { refused = error }
+        }
+        if let refused { throw refused }
     }
 
     private func offer<E: BusEvent>(_ event: E, metadata: EventMetadata, to sink: any EventSink, metrics: TopicMetrics) async {

@@ -34,7 +34,7 @@ extension MessageBus {
 
     private func deliverDecoded<E: BusEvent>(_ event: E, id: EventID, traceID: TraceID) async {
         let metadata = EventMetadata(id: id, topic: E.topic, typeName: E.wireTypeName, traceID: traceID)
-        await deliver(event, metadata: metadata, forwardToTransports: false)
+        try? await deliver(event, metadata: metadata, forwardToTransports: false)  // safe: throws only when forwarding
     }
 
     /// Topics this process wants from other nodes: every topic with a local

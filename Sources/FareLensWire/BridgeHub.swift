@@ -120,7 +120,7 @@ public final class BridgeHub: Service, BusTransport {
         return try await connection.request(request, context: context)
     }
 
-    public func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async {
+    public func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async throws(BusError) {
         let envelope: WireEnvelope
         do {
             envelope = try .event(event, metadata: metadata)

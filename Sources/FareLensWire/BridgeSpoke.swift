@@ -97,7 +97,7 @@ public final class BridgeSpoke: Service, BusTransport {
         return try await connection.request(request, context: context)
     }
 
-    public func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async {
+    public func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async throws(BusError) {
         let (wanted, connection) = state.withLock { state in
             (state.remoteTopics.contains(E.topic.name) || state.remoteTopics.contains("*"), state.connection)
         }

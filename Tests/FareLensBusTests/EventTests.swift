@@ -17,7 +17,7 @@ struct EventTests {
             }
             return received
         }
-        for sequence in 0..<count { await bus.publish(PriceDropped(route: "LHR-JFK", sequence: sequence)) }
+        for sequence in 0..<count { try await bus.publish(PriceDropped(route: "LHR-JFK", sequence: sequence)) }
         #expect(await consumer.value == Array(0..<count))
     }
 
@@ -25,8 +25,8 @@ struct EventTests {
     func wildcardHearsAll() async throws {
         let (bus, _) = makeBus()
         let everything = bus.subscribeAll()
-        await bus.publish(Tick(sequence: 1))
-        await bus.publish(PriceDropped(route: "CDG-NRT", sequence: 2))
+        try await bus.publish(Tick(sequence: 1))
+        try await bus.publish(PriceDropped(route: "CDG-NRT", sequence: 2))
         var iterator = everything.makeAsyncIterator()
         let first = try #require(await iterator.next())
         let second = try #require(await iterator.next())
@@ -40,7 +40,7 @@ struct EventTests {
     func droppableDropsAndCounts() async throws {
         let (bus, metrics) = makeBus()
         let subscription = bus.subscribe(Tick.self, bufferSize: 3)
-        for sequence in 0..<10 { await bus.publish(Tick(sequence: sequence)) }  // returns: never waits
+        for sequence in 0..<10 { try await bus.publish(Tick(sequence: sequence)) }  // returns: never waits
         #expect(subscription.bufferedCount == 3)
         let dropped = try metrics.expectCounter("farelens_bus_events_dropped_total", [("topic", Tick.topic.name)])
         #expect(dropped.totalValue == 7)
@@ -52,17 +52,17 @@ struct EventTests {
     func durableBackpressure() async throws {
         let (bus, _) = makeBus()
         let subscription = bus.subscribe(PriceDropped.self, bufferSize: 1)
-        await bus.publish(PriceDropped(route: "A", sequence: 0))
+        try await bus.publish(PriceDropped(route: "A", sequence: 0))
         let published = FareLensTesting.Counter()
         let publisher = Task {
-            await bus.publish(PriceDropped(route: "A", sequence: 1))
+            try await bus.publish(PriceDropped(route: "A", sequence: 1))
             published.add()
         }
         for _ in 0..<200 { await Task.yield() }
         #expect(published.value == 0)  // still waiting: the buffer holds one event
         var iterator = subscription.makeAsyncIterator()
         #expect(await iterator.next()?.event.sequence == 0)
-        await publisher.value
+        try await publisher.value
         #expect(published.value == 1)
         #expect(await iterator.next()?.event.sequence == 1)
     }
@@ -83,9 +83,9 @@ struct EventTests {
     @Test("Events published before subscribing are not delivered; cancelling ends the sequence")
     func subscriptionLifetime() async throws {
         let (bus, _) = makeBus()
-        await bus.publish(Tick(sequence: 0))
+        try await bus.publish(Tick(sequence: 0))
         let subscription = bus.subscribe(Tick.self)
-        await bus.publish(Tick(sequence: 1))
+        try await bus.publish(Tick(sequence: 1))
         subscription.cancel()
         var received: [Int] = []
         for await delivery in subscription { received.append(delivery.event.sequence) }
@@ -97,7 +97,7 @@ struct EventTests {
     func eventIDs() async throws {
         let (bus, _) = makeBus()
         let subscription = bus.subscribe(Tick.self)
-        for sequence in 0..<3 { await bus.publish(Tick(sequence: sequence)) }
+        for sequence in 0..<3 { try await bus.publish(Tick(sequence: sequence)) }
         var iterator = subscription.makeAsyncIterator()
         var ids: [EventID] = []
         for _ in 0..<3 { ids.append(try #require(await iterator.next()).metadata.id) }

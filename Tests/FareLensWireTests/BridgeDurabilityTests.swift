@@ -32,7 +32,7 @@ struct BridgeDurabilityTests {
         withExtendedLifetime(firstSubscription) {}
         _ = await firstHubTask.result  // a restarted hub binds the same path: let this one finish closing
         try await waitUntil("the publisher noticed the hub is gone") { !spoke.isConnected }
-        for sequence in 1 ... 20 { await publisher.publish(PriceDropped(route: "OPO-LHR", sequence: sequence)) }
+        for sequence in 1 ... 20 { try await publisher.publish(PriceDropped(route: "OPO-LHR", sequence: sequence)) }
         spokeTask.cancel()  // the publisher dies with 20 events unacknowledged
         _ = await spokeTask.result
 
@@ -64,7 +64,7 @@ struct BridgeDurabilityTests {
         #expect(throws: ForgetNodeError.self) { try hub.forget("old-node") }
         nodeTask.cancel()
         try await waitUntil("the hub saw old-node leave") { hub.meshStatus().nodes.contains { $0.nodeName == "old-node" && !$0.connected } }
-        for sequence in 1 ... 5 { await hubBus.publish(PriceDropped(route: "A-B", sequence: sequence)) }
+        for sequence in 1 ... 5 { try await hubBus.publish(PriceDropped(route: "A-B", sequence: sequence)) }
         #expect(try hub.forget("old-node") == 5)
         #expect(throws: ForgetNodeError.self) { try hub.forget("old-node") }
         hubTask.cancel()

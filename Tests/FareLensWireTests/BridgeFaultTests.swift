@@ -68,7 +68,7 @@ struct BridgeFaultTests {
         beforeTask.cancel()
         _ = oldSubscription
         try await waitUntil("the hub saw the node leave") { hub.meshStatus().nodes.contains { $0.nodeName == "alerts-node" && !$0.connected } }
-        for sequence in 1 ... 50 { await hubBus.publish(PriceDropped(route: "LIS-JFK", sequence: sequence)) }
+        for sequence in 1 ... 50 { try await hubBus.publish(PriceDropped(route: "LIS-JFK", sequence: sequence)) }
         #expect(hub.meshStatus().nodes.first { $0.nodeName == "alerts-node" }?.pendingDurableEvents == 50)
 
         let after = makeNodeBus("alerts-node")
@@ -92,7 +92,7 @@ struct BridgeFaultTests {
         _ = firstSubscription
         _ = await firstHubTask.result  // a restarted hub binds the same path: let this one finish closing
         try await waitUntil("the spoke noticed the hub is gone") { !spoke.isConnected }
-        for sequence in 1 ... 20 { await publisher.publish(PriceDropped(route: "OPO-LHR", sequence: sequence)) }
+        for sequence in 1 ... 20 { try await publisher.publish(PriceDropped(route: "OPO-LHR", sequence: sequence)) }
 
         let secondHub = makeNodeBus("hub")
         let subscription = secondHub.subscribe(PriceDropped.self)

@@ -14,14 +14,14 @@ struct MeshEventTests {
             let subscription = try #require(box.get())
             let count = 500
             async let publishing: Void = {
-                for sequence in 1 ... count { await mesh.serverBus.publish(PriceDropped(route: "LIS-NYC", sequence: sequence)) }
+                for sequence in 1 ... count { try await mesh.serverBus.publish(PriceDropped(route: "LIS-NYC", sequence: sequence)) }
             }()
             var received: [Int] = []
             for await delivery in subscription {
                 received.append(delivery.event.sequence)
                 if received.count == count { break }
             }
-            await publishing
+            try await publishing
             #expect(received == Array(1 ... count))
         }
     }
@@ -33,7 +33,7 @@ struct MeshEventTests {
             box.set(server.subscribe(Tick.self))
         } body: { mesh in
             let subscription = try #require(box.get())
-            for sequence in 1 ... 100 { await mesh.clientBus.publish(Tick(sequence: sequence)) }
+            for sequence in 1 ... 100 { try await mesh.clientBus.publish(Tick(sequence: sequence)) }
             var received: [Int] = []
             for await delivery in subscription {
                 received.append(delivery.event.sequence)
@@ -52,8 +52,8 @@ struct MeshEventTests {
             client.registerEventTypes([Tick.self, PriceDropped.self])
         } body: { mesh in
             let subscription = try #require(box.get())
-            await mesh.serverBus.publish(Tick(sequence: 1))
-            await mesh.serverBus.publish(PriceDropped(route: "A-B", sequence: 1))
+            try await mesh.serverBus.publish(Tick(sequence: 1))
+            try await mesh.serverBus.publish(PriceDropped(route: "A-B", sequence: 1))
             var topics: [String] = []
             for await delivery in subscription {
                 topics.append(delivery.metadata.topic.name)
@@ -71,7 +71,7 @@ struct MeshEventTests {
         } body: { mesh in
             let subscription = try #require(box.get())
             let parent = RequestContext(deadline: .now + .seconds(1), traceID: TraceID(high: 1, low: 2))
-            await mesh.serverBus.publish(PriceDropped(route: "A-B", sequence: 9), parent: parent)
+            try await mesh.serverBus.publish(PriceDropped(route: "A-B", sequence: 9), parent: parent)
             var iterator = subscription.makeAsyncIterator()
             let delivery = try #require(await iterator.next())
             #expect(delivery.metadata.id.publisher == mesh.serverBus.publisherID)

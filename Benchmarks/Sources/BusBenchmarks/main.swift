@@ -48,7 +48,7 @@ import FareLensBus
                 if received == count { break }
             }
         }
-        for index in 0..<count { await bus.publish(make(index)) }
+        for index in 0..<count { try await bus.publish(make(index)) }
         await consumer.value
     }
 }

@@ -74,13 +74,13 @@ extension SearchEngine {
                 called.success = true
                 lastErrors.withLock { $0[provider.name] = "" }
                 called.latencyMillis = Self.millis(since: started)
-                await bus?.publish(called, parent: parent)
+                try? await bus?.publish(called, parent: parent)
                 return (offers, provider.name, calls, failures)
             } catch {
                 called.errorCode = error.code
                 lastErrors.withLock { $0[provider.name] = error.description }
                 called.latencyMillis = Self.millis(since: started)
-                await bus?.publish(called, parent: parent)
+                try? await bus?.publish(called, parent: parent)
                 failures.append(error.description)
                 logger.warning("provider failed; trying the next", metadata: ["provider": "\(provider.name)", "error": "\(error.description)"])
             }
@@ -97,7 +97,7 @@ extension SearchEngine {
         warning.period = crossing.period
         warning.atUnixMs = Int64(now().timeIntervalSince1970 * 1000)
         logger.warning("provider quota threshold crossed", metadata: ["provider": "\(crossing.provider)", "percent": "\(crossing.percent)", "used": "\(crossing.used)", "limit": "\(crossing.limit)"])
-        await bus?.publish(warning, parent: parent)
+        try? await bus?.publish(warning, parent: parent)
     }
 
     /// Publishes every kept offer as a `FareObserved` (durable topic).
@@ -124,7 +124,7 @@ extension SearchEngine {
             fare.durationMinutes = offer.outbound.durationMinutes
             fare.offerID = offer.offerID
             fare.purpose = search.purpose
-            await bus.publish(fare, parent: parent)
+            try? await bus.publish(fare, parent: parent)
         }
     }
 

@@ -82,7 +82,7 @@ public final class SearchEngine: Sendable {
         let elapsed = ContinuousClock.now - started
         report.latencyMicros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
         report.atUnixMs = Int64(now().timeIntervalSince1970 * 1000)
-        await bus?.publish(report, parent: context)
+        try? await bus?.publish(report, parent: context)
     }
 
     static func response(_ entry: SearchCache.Entry, _ search: ValidatedSearch, fromCache: Bool) -> SearchFlightsResponse {

@@ -1,0 +1,115 @@
+import CoreMetrics
+import DequeModule
+public import Logging
+import Synchronization
+
+/// Publishes events off the path of the request that produced them, so a
+/// handler answering a user never waits on event backpressure (a full
+/// durable subscriber, an away node's backlog): the handler calls
+/// ``enqueue(_:parent:)``, which never waits, and the service's `run()`
+/// drains the queue with ``run()``.
+///
+/// Bounded: at most `capacity` events wait. An event that finds the queue
+/// full is not queued; ``enqueue(_:parent:)`` returns false and the drop is
+/// counted in `farelens_bus_deferred_dropped_total{owner}`. A publish that
+/// the bus refuses (`overloaded` at a node's backlog cap) is logged and
+/// counted in `farelens_bus_deferred_refused_total{owner}`.
+public final class DeferredPublisher: Sendable {
+    private typealias Job = @Sendable () async throws(BusError) -> Void
+    private struct State {
+        var jobs: Deque<Job> = []
+        var drainer: CheckedContinuation<Void, Never>?
+        var finished = false
+    }
+
+    /// The most events waiting to be published.
+    public let capacity: Int
+    private let bus: MessageBus
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let dropped: Counter
+    private let refused: Counter
+
+    /// Creates a queue for the service `owner` (a metrics dimension).
+    public init(bus: MessageBus, owner: String, capacity: Int = 16_384, logger: Logger) {
+        self.bus = bus
+        self.capacity = max(1, capacity)
+        self.logger = logger
+        let factory = bus.configuration.metricsFactory
+        dropped = Counter(label: "farelens_bus_deferred_dropped_total", dimensions: [("owner", owner)], factory: factory)
+        refused = Counter(label: "farelens_bus_deferred_refused_total", dimensions: [("owner", owner)], factory: factory)
+    }
+
+    /// Queues `event` for publishing; never waits.
+    ///
+    /// - Returns: false when the queue is full or drained for shutdown (the
+    ///   event is dropped and counted).
+    @discardableResult
+    public func enqueue<E: BusEvent>(_ event: E, parent: RequestContext? = nil) -> Bool {
+        let bus = self.bus
+        let job: Job = { () async throws(BusError) in try await bus.publish(event, parent: parent) }
+        let (accepted, drainer): (Bool, CheckedContinuation<Void, Never>?) = state.withLock { state in
+            guard !state.finished, state.jobs.count < capacity else { return (false, nil) }
+            state.jobs.append(job)
+            defer { state.drainer = nil }
+            return (true, state.drainer)
+        }
+        drainer?.resume()
+        if !accepted {
+            dropped.increment()
+            logger.warning("event not published: deferred queue full", metadata: ["type": "\(E.wireTypeName)", "capacity": "\(capacity)"])
+        }
+        return accepted
+    }
+
+    /// Events waiting to be published.
+    public var pending: Int { state.withLock { $0.jobs.count } }
+
+    /// Publishes queued events in order until the calling task is cancelled;
+    /// then publishes what is still queued and returns. Run it from the
+    /// service's `run()`.
+    public func run() async {
+        while true {
+            let next: Job?? = state.withLock { state in
+                if let job = state.jobs.popFirst() { return .some(job) }
+                return state.finished ? .some(nil) : nil
+            }
+            switch next {
+            case .some(.some(let job)):
+                await publish(job)
+            case .some(.none):
+                return
+            case .none:
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                        let wake = state.withLock { state in
+                            if !state.jobs.isEmpty || state.finished { return true }
+                            state.drainer = continuation
+                            return false
+                        }
+                        if wake { continuation.resume() }
+                    }
+                } onCancel: {
+                    finish()
+                }
+            }
+        }
+    }
+
+    /// Stops accepting events; ``run()`` returns once the queue is empty.
+    public func finish() {
+        let drainer = state.withLock { state in
+            state.finished = true
+            defer { state.drainer = nil }
+            return state.drainer
+        }
+        drainer?.resume()
+    }
+
+    private func publish(_ job: Job) async {
+        do throws(BusError) { try await job() } catch {
+            refused.increment()
+            logger.warning("event not published", metadata: ["reason": "\(error)"])
+        }
+    }
+}
