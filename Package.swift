@@ -22,6 +22,7 @@ let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: 
 let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
 let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
 let configuration = Target.Dependency.product(name: "Configuration", package: "swift-configuration")
+let propertyBased = Target.Dependency.product(name: "PropertyBased", package: "swift-property-based")
 
 /// The six services. Each may import the bus, the store, the messages and
 /// libraries — never another service (checked by `ops/check-boundaries.sh`
@@ -66,6 +67,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         .target(
@@ -132,7 +134,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FareLensBusTests",
-            dependencies: ["FareLensBus", "FareLensTesting", .product(name: "MetricsTestKit", package: "swift-metrics")],
+            dependencies: ["FareLensBus", "FareLensTesting", .product(name: "MetricsTestKit", package: "swift-metrics"), propertyBased],
             swiftSettings: strict
         ),
         .testTarget(
@@ -147,7 +149,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FareLensWireTests",
-            dependencies: ["FareLensWire", "FareLensMessages", "FareLensBus", "FareLensTesting", nioCore, nioPosix, log, lifecycle, protobuf],
+            dependencies: ["FareLensWire", "FareLensMessages", "FareLensBus", "FareLensTesting", nioCore, nioPosix, log, lifecycle, protobuf, propertyBased],
             swiftSettings: strict
         ),
         .testTarget(

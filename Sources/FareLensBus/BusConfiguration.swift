@@ -11,6 +11,13 @@ public struct BusConfiguration: Sendable {
     /// Events buffered per subscriber before the topic's policy applies
     /// (durable: publisher waits; others: the event is dropped and counted).
     public var subscriberBufferSize: Int = 4096
+    /// Durable event ids remembered per publisher to recognise a redelivery
+    /// from another node. Must be at least the bridge's backlog cap per
+    /// peer (docs/bus.md), which the node checks at start-up.
+    public var redeliveryWindow: Int = 131_072
+    /// Publishers whose recent ids are remembered (the one first heard
+    /// longest ago is forgotten first; a restarted node is a new publisher).
+    public var redeliveryPublishers: Int = 1024
     /// The name of this node (process) in logs, metrics and event ids.
     public var nodeName: String = "farelens"
 

@@ -1,6 +1,8 @@
 /// The identity of one published event: which bus instance published it and
-/// its sequence number there. Sequence numbers grow by one per event of a
-/// publisher, which is what lets a durable subscriber drop redeliveries.
+/// its sequence number there. Ids are unique; sequence numbers grow with
+/// each event a bus publishes, but events published by concurrent tasks may
+/// reach a subscriber in any order, so nothing may assume they arrive in
+/// sequence order (the bus recognises redeliveries by id, docs/bus.md).
 public struct EventID: Hashable, Sendable, CustomStringConvertible {
     /// The publishing bus instance: node name plus a random epoch, so a
     /// restarted node never reuses the ids of its previous life.
@@ -40,4 +42,14 @@ public struct Delivery<Event: Sendable>: Sendable {
     public let event: Event
     /// Its identity, topic and trace.
     public let metadata: EventMetadata
+    /// For a durable event from another node: released when this
+    /// subscriber is done with it (asks for the next event or ends the
+    /// subscription), which is what acknowledges it to the sender.
+    let settlement: DeliverySettlement?
+
+    init(event: Event, metadata: EventMetadata, settlement: DeliverySettlement? = nil) {
+        self.event = event
+        self.metadata = metadata
+        self.settlement = settlement
+    }
 }

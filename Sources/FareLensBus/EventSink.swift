@@ -2,8 +2,8 @@ import CoreMetrics
 
 /// A subscriber as the publisher sees it, whatever event type it takes.
 protocol EventSink: AnyObject, Sendable {
-    func offer<E: BusEvent>(_ event: E, metadata: EventMetadata) -> OfferOutcome
-    func offerWaiting<E: BusEvent>(_ event: E, metadata: EventMetadata) async -> OfferOutcome
+    func offer<E: BusEvent>(_ delivery: Delivery<E>) -> OfferOutcome
+    func offerWaiting<E: BusEvent>(_ delivery: Delivery<E>) async -> OfferOutcome
     func close()
 }
 
@@ -12,13 +12,13 @@ final class TypedSink<Event: BusEvent>: EventSink {
     let queue: SubscriberQueue<Event>
     init(capacity: Int) { queue = SubscriberQueue(capacity: capacity) }
 
-    func offer<E: BusEvent>(_ event: E, metadata: EventMetadata) -> OfferOutcome {
-        guard let typed = event as? Event else { return .closed }
-        return queue.offer(Delivery(event: typed, metadata: metadata))
+    func offer<E: BusEvent>(_ delivery: Delivery<E>) -> OfferOutcome {
+        guard let typed = delivery.event as? Event else { return .closed }
+        return queue.offer(Delivery(event: typed, metadata: delivery.metadata, settlement: delivery.settlement))
     }
-    func offerWaiting<E: BusEvent>(_ event: E, metadata: EventMetadata) async -> OfferOutcome {
-        guard let typed = event as? Event else { return .closed }
-        return await queue.offerWaiting(Delivery(event: typed, metadata: metadata))
+    func offerWaiting<E: BusEvent>(_ delivery: Delivery<E>) async -> OfferOutcome {
+        guard let typed = delivery.event as? Event else { return .closed }
+        return await queue.offerWaiting(Delivery(event: typed, metadata: delivery.metadata, settlement: delivery.settlement))
     }
     func close() { queue.close() }
 }
@@ -28,11 +28,11 @@ final class WildcardSink: EventSink {
     let queue: SubscriberQueue<any BusEvent>
     init(capacity: Int) { queue = SubscriberQueue(capacity: capacity) }
 
-    func offer<E: BusEvent>(_ event: E, metadata: EventMetadata) -> OfferOutcome {
-        queue.offer(Delivery(event: event, metadata: metadata))
+    func offer<E: BusEvent>(_ delivery: Delivery<E>) -> OfferOutcome {
+        queue.offer(Delivery(event: delivery.event, metadata: delivery.metadata, settlement: delivery.settlement))
     }
-    func offerWaiting<E: BusEvent>(_ event: E, metadata: EventMetadata) async -> OfferOutcome {
-        await queue.offerWaiting(Delivery(event: event, metadata: metadata))
+    func offerWaiting<E: BusEvent>(_ delivery: Delivery<E>) async -> OfferOutcome {
+        await queue.offerWaiting(Delivery(event: delivery.event, metadata: delivery.metadata, settlement: delivery.settlement))
     }
     func close() { queue.close() }
 }

@@ -28,15 +28,42 @@ public final class EventSubscription<Event: Sendable>: AsyncSequence, Sendable {
 
     /// Keeps its subscription alive while iterating; takes events from the
     /// subscriber's buffer in batches.
+    ///
+    /// Asking for the next event says the consumer is done with the previous
+    /// one: a durable event from another node is acknowledged to its sender
+    /// only then (or when the iterator goes away), so a consumer that
+    /// crashes while handling it gets it again after a restart.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let subscription: EventSubscription<Event>
-        var batch: Deque<Delivery<Event>> = []
+        let state = IteratorState<Event>()
+
         public mutating func next() async -> Delivery<Event>? {
-            if let first = batch.popFirst() { return first }
-            await subscription.queue.nextBatch(into: &batch)
-            return batch.popFirst()
+            state.doneWithLast()
+            if state.batch.isEmpty { await subscription.queue.nextBatch(into: &state.batch) }
+            let delivery = state.batch.popFirst()
+            state.inHand = delivery?.settlement
+            return delivery
         }
     }
 
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(subscription: self) }
+}
+
+/// What one iterator holds: the batch taken from the queue and the delivery
+/// it last handed out. When the iterator goes away, everything it still
+/// holds counts as done (its consumer gave it up), so no sender waits for
+/// ever for an acknowledgement.
+final class IteratorState<Event: Sendable> {
+    var batch: Deque<Delivery<Event>> = []
+    var inHand: DeliverySettlement?
+
+    func doneWithLast() {
+        inHand?.release()
+        inHand = nil
+    }
+
+    deinit {
+        inHand?.release()
+        for delivery in batch { delivery.settlement?.release() }
+    }
 }

@@ -20,20 +20,41 @@ extension MessageBus {
             typeName: E.wireTypeName,
             traceID: parent?.traceID ?? nextTraceID()
         )
-        try await deliver(event, metadata: metadata, forwardToTransports: true)
+        try await deliver(event, metadata: metadata, settlement: nil, forwardToTransports: true)
     }
 
-    /// Delivers an event that a transport received, keeping its original id
-    /// so durable subscribers drop redeliveries. Not forwarded again.
-    public func deliverFromTransport<E: BusEvent>(_ event: E, metadata: EventMetadata) async {
-        try? await deliver(event, metadata: metadata, forwardToTransports: false)  // safe: throws only when forwarding
+    /// Delivers an event that a transport received, keeping its original id.
+    /// Not forwarded again.
+    ///
+    /// A durable event seen before (a redelivery: same id, within the
+    /// ``BusConfiguration/redeliveryWindow``) is not delivered again.
+    ///
+    /// - Parameter onSettled: for a durable event, called once every local
+    ///   subscriber that received it is done with it (at once when none
+    ///   received it); for a redelivery, once the original is settled. The
+    ///   bridge acknowledges the event to its sender here.
+    public func deliverFromTransport<E: BusEvent>(_ event: E, metadata: EventMetadata, onSettled: (@Sendable () -> Void)? = nil) async {
+        guard E.topic.isDurable else {
+            try? await deliver(event, metadata: metadata, settlement: nil, forwardToTransports: false)  // safe: throws only when forwarding
+            onSettled?()
+            return
+        }
+        switch redeliveries.withLock({ $0.admit(metadata.id, onSettled: onSettled) }) {
+        case .redelivery(let original):
+            redeliveriesDropped.increment()
+            if let onSettled { original.whenSettled(onSettled) }
+        case .deliver(let settlement):
+            try? await deliver(event, metadata: metadata, settlement: settlement, forwardToTransports: false)  // safe: throws only when forwarding
+            settlement.release()
+        }
     }
 
-    func deliver<E: BusEvent>(_ event: E, metadata: EventMetadata, forwardToTransports: Bool) async throws(BusError) {
+    func deliver<E: BusEvent>(_ event: E, metadata: EventMetadata, settlement: DeliverySettlement? = nil, forwardToTransports: Bool) async throws(BusError) {
         let (typed, wildcard, metrics) = subscriptions.withLock { [factory = configuration.metricsFactory] in $0.audience(for: E.topic, factory: factory) }
         metrics.published.increment()
-        for sink in typed { await offer(event, metadata: metadata, to: sink, metrics: metrics) }
-        for sink in wildcard { await offer(event, metadata: metadata, to: sink, metrics: metrics) }
+        let delivery = Delivery(event: event, metadata: metadata, settlement: settlement)
+        for sink in typed { await offer(delivery, to: sink, metrics: metrics) }
+        for sink in wildcard { await offer(delivery, to: sink, metrics: metrics) }
         guard forwardToTransports else { return }
         var refused: BusError?
         for transport in transports.withLock({ $0 }) {
@@ -42,11 +63,11 @@ extension MessageBus {
         if let refused { throw refused }
     }
 
-    private func offer<E: BusEvent>(_ event: E, metadata: EventMetadata, to sink: any EventSink, metrics: TopicMetrics) async {
-        switch sink.offer(event, metadata: metadata) {
-        case .mustWait: _ = await sink.offerWaiting(event, metadata: metadata)
+    private func offer<E: BusEvent>(_ delivery: Delivery<E>, to sink: any EventSink, metrics: TopicMetrics) async {
+        switch sink.offer(delivery) {
+        case .mustWait: _ = await sink.offerWaiting(delivery)
         case .dropped: metrics.dropped.increment()
-        case .enqueued, .duplicate, .closed: break
+        case .enqueued, .closed: break
         }
     }
 

@@ -9,17 +9,21 @@ extension MessageBus {
     }
 
     /// Decodes an event that arrived from a transport and delivers it to the
-    /// local subscribers, keeping its original id (durable subscribers drop
-    /// redeliveries). It is not forwarded to transports again.
+    /// local subscribers like ``deliverFromTransport(_:metadata:onSettled:)``
+    /// (redeliveries of durable events are recognised by id and not
+    /// delivered again). It is not forwarded to transports again.
     ///
     /// Waits, like ``publish(_:parent:)``, while a durable subscriber's
     /// buffer is full: when this returns, the event is in every local
-    /// subscriber's queue (or was a duplicate, or dropped for a full
-    /// non-durable buffer).
+    /// subscriber's queue (or was a redelivery, or dropped for a full
+    /// non-durable buffer). `onSettled` runs later, once every local
+    /// subscriber is done with a durable event (see ``Delivery``).
     ///
     /// - Throws: ``BusError`` `badMessage` for an unknown type name or bytes
     ///   that do not decode as that type.
-    public func deliverEncodedEvent(typeName: String, payload: [UInt8], id: EventID, traceID: TraceID) async throws(BusError) {
+    public func deliverEncodedEvent(
+        typeName: String, payload: [UInt8], id: EventID, traceID: TraceID, onSettled: (@Sendable () -> Void)? = nil
+    ) async throws(BusError) {
         guard let type = eventTypes.withLock({ $0[typeName] }) else {
             throw .badMessage("no event type named '\(typeName)' is known on node \(configuration.nodeName)")
         }
@@ -29,12 +33,12 @@ extension MessageBus {
         } catch {
             throw .badMessage("payload does not decode as \(typeName): \(error)")
         }
-        await deliverDecoded(event, id: id, traceID: traceID)
+        await deliverDecoded(event, id: id, traceID: traceID, onSettled: onSettled)
     }
 
-    private func deliverDecoded<E: BusEvent>(_ event: E, id: EventID, traceID: TraceID) async {
+    private func deliverDecoded<E: BusEvent>(_ event: E, id: EventID, traceID: TraceID, onSettled: (@Sendable () -> Void)?) async {
         let metadata = EventMetadata(id: id, topic: E.topic, typeName: E.wireTypeName, traceID: traceID)
-        try? await deliver(event, metadata: metadata, forwardToTransports: false)  // safe: throws only when forwarding
+        await deliverFromTransport(event, metadata: metadata, onSettled: onSettled)
     }
 
     /// Topics this process wants from other nodes: every topic with a local

@@ -1,3 +1,4 @@
+import CoreMetrics
 public import Logging
 import Synchronization
 
@@ -19,6 +20,8 @@ public final class MessageBus: Sendable {
     let traceSequence = Atomic<UInt64>(0)
     let tracePrefix: UInt64
     let watchdog = DeadlineWatchdog()
+    let redeliveries: Mutex<RedeliveryWindow>
+    let redeliveriesDropped: Counter
 
     /// Creates a bus with the given limits.
     public init(configuration: BusConfiguration = BusConfiguration(), logger: Logger = Logger(label: "farelens.bus")) {
@@ -28,6 +31,8 @@ public final class MessageBus: Sendable {
         let epoch = generator.next() as UInt64
         self.tracePrefix = generator.next()
         self.publisherID = "\(configuration.nodeName)#\(String(epoch, radix: 36))"
+        self.redeliveries = Mutex(RedeliveryWindow(perPublisher: configuration.redeliveryWindow, publishers: configuration.redeliveryPublishers))
+        self.redeliveriesDropped = Counter(label: "farelens_bus_redeliveries_dropped_total", factory: configuration.metricsFactory)
     }
 
     /// Attaches a transport to other nodes (the socket bridge).

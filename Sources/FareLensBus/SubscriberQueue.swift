@@ -6,23 +6,20 @@ enum OfferOutcome: Sendable {
     case enqueued
     /// The buffer was full and the topic is not durable.
     case dropped
-    /// A durable event this subscriber already received (a redelivery).
-    case duplicate
     /// The buffer is full and the topic is durable: wait, then offer again.
     case mustWait
     /// The subscription has ended.
     case closed
 }
 
-/// The bounded buffer of one subscriber. FIFO; for durable topics it
-/// remembers the highest sequence seen per publisher and drops anything at
-/// or below it (redeliveries), and makes publishers wait for room.
+/// The bounded buffer of one subscriber. FIFO; for durable topics it makes
+/// publishers wait for room. Redeliveries never reach it: the bus filters
+/// them where events arrive from other nodes (``RedeliveryWindow``).
 final class SubscriberQueue<Element: Sendable>: Sendable {
     private struct State {
         var buffer: Deque<Delivery<Element>> = []
         var consumer: CheckedContinuation<Delivery<Element>?, Never>?
         var roomWaiters: Deque<CheckedContinuation<Void, Never>> = []
-        var highestSeen: [String: UInt64] = [:]
         var closed = false
     }
     let capacity: Int
@@ -37,17 +34,13 @@ final class SubscriberQueue<Element: Sendable>: Sendable {
         let durable = delivery.metadata.topic.isDurable
         let (outcome, consumer): (OfferOutcome, CheckedContinuation<Delivery<Element>?, Never>?) = state.withLock { state in
             if state.closed { return (.closed, nil) }
-            if durable {
-                let id = delivery.metadata.id
-                if let seen = state.highestSeen[id.publisher], id.sequence <= seen { return (.duplicate, nil) }
-            }
             if let consumer = state.consumer {
                 state.consumer = nil
-                if durable { state.highestSeen[delivery.metadata.id.publisher] = delivery.metadata.id.sequence }
+                delivery.settlement?.hold()
                 return (.enqueued, consumer)
             }
             guard state.buffer.count < capacity else { return (durable ? .mustWait : .dropped, nil) }
-            if durable { state.highestSeen[delivery.metadata.id.publisher] = delivery.metadata.id.sequence }
+            delivery.settlement?.hold()
             state.buffer.append(delivery)
             return (.enqueued, nil)
         }
@@ -55,11 +48,14 @@ final class SubscriberQueue<Element: Sendable>: Sendable {
         return outcome
     }
 
-    /// Enqueues a durable event, waiting while the buffer is full.
+    /// Enqueues a durable event, waiting while the buffer is full. A
+    /// cancelled publisher stops waiting (``OfferOutcome/closed``): only a
+    /// node shutting down cancels one, and its queues die with it.
     func offerWaiting(_ delivery: Delivery<Element>) async -> OfferOutcome {
         while true {
             let outcome = offer(delivery)
             guard case .mustWait = outcome else { return outcome }
+            if Task.isCancelled { return .closed }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let wakeNow = state.withLock { state in
                     if state.closed || state.buffer.count < capacity { return true }
@@ -105,6 +101,13 @@ final class SubscriberQueue<Element: Sendable>: Sendable {
 
     /// Number of buffered events.
     var count: Int { state.withLock { $0.buffer.count } }
+
+    /// Durable events from other nodes still buffered when the queue goes
+    /// away were given up by their subscriber: they count as done, so their
+    /// senders are acknowledged rather than kept waiting for ever.
+    deinit {
+        for delivery in state.withLock({ $0.buffer }) { delivery.settlement?.release() }
+    }
 
     /// Ends the subscription: the consumer sees the buffered events, then nil;
     /// waiting publishers are released.

@@ -32,13 +32,21 @@ extension BridgeHub {
     /// relayed to every other node that wants it. A durable one is
     /// acknowledged to its sender only once every relayed copy is.
     func relayReceived(_ envelope: WireEnvelope, from peer: String, connection: PeerConnection) async {
-        if bus.hasSubscribers(topic: envelope.topic) { await bus.deliver(envelope, logger: logger) }
         guard envelope.event.durable else {
+            if bus.hasSubscribers(topic: envelope.topic) { await bus.deliver(envelope, logger: logger) }
             await relay(envelope, except: peer, onAllAcknowledged: nil)
             return
         }
+        // Acknowledged to the sender once the hub's own subscribers are done
+        // with it and every relayed copy is acknowledged.
         let tag = envelope.correlationID
-        await relay(envelope, except: peer) { connection.send(.acknowledgement([tag])) }
+        let countdown = AcknowledgementCountdown(count: 2) { connection.send(.acknowledgement([tag])) }
+        if bus.hasSubscribers(topic: envelope.topic) {
+            await bus.deliver(envelope, logger: logger) { countdown.arrive() }
+        } else {
+            countdown.arrive()
+        }
+        await relay(envelope, except: peer) { countdown.arrive() }
     }
 
     /// Sends an event to every node (other than `excluded`) that wants its

@@ -50,8 +50,12 @@ extension BridgeSpoke {
             connection: connection, configuration: configuration, peerName: first.hello.nodeName,
             answer: { await bus.answer($0, isAdmin: $0.callerIsAdmin) },
             deliver: { envelope in
-                await bus.deliver(envelope, logger: logger)
-                if envelope.event.durable { connection.send(.acknowledgement([envelope.correlationID])) }
+                // A durable event is acknowledged once every local
+                // subscriber is done with it, not when it is queued: a
+                // crash before then gets it redelivered.
+                guard envelope.event.durable else { return await bus.deliver(envelope, logger: logger) }
+                let tag = envelope.correlationID
+                await bus.deliver(envelope, logger: logger) { connection.send(.acknowledgement([tag])) }
             },
             acknowledge: { outbox.acknowledge($0) },
             routes: { _ = self.apply($0, connection: connection) }

@@ -85,16 +85,20 @@ extension MessageBus {
         return .response(to: request.correlationID, result: result, typeName: "")
     }
 
-    /// Delivers an EVENT envelope to the local subscribers. Returns false
-    /// (after logging) when its type is unknown here or it does not decode.
-    @discardableResult
-    func deliver(_ envelope: WireEnvelope, logger: Logger) async -> Bool {
+    /// Delivers an EVENT envelope to the local subscribers. `onSettled`
+    /// runs once every local subscriber is done with a durable event (at
+    /// once for one that cannot be delivered: its type is unknown here or it
+    /// does not decode, which is logged — keeping it would only block its
+    /// sender).
+    func deliver(_ envelope: WireEnvelope, logger: Logger, onSettled: (@Sendable () -> Void)? = nil) async {
         do {
-            try await deliverEncodedEvent(typeName: envelope.typeName, payload: Array(envelope.payload), id: envelope.eventID, traceID: envelope.trace.traceID)
-            return true
+            try await deliverEncodedEvent(
+                typeName: envelope.typeName, payload: Array(envelope.payload), id: envelope.eventID,
+                traceID: envelope.trace.traceID, onSettled: onSettled
+            )
         } catch {
             logger.warning("event from the bridge not delivered", metadata: ["type": "\(envelope.typeName)", "reason": "\(error)"])
-            return false
+            onSettled?()
         }
     }
 }
