@@ -149,7 +149,11 @@ let package = Package(
         ),
         .testTarget(
             name: "FareLensWireTests",
-            dependencies: ["FareLensWire", "FareLensMessages", "FareLensBus", "FareLensTesting", nioCore, nioPosix, log, lifecycle, protobuf, propertyBased],
+            dependencies: [
+                "FareLensWire", "FareLensMessages", "FareLensBus", "FareLensTesting", nioCore, nioPosix, log, lifecycle, protobuf, grdb, propertyBased,
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -86,12 +86,19 @@ final class SubscriberQueue<Element: Sendable>: Sendable {
     private func waitForOne() async -> Delivery<Element>? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Delivery<Element>?, Never>) in
-                let immediate: Delivery<Element>?? = state.withLock { state in
-                    if let first = state.buffer.popFirst() { return .some(first) }
-                    if state.closed { return .some(nil) }
+                // Taking a buffered event frees room: publishers waiting for
+                // it must be woken here too, or with every publisher parked
+                // nobody would ever wake them (a lost wakeup).
+                let (immediate, waiters): (Delivery<Element>??, [CheckedContinuation<Void, Never>]) = state.withLock { state in
+                    if let first = state.buffer.popFirst() {
+                        defer { state.roomWaiters = [] }
+                        return (.some(first), Array(state.roomWaiters))
+                    }
+                    if state.closed { return (.some(nil), []) }
                     state.consumer = continuation
-                    return nil
+                    return (nil, [])
                 }
+                for waiter in waiters { waiter.resume() }
                 if let immediate { continuation.resume(returning: immediate) }
             }
         } onCancel: {

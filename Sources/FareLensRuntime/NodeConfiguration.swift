@@ -44,6 +44,9 @@ public struct NodeConfiguration: Sendable {
     public var maxInflatedBytes: Int = 16 << 20
     /// `bridge.compressionThreshold`: payloads at least this long are compressed when it helps.
     public var compressionThreshold: Int = 1024
+    /// `bridge.durableBacklog`: durable events kept per peer awaiting its
+    /// acknowledgement (on disk) before a durable publish fails with `overloaded`.
+    public var durableBacklog: Int = 100_000
 
     /// Every configuration value, for the keys services read themselves
     /// (e.g. `search.providers`); services see their own section
@@ -95,6 +98,7 @@ public struct NodeConfiguration: Sendable {
         maxFrameBytes = try Self.positive(reader, "bridge.maxFrameBytes", maxFrameBytes)
         maxInflatedBytes = try Self.positive(reader, "bridge.maxInflatedBytes", maxInflatedBytes)
         compressionThreshold = try Self.positive(reader, "bridge.compressionThreshold", compressionThreshold)
+        durableBacklog = try Self.positive(reader, "bridge.durableBacklog", durableBacklog)
         // A spoke's default name is derived from its services, so a restart
         // rejoins under the same name and gets its waiting durable events.
         if connectPath != nil, reader.string(forKey: "nodeName") == nil {

@@ -73,7 +73,7 @@ public func withTestMesh(
     }
 }
 
-/// A short socket path in a fresh directory (Unix socket paths are limited to 107 bytes).
+/// A short socket path in a fresh directory (socket paths are limited to 103 bytes).
 public func temporarySocketPath() -> String {
     let directory = "/tmp/flt-\(UInt32.random(in: 0 ... .max))"
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -3,10 +3,11 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+public import Metrics
 
 /// Settings of a node's bridge end, listening or connecting.
 public struct BridgeConfiguration: Sendable {
-    /// The Unix socket path (at most 107 bytes on Linux).
+    /// The Unix socket path (at most ``maxSocketPathBytes`` bytes).
     public var socketPath: String
     /// Frame caps and compression policy.
     public var limits: WireLimits = WireLimits()
@@ -19,9 +20,13 @@ public struct BridgeConfiguration: Sendable {
     /// Peer uids whose admin clients may call admin-only addresses; the
     /// node's own uid and root by default.
     public var adminUIDs: Set<UInt32> = [UInt32(getuid()), 0]
-    /// Durable events per peer sent but not yet acknowledged before
-    /// publishers wait.
-    public var durableWindow: Int = 4096
+    /// The cap on a peer's durable backlog (`bridge.durableBacklog`): events
+    /// kept for it and not yet acknowledged, on disk when journaled. At the
+    /// cap a durable publish fails at once with `overloaded`; it never waits
+    /// (docs/bus.md, "A full backlog").
+    public var durableBacklog: Int = 100_000
+    /// Where the bridge's metrics go (`farelens_bridge_*`); tests pass a `TestMetrics`.
+    public var metricsFactory: any MetricsFactory = MetricsSystem.factory
     /// Where durable outboxes are journaled so they survive a crash
     /// (`<dataDir>/bridge-outbox.sqlite` for a node); nil keeps them in memory only.
     public var outboxJournal: OutboxJournal?
@@ -41,8 +46,11 @@ public struct BridgeConfiguration: Sendable {
         self.socketPath = socketPath
     }
 
-    /// The longest socket path the platform accepts.
-    public static let maxSocketPathBytes = 107
+    /// The longest socket path accepted: 103 bytes. Linux's `sun_path` would
+    /// take 107, but SwiftNIO refuses anything over 103 on every platform
+    /// (macOS's `sun_path` is 104 bytes with its terminating NUL), so that is
+    /// the real limit, checked up front to give a clear error.
+    public static let maxSocketPathBytes = 103
 }
 
 /// Who this process is in the mesh, as its hello says.

@@ -13,7 +13,9 @@ extension BridgeHub {
             return
         }
         let timeout = connection.channel.eventLoop.scheduleTask(in: .nanoseconds(configuration.helloTimeout.nanoseconds)) {
-            connection.close(reason: "no hello within \(self.configuration.helloTimeout)")
+            let reason = "no hello within \(self.configuration.helloTimeout)"
+            self.logger.warning("refusing bridge connection", metadata: ["reason": "\(reason)", "uid": "\(uid)"])
+            connection.close(reason: reason)
         }
         var iterator = connection.inbound.makeAsyncIterator()
         let first = await iterator.next()
@@ -34,7 +36,7 @@ extension BridgeHub {
         }
         let isAdmin = hello.role == .admin
         if isAdmin, !configuration.adminUIDs.contains(uid) {
-            refuse(connection, .peerNotAllowed(uid: uid))
+            refuse(connection, .peerNotAdmin(uid: uid))
             return
         }
         var welcome = WireEnvelope()
@@ -47,7 +49,8 @@ extension BridgeHub {
         }
         let name = hello.nodeName
         logger.info("peer joined", metadata: ["peer": "\(name)", "pid": "\(hello.pid)", "services": "\(hello.services.joined(separator: ","))"])
-        broadcastRoutes(except: name)
+        // An admin client is not a route: its arrival and departure change nothing.
+        if !isAdmin { broadcastRoutes(except: name) }
 
         await ConnectionLoop(
             connection: connection, configuration: configuration, peerName: name,
@@ -57,8 +60,8 @@ extension BridgeHub {
         ).run()
 
         unregister(name, connection: connection)
+        if !isAdmin { broadcastRoutes(except: nil) }
         logger.info("peer left", metadata: ["peer": "\(name)"])
-        broadcastRoutes(except: nil)
     }
 
     private func refuse(_ connection: PeerConnection, _ error: WireProtocolError) {
@@ -76,13 +79,16 @@ extension BridgeHub {
                 guard existing.connection == nil else { return nil }
                 outbox = existing.outbox
             } else {
-                outbox = DurableOutbox(capacity: configuration.durableWindow, peer: hello.nodeName, journal: isAdmin ? nil : configuration.outboxJournal)
+                outbox = DurableOutbox(
+                    capacity: configuration.durableBacklog, peer: hello.nodeName,
+                    journal: isAdmin ? nil : configuration.outboxJournal, metricsFactory: configuration.metricsFactory
+                )
             }
             // A node is remembered across hub restarts (admin clients are not).
             if !isAdmin { configuration.outboxJournal?.remember(hello) }
             state.peers[hello.nodeName] = Peer(hello: hello, connection: connection, isAdmin: isAdmin, outbox: outbox)
             connection.send(welcome)
-            for envelope in outbox.unacknowledged() { connection.send(envelope) }
+            outbox.forEachUnacknowledged { connection.send($0) }
             return outbox
         }
     }
@@ -118,12 +124,14 @@ extension BridgeHub {
         return routes
     }
 
+    /// Sends the current routes to every connected node but `excluded`;
+    /// admin clients never get ROUTES (they route nothing).
     private func broadcastRoutes(except excluded: String?) {
         var envelope = WireEnvelope()
         envelope.kind = .routes
         envelope.routes = routes()
         let connections = state.withLock { state in
-            state.peers.filter { $0.key != excluded }.compactMap(\.value.connection)
+            state.peers.filter { $0.key != excluded && !$0.value.isAdmin }.compactMap(\.value.connection)
         }
         for connection in connections { connection.send(envelope) }
     }

@@ -34,7 +34,7 @@ extension BridgeHub {
     func relayReceived(_ envelope: WireEnvelope, from peer: String, connection: PeerConnection) async {
         guard envelope.event.durable else {
             if bus.hasSubscribers(topic: envelope.topic) { await bus.deliver(envelope, logger: logger) }
-            await relay(envelope, except: peer, onAllAcknowledged: nil)
+            try? await relay(envelope, except: peer, onAllAcknowledged: nil)  // safe: only durable copies are ever refused
             return
         }
         // Acknowledged to the sender once the hub's own subscribers are done
@@ -46,14 +46,26 @@ extension BridgeHub {
         } else {
             countdown.arrive()
         }
-        await relay(envelope, except: peer) { countdown.arrive() }
+        do {
+            try await relay(envelope, except: peer) { countdown.arrive() }
+        } catch {
+            // A node whose backlog is full did not get its copy (counted in
+            // `farelens_bridge_durable_rejected_total`). That copy counts as
+            // settled so the sender's acknowledgement still comes: holding it
+            // back would only make the sender redeliver into the same full
+            // backlog (docs/bus.md, "A full backlog").
+            logger.warning("durable event not kept for a node whose backlog is full", metadata: ["from": "\(peer)", "topic": "\(envelope.topic)", "reason": "\(error)"])
+        }
     }
 
     /// Sends an event to every node (other than `excluded`) that wants its
     /// topic. Durable events go through each node's outbox, so a node that is
     /// away gets them when it returns; `onAllAcknowledged` runs once every
-    /// copy is acknowledged (at once when there is none).
-    func relay(_ envelope: WireEnvelope, except excluded: String?, onAllAcknowledged: (@Sendable () -> Void)?) async {
+    /// copy is acknowledged or refused (at once when there is none).
+    ///
+    /// - Throws: ``BusError`` `overloaded` when a node's backlog is full; the
+    ///   other nodes still get their copies.
+    func relay(_ envelope: WireEnvelope, except excluded: String?, onAllAcknowledged: (@Sendable () -> Void)?) async throws(BusError) {
         let targets = state.withLock { state in
             state.peers.filter { name, peer in name != excluded && !peer.isAdmin && peer.hello.wants(envelope.topic) }
                 .map { (name: $0.key, connection: $0.value.connection, outbox: $0.value.outbox) }
@@ -71,11 +83,18 @@ extension BridgeHub {
             let countdown = AcknowledgementCountdown(count: targets.count, done: onAllAcknowledged)
             onAcknowledged = { countdown.arrive() }
         }
+        var refused: BusError?
         for target in targets {
-            let tagged = await target.outbox.append(envelope, onAcknowledged: onAcknowledged)
-            // Sent under the lock, so it cannot overtake a redelivery in progress.
-            state.withLock { $0.peers[target.name]?.connection?.send(tagged) }
+            do throws(BusError) {
+                let tagged = try target.outbox.append(envelope, onAcknowledged: onAcknowledged)
+                // Sent under the lock, so it cannot overtake a redelivery in progress.
+                state.withLock { $0.peers[target.name]?.connection?.send(tagged) }
+            } catch {
+                onAcknowledged?()  // refused: this copy is settled
+                refused = refused ?? error
+            }
         }
+        if let refused { throw refused }
     }
 
     /// Every node the hub knows, for `farelensctl status`.

@@ -58,7 +58,7 @@ public final class BridgeHub: Service, BusTransport {
                 for hello in known {
                     state.peers[hello.nodeName] = Peer(
                         hello: hello, connection: nil, isAdmin: false,
-                        outbox: DurableOutbox(capacity: configuration.durableWindow, peer: hello.nodeName, journal: journal)
+                        outbox: DurableOutbox(capacity: configuration.durableBacklog, peer: hello.nodeName, journal: journal, metricsFactory: configuration.metricsFactory)
                     )
                 }
             }
@@ -128,7 +128,9 @@ public final class BridgeHub: Service, BusTransport {
             logger.error("event not forwarded: cannot encode", metadata: ["type": "\(E.wireTypeName)", "reason": "\(error)"])
             return
         }
-        await relay(envelope, except: nil, onAllAcknowledged: nil)
+        // The local subscribers have it; an error tells the publisher that a
+        // node whose backlog is full does not.
+        try await relay(envelope, except: nil, onAllAcknowledged: nil)
     }
 
     func connection(hosting address: ServiceAddress, except excluded: String?) -> PeerConnection? {

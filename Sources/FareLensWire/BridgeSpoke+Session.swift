@@ -34,7 +34,7 @@ extension BridgeSpoke {
         // event overtaking older ones would make the receiver's dedupe
         // (highest sequence per publisher) drop the older ones.
         let joined = apply(first.routes, connection: connection) {
-            for envelope in self.outbox.unacknowledged() { connection.send(envelope) }
+            self.outbox.forEachUnacknowledged { connection.send($0) }
         }
         // A stop that came while connecting found no connection to close:
         // close this one now, or the session would outlive its node.
@@ -71,6 +71,7 @@ extension BridgeSpoke {
 
     private func connect() async throws(WireProtocolError) -> PeerConnection {
         let path = configuration.socketPath
+        try UnixSocketListener.checkPathLength(path)
         let limits = configuration.limits
         let logger = self.logger
         let holder = ConnectionHolder()

@@ -39,11 +39,15 @@ public final class BridgeSpoke: Service, BusTransport {
         self.identity = identity
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
-        self.outbox = DurableOutbox(capacity: configuration.durableWindow, peer: "hub", journal: configuration.outboxJournal)
+        self.outbox = DurableOutbox(capacity: configuration.durableBacklog, peer: "hub", journal: configuration.outboxJournal, metricsFactory: configuration.metricsFactory)
     }
 
     /// Whether the spoke is connected to the hub now.
     public var isConnected: Bool { state.withLock { $0.connection != nil } }
+
+    /// Durable events sent (or waiting to be sent) to the hub and not yet
+    /// acknowledged by it: this node's backlog, capped by `durableBacklog`.
+    public var pendingDurableEvents: Int { outbox.count }
 
     /// Stays joined to the hub until graceful shutdown, reconnecting with
     /// backoff after every loss.
@@ -113,7 +117,9 @@ public final class BridgeSpoke: Service, BusTransport {
             connection?.send(envelope)
             return
         }
-        let tagged = await outbox.append(envelope)
+        // At the cap this throws `overloaded`: the local subscribers have the
+        // event, the rest of the mesh does not.
+        let tagged = try outbox.append(envelope)
         // Sent under the lock, so it cannot overtake a redelivery in progress.
         state.withLock { $0.connection?.send(tagged) }
     }

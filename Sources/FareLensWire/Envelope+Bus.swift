@@ -91,12 +91,3 @@ extension WireError {
         message = error.message
     }
 }
-
-extension RequestContext {
-    /// The remaining budget in whole microseconds, 0 once passed.
-    var remainingMicros: UInt64 {
-        let (seconds, attoseconds) = remaining.components
-        let micros = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-        return micros > 0 ? UInt64(micros) : 0
-    }
-}

@@ -24,8 +24,13 @@ public struct FrameDecoder: ByteToMessageDecoder {
         return .continue
     }
 
+    /// Decodes the complete frames left when the stream ends. Bytes of an
+    /// incomplete frame are an error (`leftoverDataWhenDone`, logged as
+    /// "connection ended inside a frame"): `ByteToMessageHandler` reports
+    /// leftovers only if the decoder throws, and silently drops them otherwise.
     public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
         while try decode(context: context, buffer: &buffer) == .continue {}
+        if buffer.readableBytes > 0 { throw ByteToMessageDecoderError.leftoverDataWhenDone(buffer) }
         return .needMoreData
     }
 }

@@ -2,22 +2,25 @@ import FareLensMessages
 import Foundation
 import GRDB
 public import Logging
-import SwiftProtobuf
 
 /// The on-disk copy of the bridge's durable outboxes, so that durable events
 /// survive a crash (`kill -9`) of the node holding them: a publisher whose
 /// events were not yet acknowledged, or a hub keeping events for a node that
 /// is away. A row is written before `publish` returns and deleted when the
-/// peer acknowledges it. The hub also remembers each node's hello, so after
-/// a restart it knows who is away and which topics they want.
+/// peer acknowledges it; while it waits, the envelope lives here only (the
+/// outbox keeps its tag in memory and reads it back to redeliver). The hub
+/// also remembers each node's hello, so after a restart it knows who is away
+/// and which topics they want.
 ///
 /// One SQLite file per node (`<dataDir>/bridge-outbox.sqlite`), WAL,
-/// `synchronous = NORMAL`: a committed row survives a process crash.
+/// `synchronous = NORMAL`: a committed row survives a process crash. The
+/// schema comes from named migrations (``migrator``).
 public final class OutboxJournal: Sendable {
     private let queue: DatabaseQueue
     private let logger: Logger
 
-    /// Opens (creating if needed) the journal at `path`.
+    /// Opens (creating if needed) the journal at `path` and applies the
+    /// migrations it has not had yet.
     ///
     /// - Throws: ``OutboxJournalError`` naming the file when it cannot be opened.
     public init(path: String, logger: Logger) throws(OutboxJournalError) {
@@ -26,12 +29,7 @@ public final class OutboxJournal: Sendable {
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
             queue = try DatabaseQueue(path: path, configuration: configuration)
             try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
-            try queue.write { db in
-                try db.execute(sql: """
-                    CREATE TABLE IF NOT EXISTS outbox (peer TEXT NOT NULL, tag INTEGER NOT NULL, envelope BLOB NOT NULL, PRIMARY KEY (peer, tag));
-                    CREATE TABLE IF NOT EXISTS known_peer (name TEXT PRIMARY KEY, hello BLOB NOT NULL);
-                    """)
-            }
+            try Self.migrator.migrate(queue)
         } catch {
             throw OutboxJournalError(path: path, reason: String(describing: error))
         }
@@ -39,12 +37,13 @@ public final class OutboxJournal: Sendable {
     }
 
     /// Records an event sent to `peer` under delivery tag `tag`.
-    /// A failed write (full disk) is logged: the event is still delivered
-    /// while the node runs, but would not survive a crash.
-    func record(peer: String, tag: UInt64, envelope: WireEnvelope) {
+    ///
+    /// - Returns: false when the write failed (full disk; logged): the
+    ///   caller keeps the event in memory, where it survives only while the
+    ///   node runs.
+    func record(peer: String, tag: UInt64, envelope: WireEnvelope) -> Bool {
         write("record a durable event") { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO outbox (peer, tag, envelope) VALUES (?, ?, ?)",
-                           arguments: [peer, Int64(bitPattern: tag), try envelope.serializedBytes() as Data])
+            try OutboxRecord(peer: peer, tag: tag, envelope: envelope).insert(db, onConflict: .replace)
         }
     }
 
@@ -52,25 +51,53 @@ public final class OutboxJournal: Sendable {
     func remove(peer: String, tags: [UInt64]) {
         guard !tags.isEmpty else { return }
         write("forget acknowledged events") { db in
-            for tag in tags {
-                try db.execute(sql: "DELETE FROM outbox WHERE peer = ? AND tag = ?", arguments: [peer, Int64(bitPattern: tag)])
-            }
+            let keys = tags.map { Int64(bitPattern: $0) }
+            try OutboxRecord.filter(OutboxRecord.Columns.peer == peer && keys.contains(OutboxRecord.Columns.tag)).deleteAll(db)
         }
     }
 
     /// Forgets every event for `peer`.
     func removeAll(peer: String) {
-        write("forget a peer's events") { db in try db.execute(sql: "DELETE FROM outbox WHERE peer = ?", arguments: [peer]) }
+        write("forget a peer's events") { db in
+            try OutboxRecord.filter(OutboxRecord.Columns.peer == peer).deleteAll(db)
+        }
     }
 
-    /// The events waiting for `peer`, oldest first.
-    func entries(peer: String) -> [(tag: UInt64, envelope: WireEnvelope)] {
+    /// The delivery tags waiting for `peer`, oldest first (what an outbox
+    /// keeps in memory after a restart).
+    func tags(peer: String) -> [UInt64] {
         do {
-            let rows = try queue.read { db in
-                try Row.fetchAll(db, sql: "SELECT tag, envelope FROM outbox WHERE peer = ? ORDER BY tag", arguments: [peer])
-                    .map { row -> (Int64, Data) in (row["tag"], row["envelope"]) }
+            return try queue.read { db in
+                try OutboxRecord.filter(OutboxRecord.Columns.peer == peer)
+                    .select(OutboxRecord.Columns.tag, as: Int64.self)
+                    .order(OutboxRecord.Columns.tag)
+                    .fetchAll(db)
+                    .map { UInt64(bitPattern: $0) }
             }
-            return try rows.map { tag, data in (UInt64(bitPattern: tag), try WireEnvelope(serializedBytes: data)) }
+        } catch {
+            logger.error("cannot read the durable outbox journal; its events are not redelivered", metadata: ["peer": "\(peer)", "error": "\(error)"])
+            return []
+        }
+    }
+
+    /// The envelopes waiting for `peer` with tags in `tags.lowerBound ... tags.upperBound`,
+    /// oldest first. A row that cannot be read or decoded is logged and skipped.
+    func envelopes(peer: String, tags: ClosedRange<UInt64>) -> [(tag: UInt64, envelope: WireEnvelope)] {
+        do {
+            let records = try queue.read { db in
+                try OutboxRecord.filter(OutboxRecord.Columns.peer == peer)
+                    .filter((Int64(bitPattern: tags.lowerBound) ... Int64(bitPattern: tags.upperBound)).contains(OutboxRecord.Columns.tag))
+                    .order(OutboxRecord.Columns.tag)
+                    .fetchAll(db)
+            }
+            return records.compactMap { record in
+                do {
+                    return (record.deliveryTag, try record.decoded())
+                } catch {
+                    logger.error("a journaled durable event does not decode; it is not redelivered", metadata: ["peer": "\(peer)", "tag": "\(record.deliveryTag)", "error": "\(error)"])
+                    return nil
+                }
+            }
         } catch {
             logger.error("cannot read the durable outbox journal; its events are not redelivered", metadata: ["peer": "\(peer)", "error": "\(error)"])
             return []
@@ -79,34 +106,36 @@ public final class OutboxJournal: Sendable {
 
     /// Remembers a node's hello (its name, services and wanted topics).
     func remember(_ hello: WireHello) {
-        write("remember a node") { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO known_peer (name, hello) VALUES (?, ?)",
-                           arguments: [hello.nodeName, try hello.serializedBytes() as Data])
-        }
+        write("remember a node") { db in try KnownPeerRecord(hello).insert(db, onConflict: .replace) }
     }
 
     /// Forgets a node and every event kept for it.
     func forget(_ name: String) {
         write("forget a node") { db in
-            try db.execute(sql: "DELETE FROM known_peer WHERE name = ?", arguments: [name])
-            try db.execute(sql: "DELETE FROM outbox WHERE peer = ?", arguments: [name])
+            _ = try KnownPeerRecord.deleteOne(db, key: name)
+            try OutboxRecord.filter(OutboxRecord.Columns.peer == name).deleteAll(db)
         }
     }
 
     /// The nodes remembered from earlier runs.
     func knownPeers() -> [WireHello] {
         do {
-            let blobs = try queue.read { db in try Data.fetchAll(db, sql: "SELECT hello FROM known_peer ORDER BY name") }
-            return try blobs.map { try WireHello(serializedBytes: $0) }
+            let records = try queue.read { db in try KnownPeerRecord.order(KnownPeerRecord.Columns.name).fetchAll(db) }
+            return try records.map { try $0.decoded() }
         } catch {
             logger.error("cannot read the known nodes from the outbox journal", metadata: ["error": "\(error)"])
             return []
         }
     }
 
-    private func write(_ what: String, _ body: (Database) throws -> Void) {
-        do { try queue.write(body) } catch {
+    @discardableResult
+    private func write(_ what: String, _ body: (Database) throws -> Void) -> Bool {
+        do {
+            try queue.write(body)
+            return true
+        } catch {
             logger.error("durable outbox journal: cannot \(what); the event is kept in memory only", metadata: ["error": "\(error)"])
+            return false
         }
     }
 }

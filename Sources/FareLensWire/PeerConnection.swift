@@ -3,6 +3,9 @@ import FareLensMessages
 import Logging
 import NIOCore
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One bridge connection, hub side or spoke side: correlates requests with
 /// responses, enforces their deadlines, and hands everything else to the
@@ -162,10 +165,14 @@ final class PeerConnectionHandler: ChannelInboundHandler, Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        connection.logger.debug("bridge connection closed")
         connection.closed(reason: "connection closed")
         context.fireChannelInactive()
     }
 
+    /// A protocol fault or a connection that ended inside a frame is logged
+    /// as a warning; a peer that simply went away (reset, broken pipe) is an
+    /// ordinary disconnect, logged as a notice (docs/wire-protocol.md 3.4).
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         let reason: String
         if let wire = error as? WireProtocolError {
@@ -175,8 +182,19 @@ final class PeerConnectionHandler: ChannelInboundHandler, Sendable {
         } else {
             reason = String(describing: error)
         }
-        connection.logger.warning("closing bridge connection", metadata: ["reason": "\(reason)"])
+        if Self.isOrdinaryDisconnect(error) {
+            connection.logger.notice("peer disconnected", metadata: ["reason": "\(reason)"])
+        } else {
+            connection.logger.warning("closing bridge connection", metadata: ["reason": "\(reason)"])
+        }
         connection.closed(reason: reason)
         context.close(promise: nil)
+    }
+
+    /// A reset or broken pipe: the peer closed without reading everything
+    /// (an admin client that exits after its answer), not a fault.
+    static func isOrdinaryDisconnect(_ error: any Error) -> Bool {
+        guard let io = error as? IOError else { return false }
+        return io.errnoCode == ECONNRESET || io.errnoCode == EPIPE
     }
 }

@@ -17,9 +17,7 @@ enum UnixSocketListener {
         accepted: @escaping @Sendable (PeerConnection, UInt32?) -> Void
     ) async throws(WireProtocolError) -> any Channel {
         let path = configuration.socketPath
-        guard path.utf8.count <= BridgeConfiguration.maxSocketPathBytes else {
-            throw .socketUnavailable(path, reason: "path is \(path.utf8.count) bytes; Unix sockets allow at most \(BridgeConfiguration.maxSocketPathBytes)")
-        }
+        try checkPathLength(path)
         try await removeStaleSocket(at: path, group: group)
         let limits = configuration.limits
         let bootstrap = ServerBootstrap(group: group)
@@ -46,6 +44,13 @@ enum UnixSocketListener {
             throw error
         }
         return channel
+    }
+
+    /// Refuses a path longer than ``BridgeConfiguration/maxSocketPathBytes``.
+    static func checkPathLength(_ path: String) throws(WireProtocolError) {
+        guard path.utf8.count <= BridgeConfiguration.maxSocketPathBytes else {
+            throw .socketUnavailable(path, reason: "path is \(path.utf8.count) bytes; Unix sockets allow at most \(BridgeConfiguration.maxSocketPathBytes)")
+        }
     }
 
     /// The device and inode of the file at `path`, to recognise our own

@@ -61,6 +61,10 @@ public struct WireProtocolError: Error, Hashable, Sendable, CustomStringConverti
     public static func peerNotAllowed(uid: UInt32) -> Self {
         Self(.peerNotAllowed, "peer uid \(uid) is not in the allow-list")
     }
+    /// A hello with `role: ADMIN` from a uid not in `bridge.adminUids`.
+    public static func peerNotAdmin(uid: UInt32) -> Self {
+        Self(.peerNotAllowed, "peer uid \(uid) may not join as an admin client: it is not in bridge.adminUids")
+    }
     /// A node name already connected.
     public static func duplicateNode(_ name: String) -> Self {
         Self(.duplicateNode, "a node named '\(name)' is already connected")

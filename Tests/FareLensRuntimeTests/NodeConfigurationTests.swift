@@ -39,6 +39,15 @@ struct NodeConfigurationTests {
         #expect(configuration.services == "search")
     }
 
+    @Test("bridge.durableBacklog defaults to 100000 and is read from FARELENS_BRIDGE_DURABLE_BACKLOG")
+    func durableBacklog() async throws {
+        #expect(try await NodeConfiguration.load(flags: [:], configFile: nil, environment: [:]).durableBacklog == 100_000)
+        let configuration = try await NodeConfiguration.load(flags: [:], configFile: nil, environment: ["FARELENS_BRIDGE_DURABLE_BACKLOG": "250"])
+        #expect(configuration.durableBacklog == 250)
+        await #expect { try await NodeConfiguration.load(flags: [:], configFile: nil, environment: ["FARELENS_BRIDGE_DURABLE_BACKLOG": "0"]) }
+            throws: { ($0 as? ConfigurationError)?.key == "bridge.durableBacklog" }
+    }
+
     @Test("FARELENS_CONFIG names the config file when no flag does")
     func configFileFromEnvironment() async throws {
         let file = try Self.jsonFile(#"{"nodeName": "env-file"}"#)

@@ -61,12 +61,12 @@ struct BridgeDurabilityTests {
         let nodeSubscription = node.subscribe(PriceDropped.self)
         let (_, nodeTask) = try await startSpoke(node, fastBridge(socket), name: "old-node")
         withExtendedLifetime(nodeSubscription) {}
-        #expect(throws: ForgetNodeError.self) { try hub.forget("old-node") }
+        #expect { try hub.forget("old-node") } throws: { ($0 as? ForgetNodeError)?.code == "still-connected" }
         nodeTask.cancel()
         try await waitUntil("the hub saw old-node leave") { hub.meshStatus().nodes.contains { $0.nodeName == "old-node" && !$0.connected } }
         for sequence in 1 ... 5 { try await hubBus.publish(PriceDropped(route: "A-B", sequence: sequence)) }
         #expect(try hub.forget("old-node") == 5)
-        #expect(throws: ForgetNodeError.self) { try hub.forget("old-node") }
+        #expect { try hub.forget("old-node") } throws: { ($0 as? ForgetNodeError)?.code == "not-found" }
         hubTask.cancel()
         _ = await hubTask.result
         let (restarted, restartedTask) = try await startHub(makeNodeBus("hub"), bridge(socket, journal: try journal(journalPath)))

@@ -3,6 +3,8 @@ import FareLensMessages
 import FareLensTesting
 import FareLensWire
 import Foundation
+import InMemoryLogging
+import Logging
 import NIOCore
 #if canImport(Glibc)
 import Glibc
@@ -24,10 +26,12 @@ func fastBridge(_ path: String) -> BridgeConfiguration {
 }
 
 /// Starts a hub for `bus` and waits until it listens.
-func startHub(_ bus: MessageBus, _ configuration: BridgeConfiguration, name: String = "hub") async throws -> (BridgeHub, Task<Void, any Error>) {
+func startHub(
+    _ bus: MessageBus, _ configuration: BridgeConfiguration, name: String = "hub", logger: Logger = quietLogger()
+) async throws -> (BridgeHub, Task<Void, any Error>) {
     let listening = Gate()
     let failure = Locked<(any Error)?>(nil)
-    let hub = BridgeHub(bus: bus, configuration: configuration, identity: testIdentity(name), logger: quietLogger()) { listening.open() }
+    let hub = BridgeHub(bus: bus, configuration: configuration, identity: testIdentity(name), logger: logger) { listening.open() }
     bus.attach(hub)
     let task = Task {
         do { try await hub.run() } catch {
@@ -133,12 +137,53 @@ struct RawSocketClient {
     func close() { _ = Glibc.close(fd) }
 }
 
-/// A hello as a node of protocol `version` would send it.
-func rawHello(name: String, version: UInt32 = 1) -> WireEnvelope {
+/// A hello as a node (or admin client) of protocol `version` would send it.
+func rawHello(name: String, version: UInt32 = 1, role: WireHello.Role = .node, topics: [String] = []) -> WireEnvelope {
     var envelope = WireEnvelope()
     envelope.kind = .hello
     envelope.hello.protocolVersion = version
-    envelope.hello.role = .node
+    envelope.hello.role = role
     envelope.hello.nodeName = name
+    envelope.hello.topicsWanted = topics
     return envelope
+}
+
+/// A logger that keeps every record at `level` or above in `handler`.
+func recordingLogger(_ handler: InMemoryLogHandler, level: Logger.Level = .trace) -> Logger {
+    var logger = Logger(label: "test") { _ in handler }
+    logger.logLevel = level
+    return logger
+}
+
+extension RawSocketClient {
+    /// Reads (off the pool) until the envelopes read so far satisfy `done`,
+    /// the peer closes, or 10 s pass; returns what was read.
+    func readUntil(_ done: @escaping @Sendable ([WireEnvelope]) -> Bool) async -> [WireEnvelope] {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var all: [UInt8] = []
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let envelopes = (try? Self.envelopes(in: all)) ?? []
+                    if done(envelopes) { return continuation.resume(returning: envelopes) }
+                    let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                    if count <= 0 { return continuation.resume(returning: envelopes) }
+                    all.append(contentsOf: chunk[0 ..< count])
+                }
+            }
+        }
+    }
+}
+
+/// A REQUEST as a hand-written client would send it; `deadlineMicros` 0
+/// leaves the field out, as proto3 does.
+func rawEchoRequest(id: UInt64, text: String, deadlineMicros: UInt64 = 5_000_000) throws -> WireEnvelope {
+    var request = WireEnvelope()
+    request.kind = .request
+    request.correlationID = id
+    request.address = EchoRequest.address.name
+    request.typeName = EchoRequest.wireTypeName
+    request.deadlineMicros = deadlineMicros
+    request.payload = Data(try EchoRequest(text: text).wireEncoded())
+    return request
 }

@@ -29,7 +29,8 @@ struct BridgeSecurityTests {
         let (_, task) = try await startHub(makeNodeBus("hub"), configuration)
         let spoke = BridgeSpoke(bus: makeNodeBus("intruder"), configuration: fastBridge(path), identity: testIdentity("intruder"), logger: quietLogger())
         let error = await #expect(throws: WireProtocolError.self) { try await spoke.session() }
-        #expect(error?.message.contains("peer-not-allowed") == true)
+        #expect(error?.codeName == "socket-unavailable")
+        #expect(error?.message.contains("hub refused this node: peer-not-allowed: peer uid \(getuid()) is not in the allow-list") == true)
         task.cancel()
     }
 
@@ -107,7 +108,8 @@ struct BridgeSecurityTests {
         let (_, firstTask) = try await startSpoke(makeNodeBus("twin"), fastBridge(path), name: "twin")
         let second = BridgeSpoke(bus: makeNodeBus("twin"), configuration: fastBridge(path), identity: testIdentity("twin"), logger: quietLogger())
         let error = await #expect(throws: WireProtocolError.self) { try await second.session() }
-        #expect(error?.message.contains("duplicate-node") == true)
+        #expect(error?.codeName == "socket-unavailable")
+        #expect(error?.message.contains("hub refused this node: duplicate-node: a node named 'twin' is already connected") == true)
         for t in [firstTask, task] { t.cancel() }
     }
 

@@ -109,7 +109,13 @@ struct FrameCodecTests {
 
     @Test("a payload that is not a protobuf envelope is a malformed envelope")
     func garbageEnvelopeIsMalformed() {
-        #expect(throws: WireProtocolError.self) { try EnvelopeCoding.decode(ByteBuffer(bytes: [0xFF, 0xFF, 0xFF])) }
-        #expect(throws: WireProtocolError.self) { try EnvelopeCoding.decode(ByteBuffer()) }
+        #expect { try EnvelopeCoding.decode(ByteBuffer(bytes: [0xFF, 0xFF, 0xFF])) } throws: { error in
+            let wire = error as? WireProtocolError
+            return wire?.codeName == "malformed-envelope" && wire?.message.hasPrefix("malformed envelope: not a protobuf Envelope") == true
+        }
+        // Empty bytes are a valid, empty protobuf message, whose kind is missing.
+        #expect { try EnvelopeCoding.decode(ByteBuffer()) } throws: { error in
+            error as? WireProtocolError == .malformedEnvelope("kind is missing or unknown")
+        }
     }
 }

@@ -1,0 +1,58 @@
+import FareLensBus
+import FareLensMessages
+import FareLensTesting
+import FareLensWire
+import InMemoryLogging
+import Testing
+
+/// ROUTES tell nodes where services and subscribers are; admin clients are
+/// neither, so they neither get ROUTES nor cause them.
+@Suite("ROUTES go to nodes, about nodes")
+struct BridgeRoutesTests {
+    @Test("a connected peer receives no ROUTES while 50 admin clients come and go", arguments: [WireHello.Role.admin, .node])
+    func adminChurnSendsNoRoutes(observerRole: WireHello.Role) async throws {
+        let path = temporarySocketPath()
+        let logs = InMemoryLogHandler()
+        let hubBus = makeNodeBus("hub")
+        try serveEcho(hubBus)
+        let (_, task) = try await startHub(hubBus, fastBridge(path), logger: recordingLogger(logs, level: .info))
+        let observer = try RawSocketClient(path: path)
+        try observer.send(rawHello(name: "observer", role: observerRole))
+        // One reader for the whole session, so no frame goes uncounted.
+        async let everything = observer.readUntil { envelopes in envelopes.contains { $0.kind == .response } }
+        for index in 1 ... 50 {
+            let client = try RawSocketClient(path: path)
+            try client.send(rawHello(name: "ctl-\(index)", role: .admin))
+            _ = await client.readUntil { envelopes in envelopes.contains { $0.kind == .welcome } }
+            client.close()
+        }
+        // The hub logs "peer left" after any ROUTES it sends for that departure.
+        try await waitUntil("the hub saw the 50 admin clients leave") {
+            logs.entries.filter { $0.message.description == "peer left" && $0.metadata["peer"]?.description.hasPrefix("ctl-") == true }.count == 50
+        }
+        try observer.send(try rawEchoRequest(id: 1, text: "marker"))
+        let envelopes = await everything
+        observer.close()
+        #expect(envelopes.first?.kind == .welcome)
+        #expect(envelopes.contains { $0.kind == .response && $0.correlationID == 1 })
+        #expect(envelopes.filter { $0.kind == .routes }.count == 0)
+        task.cancel()
+    }
+
+    @Test("a node gets ROUTES when another node joins and when it leaves")
+    func nodeChurnSendsRoutes() async throws {
+        let path = temporarySocketPath()
+        let (_, task) = try await startHub(makeNodeBus("hub"), fastBridge(path))
+        let observer = try RawSocketClient(path: path)
+        try observer.send(rawHello(name: "observer"))
+        async let everything = observer.readUntil { envelopes in envelopes.filter { $0.kind == .routes }.count == 2 }
+        let echoBus = makeNodeBus("echo-node")
+        try serveEcho(echoBus)
+        let (_, echoTask) = try await startSpoke(echoBus, fastBridge(path), name: "echo-node")
+        echoTask.cancel()
+        let routes = await everything.filter { $0.kind == .routes }.map { $0.routes.nodes.map(\.nodeName) }
+        observer.close()
+        #expect(routes == [["hub", "echo-node", "observer"], ["hub", "observer"]])
+        task.cancel()
+    }
+}
