@@ -45,6 +45,10 @@ extension MessageBus {
             if let onSettled { original.whenSettled(onSettled) }
         case .deliver(let settlement):
             try? await deliver(event, metadata: metadata, settlement: settlement, forwardToTransports: false)  // safe: throws only when forwarding
+            // Cancelled part-way (its link closed while a subscriber was
+            // full): some subscribers may lack it, so a redelivery must be
+            // delivered again, not dropped (at least once, never lost).
+            if Task.isCancelled { redeliveries.withLock { $0.forget(metadata.id) } }
             settlement.release()
         }
     }

@@ -54,6 +54,11 @@ struct RedeliveryWindow: Sendable {
         return .deliver(settlement)
     }
 
+    /// Forgets `id`, so that its next arrival is delivered again.
+    mutating func forget(_ id: EventID) {
+        seen[id.publisher]?.settlements[id.sequence] = nil
+    }
+
     /// Ids remembered for `publisher` (tests, metrics).
     func count(for publisher: String) -> Int { seen[publisher]?.order.count ?? 0 }
 }

@@ -56,13 +56,23 @@ final class SubscriberQueue<Element: Sendable>: Sendable {
             let outcome = offer(delivery)
             guard case .mustWait = outcome else { return outcome }
             if Task.isCancelled { return .closed }
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let wakeNow = state.withLock { state in
-                    if state.closed || state.buffer.count < capacity { return true }
-                    state.roomWaiters.append(continuation)
-                    return false
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let wakeNow = state.withLock { state in
+                        if state.closed || state.buffer.count < capacity || Task.isCancelled { return true }
+                        state.roomWaiters.append(continuation)
+                        return false
+                    }
+                    if wakeNow { continuation.resume() }
                 }
-                if wakeNow { continuation.resume() }
+            } onCancel: {
+                // Wakes every waiting publisher; the ones not cancelled
+                // find the buffer still full and wait again.
+                let waiters = state.withLock { state in
+                    defer { state.roomWaiters = [] }
+                    return state.roomWaiters
+                }
+                for waiter in waiters { waiter.resume() }
             }
         }
     }

@@ -49,8 +49,10 @@ extension BridgeHub {
         }
         let name = hello.nodeName
         logger.info("peer joined", metadata: ["peer": "\(name)", "pid": "\(hello.pid)", "services": "\(hello.services.joined(separator: ","))"])
-        // An admin client is not a route: its arrival and departure change nothing.
-        if !isAdmin { broadcastRoutes(except: name) }
+        // An admin client is not a route: its arrival and departure change
+        // nothing, unless it watches topics the nodes must now send here.
+        let watches = isAdmin && !hello.topicsWanted.isEmpty
+        if !isAdmin || watches { broadcastRoutes(except: name) }
 
         await ConnectionLoop(
             connection: connection, configuration: configuration, peerName: name,
@@ -60,7 +62,7 @@ extension BridgeHub {
         ).run()
 
         unregister(name, connection: connection)
-        if !isAdmin { broadcastRoutes(except: nil) }
+        if !isAdmin || watches { broadcastRoutes(except: nil) }
         logger.info("peer left", metadata: ["peer": "\(name)"])
     }
 
@@ -106,10 +108,15 @@ extension BridgeHub {
         }
     }
 
-    /// The hub's own hello: its local addresses and the topics it relays
-    /// (its own subscribers' and every connected node's).
+    /// The hub's own hello: its local addresses and every topic it relays:
+    /// its own subscribers', every known node's (connected or away: an away
+    /// node's durable events must still reach the hub to wait in its
+    /// backlog) and every connected admin client's watched topics.
     func ownHello() -> WireHello {
-        WireHello(identity: identity, services: bus.localAddresses, topics: bus.wantedTopics)
+        let relayed = state.withLock { state in
+            state.peers.values.filter { !$0.isAdmin || $0.connection != nil }.flatMap(\.hello.topicsWanted)
+        }
+        return WireHello(identity: identity, services: bus.localAddresses, topics: bus.wantedTopics.union(relayed))
     }
 
     /// Every node: the hub first, then connected nodes (not admin clients),

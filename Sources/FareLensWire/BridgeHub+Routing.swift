@@ -66,10 +66,14 @@ extension BridgeHub {
     /// - Throws: ``BusError`` `overloaded` when a node's backlog is full; the
     ///   other nodes still get their copies.
     func relay(_ envelope: WireEnvelope, except excluded: String?, onAllAcknowledged: (@Sendable () -> Void)?) async throws(BusError) {
-        let targets = state.withLock { state in
-            state.peers.filter { name, peer in name != excluded && !peer.isAdmin && peer.hello.wants(envelope.topic) }
-                .map { (name: $0.key, connection: $0.value.connection, outbox: $0.value.outbox) }
+        let (targets, watchers) = state.withLock { state in
+            let wanting = state.peers.filter { name, peer in name != excluded && peer.hello.wants(envelope.topic) }
+            return (
+                wanting.filter { !$0.value.isAdmin }.map { (name: $0.key, connection: $0.value.connection, outbox: $0.value.outbox) },
+                wanting.filter { $0.value.isAdmin }.compactMap(\.value.connection)
+            )
         }
+        if !watchers.isEmpty { watch(envelope, by: watchers) }
         guard envelope.event.durable else {
             for target in targets { target.connection?.send(envelope) }
             return
@@ -95,6 +99,18 @@ extension BridgeHub {
             }
         }
         if let refused { throw refused }
+    }
+
+    /// Sends admin clients that watch the topic a best-effort copy: never
+    /// journaled, never acknowledged (a durable event goes as a plain one,
+    /// without a delivery tag), dropped when its connection cannot keep up.
+    private func watch(_ envelope: WireEnvelope, by watchers: [PeerConnection]) {
+        var copy = envelope
+        copy.event.durable = false
+        copy.correlationID = 0
+        for watcher in watchers where watcher.channel.isWritable {
+            watcher.send(copy)
+        }
     }
 
     /// Every node the hub knows, for `farelensctl status`.

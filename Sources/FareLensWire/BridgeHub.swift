@@ -133,6 +133,11 @@ public final class BridgeHub: Service, BusTransport {
         try await relay(envelope, except: nil, onAllAcknowledged: nil)
     }
 
+    /// The live connection of the peer named `name` (tests, status).
+    func connection(named name: String) -> PeerConnection? {
+        state.withLock { $0.peers[name]?.connection }
+    }
+
     func connection(hosting address: ServiceAddress, except excluded: String?) -> PeerConnection? {
         state.withLock { state in
             state.peers.first { name, peer in

@@ -26,12 +26,16 @@ struct ConnectionLoop: Sendable {
         let dropped = Counter(label: "farelens_wire_events_dropped_total", dimensions: [("peer", peerName)])
         let (events, eventsContinuation) = AsyncStream.makeStream(of: WireEnvelope.self)
         let counts = LoopCounts()
+        // A closed connection releases a reading loop waiting for room.
+        connection.whenClosed { counts.room.close() }
         await withDiscardingTaskGroup { group in
             group.addTask {
                 for await event in events {
-                    counts.queuedEvents.subtract(1, ordering: .relaxed)
                     await deliver(event)
+                    counts.queuedEvents.subtract(1, ordering: .relaxed)
+                    counts.room.signal()
                 }
+                counts.room.close()
             }
             for await envelope in connection.inbound {
                 switch envelope.kind {
@@ -48,9 +52,16 @@ struct ConnectionLoop: Sendable {
                         connection.send(reply)
                     }
                 case .event:
-                    if !envelope.event.durable, counts.queuedEvents.load(ordering: .relaxed) >= configuration.inboundEventBuffer {
-                        dropped.increment()
-                        continue
+                    if counts.queuedEvents.load(ordering: .relaxed) >= configuration.inboundEventBuffer {
+                        guard envelope.event.durable else {
+                            dropped.increment()
+                            continue
+                        }
+                        // A durable event is never dropped: stop taking
+                        // envelopes from this connection until there is room
+                        // (its socket then stops being read; other
+                        // connections are unaffected).
+                        await counts.room.wait(until: { counts.queuedEvents.load(ordering: .relaxed) < configuration.inboundEventBuffer })
                     }
                     counts.queuedEvents.add(1, ordering: .relaxed)
                     eventsContinuation.yield(envelope)
@@ -67,6 +78,11 @@ struct ConnectionLoop: Sendable {
                 }
             }
             eventsContinuation.finish()
+            // The connection is gone: durable events not yet handed to a
+            // subscriber are dropped unacknowledged (their sender redelivers
+            // them when the link returns), and a delivery waiting for room
+            // in a full subscriber stops waiting.
+            group.cancelAll()
         }
     }
 }
@@ -75,6 +91,51 @@ struct ConnectionLoop: Sendable {
 private final class LoopCounts: Sendable {
     let queuedEvents = Atomic<Int>(0)
     let servedInFlight = Atomic<Int>(0)
+    let room = RoomSignal()
+}
+
+/// Wakes a task waiting for room in a bounded queue. One waiter at a time
+/// (the connection's reading loop); closed when the consumer ends.
+final class RoomSignal: Sendable {
+    private struct State {
+        var waiter: CheckedContinuation<Void, Never>?
+        var closed = false
+    }
+    private let state = Mutex(State())
+
+    /// Waits until `hasRoom()` holds, or the signal is closed.
+    func wait(until hasRoom: () -> Bool) async {
+        while !hasRoom() {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state in
+                    if state.closed || hasRoom() { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+            if state.withLock({ $0.closed }) { return }
+        }
+    }
+
+    /// Room was made.
+    func signal() {
+        let waiter = state.withLock { state in
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// The consumer is gone: release the waiter for good.
+    func close() {
+        let waiter = state.withLock { state in
+            state.closed = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
 }
 
 extension MessageBus {

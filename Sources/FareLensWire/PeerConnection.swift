@@ -16,9 +16,21 @@ import Glibc
 final class PeerConnection: Sendable {
     let channel: any Channel
     let logger: Logger
-    /// Envelopes other than RESPONSE, in arrival order.
-    let inbound: AsyncStream<WireEnvelope>
+    /// Envelopes other than RESPONSE, in arrival order. Bounded: once
+    /// ``inboundHighWater`` are waiting, the connection stops reading from
+    /// the socket (the peer's writes back up in its kernel buffer) until
+    /// the owner has taken them down to half that.
+    var inbound: InboundEnvelopes { InboundEnvelopes(stream: inboundStream, connection: self) }
+    private let inboundStream: AsyncStream<WireEnvelope>
     private let inboundContinuation: AsyncStream<WireEnvelope>.Continuation
+    /// Envelopes received and not yet taken by the owner.
+    private let queuedInbound = Atomic<Int>(0)
+    /// Whether reading from the socket is paused because too many wait.
+    private let readingPaused = Atomic<Bool>(false)
+    /// Most envelopes waiting before reading pauses.
+    let inboundHighWater: Int
+    /// The default of ``inboundHighWater``.
+    static let defaultInboundHighWater = 1024
     private let state = Mutex(State())
     /// Whether a flush is already queued on the event loop (read and written
     /// only there; atomic because the class is shared across threads).
@@ -35,12 +47,45 @@ final class PeerConnection: Sendable {
         var waiting: [UInt64: Waiting] = [:]
         var nextCorrelationID: UInt64 = 0
         var closeReason: String?
+        var onClose: [@Sendable () -> Void] = []
     }
 
-    init(channel: any Channel, logger: Logger) {
+    /// Runs `action` once the connection has closed (at once if it has).
+    func whenClosed(_ action: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state in
+            if state.closeReason != nil { return true }
+            state.onClose.append(action)
+            return false
+        }
+        if now { action() }
+    }
+
+    init(channel: any Channel, logger: Logger, inboundHighWater: Int = PeerConnection.defaultInboundHighWater) {
         self.channel = channel
         self.logger = logger
-        (inbound, inboundContinuation) = AsyncStream.makeStream(of: WireEnvelope.self)
+        self.inboundHighWater = max(2, inboundHighWater)
+        (inboundStream, inboundContinuation) = AsyncStream.makeStream(of: WireEnvelope.self)
+    }
+
+    /// Envelopes received and not yet taken by the owner (tests, status).
+    var inboundWaiting: Int { queuedInbound.load(ordering: .relaxed) }
+
+    /// Called on the event loop for each envelope handed to ``inbound``.
+    private func queuedOne() {
+        guard queuedInbound.add(1, ordering: .relaxed).newValue >= inboundHighWater,
+              !readingPaused.exchange(true, ordering: .relaxed) else { return }
+        channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+    }
+
+    /// Called by ``InboundEnvelopes`` for each envelope the owner takes.
+    func tookOne() {
+        guard queuedInbound.subtract(1, ordering: .relaxed).newValue <= inboundHighWater / 2,
+              readingPaused.load(ordering: .relaxed) else { return }
+        channel.eventLoop.execute { [self] in
+            guard readingPaused.exchange(false, ordering: .relaxed) else { return }
+            channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+            channel.read()
+        }
     }
 
     /// Requests waiting for a response.
@@ -119,17 +164,19 @@ final class PeerConnection: Sendable {
             complete(envelope.correlationID, with: .success(envelope))
         } else {
             inboundContinuation.yield(envelope)
+            queuedOne()
         }
     }
 
     /// Called once when the channel becomes inactive: fails every waiting
     /// request and ends ``inbound``.
     func closed(reason: String) {
-        let waiting = state.withLock { state -> [Waiting] in
+        let (waiting, onClose) = state.withLock { state -> ([Waiting], [@Sendable () -> Void]) in
             if state.closeReason == nil { state.closeReason = reason }
-            defer { state.waiting.removeAll() }
-            return Array(state.waiting.values)
+            defer { state.waiting.removeAll(); state.onClose.removeAll() }
+            return (Array(state.waiting.values), state.onClose)
         }
+        for action in onClose { action() }
         for entry in waiting {
             entry.timer?.cancel()
             entry.continuation.resume(returning: .failure(.serviceUnavailable(entry.address, reason: "the node hosting it went away (\(reason))")))
@@ -197,4 +244,25 @@ final class PeerConnectionHandler: ChannelInboundHandler, Sendable {
         guard let io = error as? IOError else { return false }
         return io.errnoCode == ECONNRESET || io.errnoCode == EPIPE
     }
+}
+
+/// The envelopes of one connection as its owner reads them: each one taken
+/// tells the connection, which resumes reading from the socket once enough
+/// have been taken (see ``PeerConnection/inbound``).
+struct InboundEnvelopes: AsyncSequence, Sendable {
+    let stream: AsyncStream<WireEnvelope>
+    let connection: PeerConnection
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncStream<WireEnvelope>.AsyncIterator
+        let connection: PeerConnection
+
+        mutating func next() async -> WireEnvelope? {
+            guard let envelope = await base.next() else { return nil }
+            connection.tookOne()
+            return envelope
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator(), connection: connection) }
 }

@@ -136,7 +136,6 @@ struct BridgeBacklogTests {
         let metrics = TestMetrics()
         let logs = InMemoryLogHandler()
         let hubBus = makeNodeBus("hub")
-        let hubSubscription = hubBus.subscribe(PriceDropped.self)  // the hub wants the topic, so the spoke sends it
         let (hub, hubTask) = try await startHub(hubBus, bridge(socket, backlog: 1, metrics: metrics), logger: recordingLogger(logs))
         try await makeAway("alerts-node", socket: socket, hub: hub)
         try await hubBus.publish(PriceDropped(route: "A-B", sequence: 1))  // fills alerts-node's backlog
@@ -150,7 +149,6 @@ struct BridgeBacklogTests {
         #expect(warning?.level == .warning)
         #expect(warning?.metadata["from"]?.description == "watchlist-node")
         #expect(pending(hub, "alerts-node") == 1)
-        withExtendedLifetime(hubSubscription) {}
         for task in [publisherTask, hubTask] { task.cancel(); _ = await task.result }
     }
 }
