@@ -121,7 +121,7 @@ let package = Package(
         /// The admin CLI: talks to a node over its socket as an admin peer.
         .executableTarget(
             name: "farelensctl",
-            dependencies: ["FareLensWire", "FareLensMessages", "FareLensBus", argumentParser],
+            dependencies: ["FareLensWire", "FareLensMessages", "FareLensBus", argumentParser, protobuf],
             swiftSettings: strict
         ),
         .target(

@@ -99,6 +99,21 @@ extension MessageBus {
         }
     }
 
+    /// Subscribes to events of any type on `topics` (every topic when nil):
+    /// what an operator tool watching the mesh uses. Over the bridge these
+    /// topics are what an admin client asks the hub to send it.
+    public func subscribeAll(watching topics: Set<String>?, bufferSize: Int? = nil) -> EventSubscription<any BusEvent> {
+        guard let topics else { return subscribeAll(bufferSize: bufferSize) }
+        let sink = WildcardSink(capacity: bufferSize ?? configuration.subscriberBufferSize)
+        subscriptions.withLock { table in
+            for topic in topics { table.byTopic[topic, default: []].append(sink) }
+        }
+        return EventSubscription(queue: sink.queue) { [weak self, weak sink] in
+            guard let self, let sink else { return }
+            self.subscriptions.withLock { $0.remove(sink) }
+        }
+    }
+
     /// Topic names with at least one in-process subscriber (a transport's
     /// "topics wanted" in its hello).
     public var subscribedTopics: Set<String> {

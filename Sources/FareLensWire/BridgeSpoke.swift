@@ -42,6 +42,9 @@ public final class BridgeSpoke: Service, BusTransport {
         self.outbox = DurableOutbox(capacity: configuration.durableBacklog, peer: "hub", journal: configuration.outboxJournal, metricsFactory: configuration.metricsFactory)
     }
 
+    /// Topics other nodes want, as last announced (tests).
+    var remoteTopicsForTesting: Set<String> { state.withLock { $0.remoteTopics } }
+
     /// Whether the spoke is connected to the hub now.
     public var isConnected: Bool { state.withLock { $0.connection != nil } }
 

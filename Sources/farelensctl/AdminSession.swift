@@ -6,13 +6,19 @@ import Logging
 /// A short-lived admin peer: joins the node's socket (one attempt, no
 /// reconnect), runs `body` with a bus whose requests travel over it, leaves.
 enum AdminSession {
-    static func run<T: Sendable>(_ options: ConnectionOptions, _ body: @escaping @Sendable (MessageBus, Duration) async throws -> T) async throws -> T {
+    /// - Parameter prepare: runs on the bus before the hello is sent (an
+    ///   admin client's subscriptions become its watched topics).
+    static func run<T: Sendable>(
+        _ options: ConnectionOptions, prepare: (MessageBus) -> Void = { _ in },
+        _ body: @escaping @Sendable (MessageBus, Duration) async throws -> T
+    ) async throws -> T {
         var logger = Logger(label: "farelensctl")
         logger.logLevel = .critical
         let pid = ProcessInfo.processInfo.processIdentifier
         var busConfiguration = BusConfiguration()
         busConfiguration.nodeName = "farelensctl-\(pid)"
         let bus = MessageBus(configuration: busConfiguration, logger: logger)
+        prepare(bus)
         var bridge = BridgeConfiguration(socketPath: options.socketPath)
         bridge.helloTimeout = .milliseconds(options.timeoutMs)
         let identity = NodeIdentity(

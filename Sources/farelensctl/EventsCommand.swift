@@ -1,0 +1,78 @@
+import ArgumentParser
+import FareLensBus
+import FareLensMessages
+import Foundation
+import SwiftProtobuf
+import Synchronization
+
+/// `farelensctl events tail [TOPIC…]`: watch events as they are published.
+struct EventsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "events",
+        abstract: "Watch the mesh's events.",
+        subcommands: [Tail.self]
+    )
+
+    struct Tail: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "tail",
+            abstract: "Print events as they are published, one line each, until interrupted.",
+            discussion: """
+                Watching is best effort: the node sends this client a copy of each event on the named topics \
+                (every topic when none is named) and drops copies this client cannot take in time; it keeps \
+                nothing for it and forgets it when it leaves.
+
+                Example: farelensctl events tail search.fare-observed --count 5 --json
+                """
+        )
+
+        @Argument(help: "Topics to watch, e.g. search.fare-observed (default: every topic).") var topics: [String] = []
+        @Option(name: .long, help: "Stop after this many events.") var count: Int?
+        @Option(name: .long, help: "Stop after this many seconds.") var seconds: Int?
+        @OptionGroup var options: ConnectionOptions
+
+        func validate() throws {
+            let known = Set(MessageCatalog.events.map { $0.topic.name })
+            for topic in topics where !known.contains(topic) {
+                throw ValidationError("unknown topic '\(topic)'; known topics: \(known.sorted().joined(separator: ", "))")
+            }
+            if let count, count <= 0 { throw ValidationError("--count must be positive") }
+            if let seconds, seconds <= 0 { throw ValidationError("--seconds must be positive") }
+        }
+
+        func run() async throws {
+            let topics = Set(self.topics), json = options.json, count = self.count, seconds = self.seconds
+            let subscription = SubscriptionBox()
+            do {
+                try await AdminSession.run(options, prepare: { bus in
+                    bus.registerEventTypes(MessageCatalog.events)
+                    subscription.value.withLock { $0 = bus.subscribeAll(watching: topics.isEmpty ? nil : topics) }
+                }) { _, _ in
+                    guard let events = subscription.value.withLock({ $0 }) else { return }
+                    let end = seconds.map { ContinuousClock.now + .seconds($0) }
+                    var printed = 0
+                    for await delivery in events {
+                        print(Self.line(delivery, json: json))
+                        printed += 1
+                        if let count, printed >= count { return }
+                        if let end, ContinuousClock.now >= end { return }
+                    }
+                }
+            } catch {
+                CtlRun.fail("events: \(error)")
+            }
+        }
+
+        static func line(_ delivery: Delivery<any BusEvent>, json: Bool) -> String {
+            let metadata = delivery.metadata
+            let payload = (delivery.event as? any SwiftProtobuf.Message).flatMap { try? $0.jsonString() } ?? "{}"
+            guard json else { return "\(metadata.topic.name)  \(metadata.id)  \(payload)" }
+            return #"{"topic":"\#(metadata.topic.name)","type":"\#(metadata.typeName)","id":"\#(metadata.id)","event":\#(payload)}"#
+        }
+    }
+}
+
+/// Carries the subscription made before the hello into the session's body.
+private final class SubscriptionBox: Sendable {
+    let value = Mutex<EventSubscription<any BusEvent>?>(nil)
+}
