@@ -20,6 +20,7 @@ enum ServiceRuns {
                 table.column("stoppedAt", .datetime)
             }
         }
+        all.register(ServiceDatabase.inboxMigrationName, ServiceDatabase.migrateInbox)
         service.forEachMigration { name, body in all.register(name, body) }
         return all
     }
