@@ -59,7 +59,7 @@ struct BookingOptionsTests {
         do {
             _ = try BookingOptionsBuilder.subID(request { $0.dealID = "d-42" })
             Issue.record("accepted a dash in the deal id")
-        } catch { #expect(error.field == "deal_id") }
+        } catch { #expect(error.code == "invalid-field" && error.field == "deal_id") }
     }
 }
 

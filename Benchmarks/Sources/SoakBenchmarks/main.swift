@@ -68,7 +68,14 @@ func randomSearch(_ random: inout SystemRandomNumberGenerator) -> SearchFlightsR
 }
 
 /// Counts shared by the workers and the reporter.
-struct Tally { var searches = 0; var cached = 0; var failed = 0 }
+struct Tally: Sendable { var searches = 0; var cached = 0; var failed = 0 }
+
+/// The tally behind a lock, shareable between tasks.
+final class SharedTally: Sendable {
+    private let state = Mutex(Tally())
+    func update(_ body: (inout Tally) -> Void) { state.withLock { body(&$0) } }
+    var value: Tally { state.withLock { $0 } }
+}
 
 @concurrent func soak(_ options: Options) async throws {
     var logger = Logger(label: "soak")
@@ -88,7 +95,7 @@ struct Tally { var searches = 0; var cached = 0; var failed = 0 }
     )
     let service = try descriptor.make(context)
     try service.register(on: bus)
-    let tally = Mutex(Tally())
+    let tally = SharedTally()
     let start = ContinuousClock.now
     let end = start + .seconds(options.seconds)
     print("soak: \(options.seconds) s, \(options.workers) workers, caches \(options.smallCache ? "small (1,000 answers / 8 MiB, 20,000 offers / 16 MiB)" : "default (10,000 answers / 64 MiB, 200,000 offers / 128 MiB)"); RSS at start \(format(residentMiB())) MiB")
@@ -100,9 +107,9 @@ struct Tally { var searches = 0; var cached = 0; var failed = 0 }
                 while ContinuousClock.now < end {
                     do {
                         let response = try await bus.request(randomSearch(&random))
-                        tally.withLock { $0.searches += 1; if response.fromCache { $0.cached += 1 } }
+                        tally.update { $0.searches += 1; if response.fromCache { $0.cached += 1 } }
                     } catch {
-                        tally.withLock { $0.searches += 1; $0.failed += 1 }
+                        tally.update { $0.searches += 1; $0.failed += 1 }
                     }
                 }
             }
@@ -114,7 +121,7 @@ struct Tally { var searches = 0; var cached = 0; var failed = 0 }
             while mark < end {
                 try await Task.sleep(until: min(mark + .seconds(options.interval), end))  // safe: the reporting period
                 let now = ContinuousClock.now
-                let current = tally.withLock { $0 }
+                let current = tally.value
                 let seconds = Double((now - mark).components.seconds) + Double((now - mark).components.attoseconds) / 1e18
                 minute += 1
                 let done = current.searches - previous.searches
@@ -129,7 +136,7 @@ struct Tally { var searches = 0; var cached = 0; var failed = 0 }
             if finished == options.workers + 1 { group.cancelAll() }
         }
     }
-    let total = tally.withLock { $0 }
+    let total = tally.value
     print("total: \(total.searches) searches (\(total.cached) from cache, \(total.failed) failed) in \(options.seconds) s, \(format(Double(total.searches) / Double(options.seconds), 0)) searches/s; RSS at end \(format(residentMiB())) MiB")
 }
 
