@@ -53,6 +53,8 @@ let package = Package(
         .library(name: "FareLensWire", targets: ["FareLensWire"]),
         .library(name: "FareLensServices", targets: ["FareLensServices"]),
         .library(name: "SearchService", targets: ["SearchService"]),
+        /// For the soak benchmark, which opens the search service's (in-memory) database as a node would.
+        .library(name: "FareLensStore", targets: ["FareLensStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),

@@ -11,6 +11,7 @@ let package = Package(
         .package(name: "FareLens", path: ".."),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
     ],
     targets: [
         /// The same-run comparison harness shared by every benchmark (docs/decisions/0002).
@@ -50,6 +51,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/SearchBenchmarks",
+            swiftSettings: [.treatAllWarnings(as: .error)]
+        ),
+        /// Distinct user searches through the in-process bus to the real search
+        /// service for a duration: searches/s and RSS per minute (flat and bounded expected).
+        .executableTarget(
+            name: "soak-benchmarks",
+            dependencies: [
+                .product(name: "FareLensBus", package: "FareLens"),
+                .product(name: "FareLensMessages", package: "FareLens"),
+                .product(name: "FareLensRuntime", package: "FareLens"),
+                .product(name: "FareLensStore", package: "FareLens"),
+                .product(name: "SearchService", package: "FareLens"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+            ],
+            path: "Sources/SoakBenchmarks",
             swiftSettings: [.treatAllWarnings(as: .error)]
         ),
     ]

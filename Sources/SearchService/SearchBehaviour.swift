@@ -4,7 +4,15 @@ import FareLensRuntime
 import Foundation
 import Logging
 
-/// The running search service: its request handlers and the market sweep.
+/// The running search service: its request handlers, the event drain and
+/// the market sweep.
+///
+/// The mutable state lives in two actors, ``SearchEngine`` (answers, offer
+/// index, flights in progress, provider outcomes) and ``AirportAnswers``
+/// (autocomplete cache); this value only wires them to the bus. Handlers
+/// reach them with an actor hop in the caller's task (inline), except the
+/// flight search: it calls providers over HTTP, so it is `isolated` and its
+/// caller is released at the deadline whatever a provider does (docs/bus.md).
 struct SearchBehaviour: ServiceBehaviour {
     let directory: AirportDirectory
     let airports: AirportAnswers
@@ -12,29 +20,39 @@ struct SearchBehaviour: ServiceBehaviour {
     let booking: BookingOptionsBuilder
     let sweep: MarketSweep?
     let settings: SearchSettings
-    let clock: any WallClock
     let logger: Logger
 
     func register(on bus: MessageBus) throws {
         try bus.serve(AirportLookupRequest.self) { request, _ in try directory.lookup(request) }
-        try bus.serve(AirportAutocompleteRequest.self) { request, _ in try airports.autocomplete(request) }
+        try bus.serve(AirportAutocompleteRequest.self) { request, _ in try await airports.autocomplete(request) }
         try bus.serve(AirportDistanceRequest.self) { request, _ in try directory.distance(request) }
-        try bus.serve(SearchFlightsRequest.self) { request, context in try await engine.search(request, context: context) }
-        try bus.serve(ProviderQuotaRequest.self) { request, _ in try engine.quotaStatus(request) }
+        try bus.serve(SearchFlightsRequest.self, execution: .isolated) { request, context in
+            try await engine.search(request, context: context)
+        }
+        try bus.serve(ProviderQuotaRequest.self) { request, _ in try await engine.quotaStatus(request) }
         try bus.serve(BookingOptionsRequest.self) { request, _ in
-            guard let offer = engine.cache.offer(request.offerID, now: clock.now()) else { throw SearchError.unknownOffer(request.offerID) }
+            guard let offer = await engine.offer(request.offerID) else { throw SearchError.unknownOffer(request.offerID) }
             var response = BookingOptionsResponse()
             response.options = try booking.options(for: offer.quotes, request: request)
             return response
         }
     }
 
-    /// Sweeps the market on its schedule until cancelled.
+    /// Publishes the engine's events and sweeps the market on its schedule,
+    /// until cancelled (then the queued events are published and it returns).
     func run() async throws {
-        guard let sweep, settings.sweepInterval > .zero else { return }
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await engine.run() }
+            if let sweep, settings.sweepInterval > .zero {
+                group.addTask { try await sweepForever(sweep) }
+            }
+        }
+    }
+
+    private func sweepForever(_ sweep: MarketSweep) async throws {
         try await Task.sleep(for: settings.sweepInitialDelay)  // safe: the sweep schedule; cancelled on shutdown
         while !Task.isCancelled {
-            _ = await sweep.sweepOnce(now: clock.now())
+            _ = await sweep.sweepOnce(now: engine.now())
             try await Task.sleep(for: settings.sweepInterval)  // safe: the sweep schedule; cancelled on shutdown
         }
     }

@@ -28,7 +28,7 @@ public enum SearchServiceEntry {
             ? try SimulatedMarket(directory: directory, fares: fares, seed: settings.seed, clock: now) : nil
         let live = try LiveProviders.make(settings.providers, reader: context.configuration, directory: directory, clock: clock)
         let engine = SearchEngine(
-            directory: directory, simulated: simulated, live: live, cache: SearchCache(),
+            directory: directory, simulated: simulated, live: live, cache: SearchCache(limits: settings.cacheLimits),
             quota: QuotaLedger(limit: settings.quotaPerMonth, database: context.database),
             bus: context.bus, logger: context.logger, now: now
         )
@@ -41,9 +41,10 @@ public enum SearchServiceEntry {
             "simulated": "\(simulated != nil)",
         ])
         return SearchBehaviour(
-            directory: directory, airports: AirportAnswers(directory: directory, now: now), engine: engine,
-            booking: BookingOptionsBuilder(affiliates: settings.affiliates), sweep: sweep, settings: settings,
-            clock: clock, logger: context.logger
+            directory: directory,
+            airports: AirportAnswers(directory: directory, maxEntries: settings.cacheLimits.airportEntries, maxBytes: settings.cacheLimits.airportBytes, now: now),
+            engine: engine, booking: BookingOptionsBuilder(affiliates: settings.affiliates), sweep: sweep, settings: settings,
+            logger: context.logger
         )
     }
 }

@@ -21,6 +21,9 @@ public struct SearchSettings: Sendable {
     public var sweepRoutes = 30
     /// `search.sweep.daysAhead`: departure dates searched, days from today.
     public var sweepDaysAhead = [7, 21, 45]
+    /// `search.cache.{answers,offers,airports}.{maxEntries,maxMebibytes}`: the
+    /// bounds of the LRU caches (defaults in ``SearchCacheLimits``).
+    public var cacheLimits = SearchCacheLimits()
 
     public init() {}
 
@@ -50,6 +53,19 @@ public struct SearchSettings: Sendable {
             }
             sweepDaysAhead = days
         }
+        let limits = cacheLimits
+        cacheLimits.answerEntries = try Self.number(reader, "cache.answers.maxEntries", limits.answerEntries) ?? limits.answerEntries
+        cacheLimits.answerBytes = try Self.mebibytes(reader, "cache.answers.maxMebibytes") ?? limits.answerBytes
+        cacheLimits.offerEntries = try Self.number(reader, "cache.offers.maxEntries", limits.offerEntries) ?? limits.offerEntries
+        cacheLimits.offerBytes = try Self.mebibytes(reader, "cache.offers.maxMebibytes") ?? limits.offerBytes
+        cacheLimits.airportEntries = try Self.number(reader, "cache.airports.maxEntries", limits.airportEntries) ?? limits.airportEntries
+        cacheLimits.airportBytes = try Self.mebibytes(reader, "cache.airports.maxMebibytes") ?? limits.airportBytes
+    }
+
+    private static func mebibytes(_ reader: ConfigReader, _ key: String) throws(SearchSettingsError) -> Int? {
+        guard let value = try number(reader, key, 0) else { return nil }
+        guard value <= 1 << 20 else { throw SearchSettingsError(key: "search." + key, message: "must be at most 1048576 (1 TiB)") }
+        return value << 20
     }
 
     private static func number(_ reader: ConfigReader, _ key: String, _ fallback: Int, allowZero: Bool = false) throws(SearchSettingsError) -> Int? {

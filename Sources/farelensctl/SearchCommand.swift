@@ -80,19 +80,22 @@ struct SearchCommand: AsyncParsableCommand {
         }
     }
 
-    /// "250.00EUR" or "250EUR" → Money (exact, minor units).
+    /// "250.00EUR", "250EUR" or "65000JPY" → Money (exact, in the currency's
+    /// own minor units: at most as many decimals as it has).
     static func money(_ text: String) throws -> Money {
         let currency = String(text.suffix(3)).uppercased()
         let amount = text.dropLast(3).trimmingCharacters(in: .whitespaces)
         let parts = amount.split(separator: ".", omittingEmptySubsequences: false)
-        guard currency.allSatisfy(\.isLetter), (1 ... 2).contains(parts.count), let whole = Int64(parts[0]),
-              parts.count == 1 || (parts[1].count == 2 && Int64(parts[1]) != nil) else {
-            throw ValidationError("--max-price must look like 250.00EUR, not '\(text)'")
+        let digits = Money.exponent(of: currency)
+        guard currency.count == 3, currency.allSatisfy(\.isLetter), (1 ... 2).contains(parts.count), let whole = Int64(parts[0]),
+              parts.count == 1 || (digits > 0 && (1 ... digits).contains(parts[1].count) && parts[1].allSatisfy(\.isNumber)) else {
+            throw ValidationError("--max-price must look like 250.00EUR (decimals as the currency has them), not '\(text)'")
         }
-        var money = Money()
-        money.currency = currency
-        money.minorUnits = whole * 100 + (parts.count == 2 ? Int64(parts[1])! : 0)
-        return money
+        var unit: Int64 = 1
+        for _ in 0..<digits { unit *= 10 }
+        var fraction = parts.count == 2 ? String(parts[1]) : ""
+        fraction += String(repeating: "0", count: digits - fraction.count)
+        return Money(minorUnits: whole * unit + (Int64(fraction) ?? 0), currency: currency)
     }
 }
 
@@ -136,8 +139,6 @@ struct OfferRow: Encodable {
         roundTrip = offer.hasInbound
     }
 
-    var priceText: String {
-        let whole = totalMinorUnits / 100, cents = totalMinorUnits % 100
-        return "\(whole).\(String(format: "%02d", cents)) \(currency)"
-    }
+    /// By the currency's own minor units (`Money.formatted`): "€123.45", "¥65,000", "12.345 KWD".
+    var priceText: String { Money(minorUnits: totalMinorUnits, currency: currency).formatted }
 }

@@ -52,12 +52,14 @@ struct BookingOptionsTests {
 
     @Test("a missing placement or tier, or a field that would break the sub-id, is invalid-field")
     func invalid() {
-        #expect(throws: SearchError.self) { try BookingOptionsBuilder.subID(request { $0.placement = .unspecified }) }
-        #expect(throws: SearchError.self) { try BookingOptionsBuilder.subID(request { $0.tier = .unspecified }) }
+        let noPlacement = #expect(throws: SearchError.self) { try BookingOptionsBuilder.subID(request { $0.placement = .unspecified }) }
+        #expect(noPlacement?.code == "invalid-field" && noPlacement?.field == "placement")
+        let noTier = #expect(throws: SearchError.self) { try BookingOptionsBuilder.subID(request { $0.tier = .unspecified }) }
+        #expect(noTier?.code == "invalid-field" && noTier?.field == "tier")
         do {
             _ = try BookingOptionsBuilder.subID(request { $0.dealID = "d-42" })
             Issue.record("accepted a dash in the deal id")
-        } catch { #expect(error.field == "deal_id") }
+        } catch { #expect(error.code == "invalid-field" && error.field == "deal_id") }
     }
 }
 
@@ -74,7 +76,7 @@ struct OfferMergeTests {
         #expect(response.offers.map(\.price.minorUnits) == [9_000, 14_000])
         #expect(response.offers.allSatisfy { $0.provider == "cheap-seller" })
         #expect(Set(response.providers) == ["amadeus", "cheap-seller"])
-        let quotes = try #require(fixture.engine.cache.offer(response.offers[0].offerID, now: fixture.clock.now())).quotes
+        let quotes = try #require(await fixture.engine.offer(response.offers[0].offerID)).quotes
         #expect(quotes.map(\.provider) == ["cheap-seller", "amadeus"])
     }
 
@@ -89,8 +91,10 @@ struct OfferMergeTests {
     func fareObserved() async throws {
         let fixture = SearchEngineFixture(live: [ScriptedProvider("amadeus")])
         let observed = fixture.bus.subscribe(FareObserved.self)
-        let response = try await fixture.engine.search(SearchEngineFixture.request { $0.adults = 2 })
-        let events = try await firstEvents(2, of: observed)
+        let (response, events) = try await fixture.running {
+            let response = try await fixture.engine.search(SearchEngineFixture.request { $0.adults = 2 })
+            return (response, try await firstEvents(2, of: observed))
+        }
         #expect(events.map(\.offerID) == response.offers.map(\.offerID))
         for event in events {
             #expect(event.origin == "LIS" && event.destination == "JFK")

@@ -14,9 +14,11 @@ struct MarketSweepTests {
         let observed = fixture.bus.subscribe(FareObserved.self, bufferSize: 1000)
         let sweep = MarketSweep(engine: fixture.engine, table: try RouteFareTable.bundled(), directory: directory, count: 2, daysAhead: [7, 21], logger: quietLogger())
         #expect(sweep.sweptRoutes.map { "\($0.0)-\($0.1)" } == ["PAR-MIL", "LON-EDI"])  // the two routes with most observations
-        let summary = await sweep.sweepOnce(now: fixture.clock.now())
+        let (summary, events) = try await fixture.running {
+            let summary = await sweep.sweepOnce(now: fixture.clock.now())
+            return (summary, try await firstEvents(summary.offers, of: observed))
+        }
         #expect(summary.searches == 4 && summary.failures == 0 && summary.offers > 0)
-        let events = try await firstEvents(summary.offers, of: observed)
         #expect(events.allSatisfy { $0.purpose == .backgroundSweep && $0.simulated })
         #expect(Set(events.map(\.origin)).isSubset(of: Set(directory.memberAirports(of: "PAR").map(\.code) + directory.memberAirports(of: "LON").map(\.code))))
     }

@@ -18,16 +18,20 @@ struct QuotaAndFallbackTests {
             return try await fixture.engine.search(SearchEngineFixture.request(purpose) { $0.departureDate = date })
         }
         func fill(to used: Int) async throws { while provider.calls.get() < used { _ = try await search(.userSearch) } }
+        func expectRefused(_ purpose: SearchPurpose) async throws {
+            let error = await #expect(throws: SearchError.self) { try await search(purpose) }
+            #expect(error?.code == "no-fares-available" && error?.message.contains("monthly quota reached") == true)
+        }
         try await fill(to: 90)
-        await #expect(throws: SearchError.self) { try await search(.backgroundSweep) }
+        try await expectRefused(.backgroundSweep)
         _ = try await search(.freeWatchlist)
         try await fill(to: 95)
-        await #expect(throws: SearchError.self) { try await search(.freeWatchlist) }
+        try await expectRefused(.freeWatchlist)
         _ = try await search(.proWatchlist)
         try await fill(to: 98)
-        await #expect(throws: SearchError.self) { try await search(.proWatchlist) }
+        try await expectRefused(.proWatchlist)
         try await fill(to: 100)
-        await #expect(throws: SearchError.self) { try await search(.userSearch) }
+        try await expectRefused(.userSearch)
         #expect(provider.calls.get() == 100)
     }
 
@@ -43,11 +47,13 @@ struct QuotaAndFallbackTests {
     func warnings() async throws {
         let fixture = SearchEngineFixture(live: [ScriptedProvider("amadeus")], quotaLimit: 10)
         let warnings = fixture.bus.subscribe(QuotaWarning.self)
-        for day in 1 ... 10 { _ = try await fixture.engine.search(SearchEngineFixture.request { $0.departureDate.day = Int32(day) }) }
-        let received = try await firstEvents(2, of: warnings)
+        let received = try await fixture.running {
+            for day in 1 ... 10 { _ = try await fixture.engine.search(SearchEngineFixture.request { $0.departureDate.day = Int32(day) }) }
+            return try await firstEvents(2, of: warnings)
+        }
         #expect(received.map(\.thresholdPercent) == [80, 90])
         #expect(received.map(\.used) == [8, 9] && received.allSatisfy { $0.limit == 10 && $0.period == "2026-11" })
-        let status = try fixture.engine.quotaStatus(ProviderQuotaRequest())
+        let status = try await fixture.engine.quotaStatus(ProviderQuotaRequest())
         #expect(status.providers.first?.used == 10 && status.providers.first?.exhausted == true && status.providers.first?.backgroundStopped == true)
     }
 
@@ -75,12 +81,13 @@ struct QuotaAndFallbackTests {
         let travelpayouts = ScriptedProvider("travelpayouts", price: 9_000)
         let fixture = SearchEngineFixture(live: [amadeus, travelpayouts])
         let calls = fixture.bus.subscribe(ProviderCalled.self)
-        let response = try await fixture.engine.search(SearchEngineFixture.request())
+        let (response, events) = try await fixture.running {
+            (try await fixture.engine.search(SearchEngineFixture.request()), try await firstEvents(2, of: calls))
+        }
         #expect(response.providers == ["travelpayouts"] && !response.stale)
         #expect(amadeus.calls.get() == 1 && travelpayouts.calls.get() == 1)
-        let events = try await firstEvents(2, of: calls)
         #expect(events.map(\.provider) == ["amadeus", "travelpayouts"] && events.map(\.errorCode) == ["http-5xx", ""])
-        #expect(try fixture.engine.quotaStatus(ProviderQuotaRequest()).providers.first?.lastError == "amadeus: server error (HTTP 503)")
+        #expect(try await fixture.engine.quotaStatus(ProviderQuotaRequest()).providers.first?.lastError == "amadeus: server error (HTTP 503)")
     }
 
     @Test("when every provider fails, cached results up to 7 days old are served, marked stale with the reason")
@@ -94,7 +101,8 @@ struct QuotaAndFallbackTests {
         #expect(stale.stale && stale.staleReason == "Live prices unavailable, showing cached results")
         #expect(stale.offers == fresh.offers && stale.observedAtUnixMs == fresh.observedAtUnixMs)
         fixture.clock.advance(by: 2 * 86_400)
-        await #expect(throws: SearchError.self) { try await fixture.engine.search(SearchEngineFixture.request()) }
+        let tooOld = await #expect(throws: SearchError.self) { try await fixture.engine.search(SearchEngineFixture.request()) }
+        #expect(tooOld?.code == "no-fares-available")
     }
 
     @Test("with nothing cached and every provider failing, the error is no-fares-available with the reasons")

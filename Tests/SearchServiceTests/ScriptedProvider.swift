@@ -20,8 +20,16 @@ final class ScriptedProvider: FareProvider, Sendable {
         self.gate = gate
     }
 
-    func offers(for query: FareQuery) async throws(ProviderError) -> [FlightOffer] {
+    /// Calls in progress now, and the most ever in progress at once.
+    let concurrency = Locked((now: 0, max: 0))
+    /// The queries asked, in the order the calls started.
+    let queries = Locked<[FareQuery]>([])
+
+    func offers(for query: FareQuery, deadline: ContinuousClock.Instant?) async throws(ProviderError) -> [FlightOffer] {
         calls.update { $0 += 1 }
+        queries.update { $0.append(query) }
+        concurrency.update { $0.now += 1; $0.max = max($0.max, $0.now) }
+        defer { concurrency.update { $0.now -= 1 } }
         if let gate { await gate.wait() }
         if let failure = failure.get() { throw failure }
         return [Self.offer(query, flight: "TP201", price: price, provider: name), Self.offer(query, flight: "TP203", price: price + 5_000, provider: name)]

@@ -42,18 +42,20 @@ struct SearchCacheTests {
         let provider = ScriptedProvider("amadeus", gate: gate)
         let fixture = SearchEngineFixture(live: [provider])
         let completed = fixture.bus.subscribe(SearchCompleted.self)
-        try await withThrowingTaskGroup(of: SearchFlightsResponse.self) { group in
-            for _ in 0..<20 { group.addTask { try await fixture.engine.search(SearchEngineFixture.request()) } }
-            try await waitUntil("the first search reached the provider") { provider.calls.get() == 1 }
-            // The other 19 join before the provider answers.
-            try await waitUntil("19 searches joined the first") { fixture.engine.coalescer.joined == 19 }
-            gate.open()
-            var answers: [SearchFlightsResponse] = []
-            for try await answer in group { answers.append(answer) }
-            #expect(answers.count == 20 && Set(answers.map(\.offers)).count == 1)
+        let reports = try await fixture.running {
+            try await withThrowingTaskGroup(of: SearchFlightsResponse.self) { group in
+                for _ in 0..<20 { group.addTask { try await fixture.engine.search(SearchEngineFixture.request()) } }
+                try await waitUntil("the first search reached the provider") { provider.calls.get() == 1 }
+                // The other 19 join before the provider answers.
+                try await waitUntil("19 searches joined the first") { await fixture.engine.flightWaiters.joined == 19 }
+                gate.open()
+                var answers: [SearchFlightsResponse] = []
+                for try await answer in group { answers.append(answer) }
+                #expect(answers.count == 20 && Set(answers.map(\.offers)).count == 1)
+            }
+            return try await firstEvents(20, of: completed)
         }
         #expect(provider.calls.get() == 1)
-        let reports = try await firstEvents(20, of: completed)
         #expect(reports.filter { !$0.coalesced && !$0.cacheHit }.count == 1)
         #expect(reports.filter(\.coalesced).allSatisfy { $0.providerCalls == 0 })
     }

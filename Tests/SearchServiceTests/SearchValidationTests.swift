@@ -81,10 +81,11 @@ struct SearchValidationTests {
         let instant = Date(timeIntervalSince1970: 1_795_339_800)
         let yesterdayInUTC = CalendarDate(year: 2026, month: 11, day: 21)!.message
         #expect(throws: Never.self) { try validator.validate(request { $0.origin = "HNL"; $0.departureDate = yesterdayInUTC }, now: instant) }
-        #expect(throws: SearchError.self) { try validator.validate(request { $0.origin = "AKL"; $0.departureDate = yesterdayInUTC }, now: instant) }
+        let refused = #expect(throws: SearchError.self) { try validator.validate(request { $0.origin = "AKL"; $0.departureDate = yesterdayInUTC }, now: instant) }
+        #expect(refused?.code == "invalid-field" && refused?.field == "departure_date")
     }
 
-    @Test("a flexible search expands to every date pair within ±N days, never before today or returning before departing")
+    @Test("a flexible search shifts departure and return together by each of ±N days, never departing before today")
     func flexibleExpansion() throws {
         let search = try validator.validate(request {
             $0.departureDate = CalendarDate(year: 2026, month: 11, day: 23)!.message
@@ -92,10 +93,28 @@ struct SearchValidationTests {
             $0.flexibleDays = 1
         }, now: now)
         let pairs = search.expandedQueries(today: CalendarDate(year: 2026, month: 11, day: 22)!).map { "\($0.departureDate)/\($0.returnDate!)" }
-        #expect(pairs == [
-            "2026-11-22/2026-11-23", "2026-11-22/2026-11-24", "2026-11-22/2026-11-25",
-            "2026-11-23/2026-11-23", "2026-11-23/2026-11-24", "2026-11-23/2026-11-25",
-            "2026-11-24/2026-11-24", "2026-11-24/2026-11-25",
-        ])
+        #expect(pairs == ["2026-11-22/2026-11-23", "2026-11-23/2026-11-24", "2026-11-24/2026-11-25"])
+    }
+
+    @Test("a ±3-day flexible search is at most 7 date pairs")
+    func flexibleBound() throws {
+        let search = try validator.validate(request {
+            $0.departureDate = CalendarDate(year: 2026, month: 12, day: 10)!.message
+            $0.returnDate = CalendarDate(year: 2026, month: 12, day: 20)!.message
+            $0.flexibleDays = 3
+        }, now: now)
+        let queries = search.expandedQueries(today: CalendarDate(year: 2026, month: 11, day: 22)!)
+        #expect(queries.count == 7)
+        #expect(queries.allSatisfy { query in query.returnDate.map { $0.daysSinceEpoch - query.departureDate.daysSinceEpoch } == 10 })
+        #expect(queries.map(\.departureDate.description).first == "2026-12-07" && queries.map(\.departureDate.description).last == "2026-12-13")
+    }
+
+    @Test("a departure more than 365 days ahead is refused as invalid-field naming departure_date")
+    func tooFarAhead() throws {
+        let today = CalendarDate.of(now, in: .gmt)
+        #expect(throws: Never.self) { try validator.validate(request { $0.departureDate = today.adding(days: 365).message }, now: now) }
+        let refused = #expect(throws: SearchError.self) { try validator.validate(request { $0.departureDate = today.adding(days: 366).message }, now: now) }
+        #expect(refused?.code == "invalid-field" && refused?.field == "departure_date")
+        #expect(refused?.message.contains("more than 365 days ahead") == true)
     }
 }

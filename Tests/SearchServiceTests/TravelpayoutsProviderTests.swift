@@ -109,7 +109,7 @@ struct TravelpayoutsProviderTests {
         let partial = #expect(throws: ProviderError.self) {
             try TravelpayoutsProvider.fromConfiguration(reader(["search.travelpayouts.token": TestSecrets.travelpayoutsToken]), timeZone: testTimeZones)
         }
-        #expect(partial?.message == "not configured: search.travelpayouts.baseUrl is missing")
+        #expect(partial?.code == "not-configured" && partial?.message == "not configured: search.travelpayouts.baseUrl is missing")
         let full = try TravelpayoutsProvider.fromConfiguration(reader([
             "search.travelpayouts.baseUrl": "https://api.travelpayouts.com", "search.travelpayouts.token": TestSecrets.travelpayoutsToken,
         ]), timeZone: testTimeZones)

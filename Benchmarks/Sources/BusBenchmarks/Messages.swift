@@ -47,11 +47,16 @@ struct DurableFareSeen: BusEvent, IntMessage {
     let value: Int
 }
 
-/// The service state both the reference and the bus handler call into.
+/// The service state both the reference and the bus handler call into: a
+/// small price book keyed by route. Non-trivial but cheap (a dictionary
+/// read-modify-write, as a cache look-up would be), and its answer is used
+/// by the caller, so neither path can be optimised away.
 actor QuoteBook {
-    private var total = 0
+    private var prices: [Int: Int] = [:]
     func quote(_ key: Int) -> Int {
-        total &+= key
-        return total
+        let slot = key & 1023
+        let price = prices[slot, default: 10_000] &+ (key & 7)
+        prices[slot] = price
+        return price
     }
 }

@@ -3,129 +3,103 @@ import FareLensMessages
 import Foundation
 
 extension SearchEngine {
-    /// Asks the providers for every query of `search`; on total failure,
-    /// falls back to a cached answer at most 7 days old.
-    func fetch(_ search: ValidatedSearch, key: String, parent: RequestContext?) async throws(SearchError) -> SearchCache.Entry {
-        let queries = search.expandedQueries(today: CalendarDate.of(now(), in: TimeZones.zone(directory.timeZone(of: search.query.origin) ?? "UTC")))
+    /// What asking the providers for one date pair gave.
+    struct QueryOutcome: Sendable {
         var offers: [FlightOffer] = []
         var providers: Set<String> = []
         var failures: [String] = []
         var calls = 0
-        var anyAnswered = false
-        for query in queries {
-            if let simulated {
-                do throws(ProviderError) {
-                    offers += try await simulated.offers(for: query)
-                    providers.insert(simulated.name)
-                    anyAnswered = true
-                } catch { failures.append(error.description) }
+        var answered = false
+    }
+
+    /// Asks the providers for every date pair of `search`, at most
+    /// ``queryConcurrency`` at once; on total failure, falls back to a cached
+    /// answer at most 7 days old. Runs as a flight's task, outside the actor.
+    ///
+    /// - Parameter deadline: the deadline of the caller that started the
+    ///   flight; every provider call ends by it.
+    nonisolated func fetch(_ search: ValidatedSearch, key: String, deadline: ContinuousClock.Instant?, parent: RequestContext?) async -> Result<SearchCache.Entry, SearchError> {
+        let today = CalendarDate.of(now(), in: TimeZones.zone(directory.timeZone(of: search.query.origin) ?? "UTC"))
+        let queries = search.expandedQueries(today: today)
+        let outcomes = await withTaskGroup(of: QueryOutcome.self) { group -> [QueryOutcome] in
+            var pending = queries[...]
+            var outcomes: [QueryOutcome] = []
+            // At most `queryConcurrency` in flight: one more starts as each ends.
+            for _ in 0..<queryConcurrency {
+                guard let query = pending.popFirst() else { break }
+                group.addTask { await self.ask(query, purpose: search.purpose, deadline: deadline, parent: parent) }
             }
-            let (liveOffers, liveProvider, liveCalls, liveFailures) = await askLive(query, purpose: search.purpose, parent: parent)
-            calls += liveCalls
-            failures += liveFailures
-            if let liveProvider {
-                offers += liveOffers
-                providers.insert(liveProvider)
-                anyAnswered = true
+            while let outcome = await group.next() {
+                outcomes.append(outcome)
+                if let query = pending.popFirst() {
+                    group.addTask { await self.ask(query, purpose: search.purpose, deadline: deadline, parent: parent) }
+                }
             }
+            return outcomes
         }
-        guard anyAnswered else {
+        if Task.isCancelled { return .failure(.cancelled) }
+        let calls = outcomes.reduce(0) { $0 + $1.calls }
+        guard outcomes.contains(where: \.answered) else {
+            let failures = outcomes.flatMap(\.failures)
             logger.warning("no provider answered", metadata: ["search": "\(key)", "reasons": "\(failures.joined(separator: "; "))"])
-            guard var stale = cache.stale(key, now: now()) else { throw .noFaresAvailable(failures) }
+            guard var stale = await staleEntry(key) else { return .failure(.noFaresAvailable(failures)) }
             stale.isStale = true
             stale.providerCalls = calls
-            return stale
+            return .success(stale)
         }
-        var entry = SearchCache.Entry(offers: OfferMerger.merge(offers), providers: providers.sorted(), observedAt: now())
-        cache.store(entry, for: key)
+        let offers = OfferMerger.merge(outcomes.flatMap(\.offers))
+        var entry = SearchCache.Entry(offers: offers, providers: outcomes.reduce(into: Set<String>()) { $0.formUnion($1.providers) }.sorted(), observedAt: now())
+        await store(entry, for: key)
         entry.providerCalls = calls
-        await observe(entry, search, parent: parent)
-        return entry
+        observe(entry, search, parent: parent)
+        return .success(entry)
     }
 
-    /// The live chain: the first provider with quota left that answers.
-    private func askLive(_ query: FareQuery, purpose: SearchPurpose, parent: RequestContext?) async -> ([FlightOffer], String?, Int, [String]) {
-        var failures: [String] = []
-        var calls = 0
-        for provider in live {
-            let at = now()
-            let allowed: Bool
-            do { allowed = try quota.allows(provider.name, purpose, at: at) } catch {
-                failures.append("\(provider.name): quota ledger unavailable (\(error))")
-                continue
-            }
-            guard allowed else {
-                failures.append("\(provider.name): monthly quota reached for \(Self.purposeName(purpose))")
-                continue
-            }
-            calls += 1
-            let started = ContinuousClock.now
-            var called = ProviderCalled()
-            called.provider = provider.name
-            called.purpose = purpose
-            do {
-                for crossing in try quota.charge(provider.name, at: at) { await warn(crossing, parent: parent) }
-                called.quotaUsed = try quota.used(provider.name, at: at)
-            } catch {
-                logger.error("quota ledger write failed", metadata: ["provider": "\(provider.name)", "error": "\(error)"])
-            }
+    /// One date pair: the simulated market (when present) and the live chain,
+    /// the first live provider with quota left that answers.
+    nonisolated func ask(_ query: FareQuery, purpose: SearchPurpose, deadline: ContinuousClock.Instant?, parent: RequestContext?) async -> QueryOutcome {
+        var outcome = QueryOutcome()
+        if let simulated {
             do throws(ProviderError) {
-                let offers = try await provider.offers(for: query)
-                called.success = true
-                lastErrors.withLock { $0[provider.name] = "" }
-                called.latencyMillis = Self.millis(since: started)
-                try? await bus?.publish(called, parent: parent)
-                return (offers, provider.name, calls, failures)
-            } catch {
-                called.errorCode = error.code
-                lastErrors.withLock { $0[provider.name] = error.description }
-                called.latencyMillis = Self.millis(since: started)
-                try? await bus?.publish(called, parent: parent)
-                failures.append(error.description)
-                logger.warning("provider failed; trying the next", metadata: ["provider": "\(provider.name)", "error": "\(error.description)"])
+                outcome.offers += try await simulated.offers(for: query, deadline: deadline)
+                outcome.providers.insert(simulated.name)
+                outcome.answered = true
+            } catch { outcome.failures.append(error.description) }
+        }
+        for provider in live {
+            guard !Task.isCancelled else { break }
+            switch await reserveCall(provider.name, purpose, parent: parent) {
+            case .refused(let reason):
+                outcome.failures.append(reason)
+                continue
+            case .reserved(let used):
+                outcome.calls += 1
+                let started = ContinuousClock.now
+                var called = ProviderCalled()
+                called.provider = provider.name
+                called.purpose = purpose
+                called.quotaUsed = used
+                do throws(ProviderError) {
+                    let offers = try await provider.offers(for: query, deadline: deadline)
+                    called.success = true
+                    called.latencyMillis = Self.millis(since: started)
+                    await recordOutcome(provider.name, error: nil)
+                    events?.enqueue(called, parent: parent)
+                    outcome.offers += offers
+                    outcome.providers.insert(provider.name)
+                    outcome.answered = true
+                    return outcome
+                } catch {
+                    called.errorCode = error.code
+                    called.latencyMillis = Self.millis(since: started)
+                    await recordOutcome(provider.name, error: error)
+                    events?.enqueue(called, parent: parent)
+                    outcome.failures.append(error.description)
+                    logger.warning("provider failed; trying the next", metadata: ["provider": "\(provider.name)", "error": "\(error.description)"])
+                }
             }
         }
-        return ([], nil, calls, failures)
-    }
-
-    private func warn(_ crossing: QuotaLedger.Crossing, parent: RequestContext?) async {
-        var warning = QuotaWarning()
-        warning.provider = crossing.provider
-        warning.used = crossing.used
-        warning.limit = crossing.limit
-        warning.thresholdPercent = Int32(crossing.percent)
-        warning.period = crossing.period
-        warning.atUnixMs = Int64(now().timeIntervalSince1970 * 1000)
-        logger.warning("provider quota threshold crossed", metadata: ["provider": "\(crossing.provider)", "percent": "\(crossing.percent)", "used": "\(crossing.used)", "limit": "\(crossing.limit)"])
-        try? await bus?.publish(warning, parent: parent)
-    }
-
-    /// Publishes every kept offer as a `FareObserved` (durable topic).
-    private func observe(_ entry: SearchCache.Entry, _ search: ValidatedSearch, parent: RequestContext?) async {
-        guard let bus else { return }
-        for merged in entry.offers {
-            let offer = merged.offer
-            guard let first = offer.outbound.segments.first, let last = offer.outbound.segments.last else { continue }
-            var fare = FareObserved()
-            fare.origin = first.fromAirport
-            fare.destination = last.toAirport
-            fare.originCountry = directory.airport(first.fromAirport)?.country ?? ""
-            fare.destinationCountry = directory.airport(last.toAirport)?.country ?? ""
-            if let date = CalendarDate(iso: first.departureLocal.prefix(10)) { fare.departureDate = date.message }
-            if let back = offer.inbound.segments.first, let date = CalendarDate(iso: back.departureLocal.prefix(10)) { fare.returnDate = date.message }
-            fare.cabin = offer.cabin
-            fare.price = offer.price
-            fare.travellers = Int32(search.query.travellers)
-            fare.provider = offer.provider
-            fare.simulated = offer.simulated
-            fare.observedAtUnixMs = Int64(entry.observedAt.timeIntervalSince1970 * 1000)
-            fare.carrier = offer.carrier
-            fare.stops = offer.outbound.stops
-            fare.durationMinutes = offer.outbound.durationMinutes
-            fare.offerID = offer.offerID
-            fare.purpose = search.purpose
-            try? await bus.publish(fare, parent: parent)
-        }
+        return outcome
     }
 
     static func purposeName(_ purpose: SearchPurpose) -> String {

@@ -1,7 +1,40 @@
+import FareLensBus
 public import FareLensMessages
 import Foundation
 
 extension SearchEngine {
+    /// Whether a live call was allowed, and the quota used after charging it.
+    enum Reservation: Sendable {
+        case reserved(used: Int64)
+        case refused(String)
+    }
+
+    /// Checks and charges one call of `purpose` to `provider` in one step on
+    /// the actor, so concurrent date pairs cannot overshoot a class's share;
+    /// queues a `QuotaWarning` for each threshold crossed.
+    func reserveCall(_ provider: String, _ purpose: SearchPurpose, parent: RequestContext?) -> Reservation {
+        let at = now()
+        do {
+            guard try quota.allows(provider, purpose, at: at) else {
+                return .refused("\(provider): monthly quota reached for \(Self.purposeName(purpose))")
+            }
+        } catch {
+            return .refused("\(provider): quota ledger unavailable (\(error))")
+        }
+        do {
+            for crossing in try quota.charge(provider, at: at) { warn(crossing, parent: parent) }
+            return .reserved(used: try quota.used(provider, at: at))
+        } catch {
+            logger.error("quota ledger write failed", metadata: ["provider": "\(provider)", "error": "\(error)"])
+            return .reserved(used: 0)
+        }
+    }
+
+    /// Remembers a live provider's last outcome for ``quotaStatus(_:)``.
+    func recordOutcome(_ provider: String, error: ProviderError?) {
+        lastErrors[provider] = error?.description ?? ""
+    }
+
     /// Answers `ProviderQuotaRequest` for the live providers.
     public func quotaStatus(_ request: ProviderQuotaRequest) throws(SearchError) -> ProviderQuotaResponse {
         let names = live.map(\.name)
@@ -25,7 +58,7 @@ extension SearchEngine {
             status.resetsAtUnixMs = Int64(nextMonth.daysSinceEpoch) * 86_400_000
             status.backgroundStopped = Double(status.used) >= Double(status.limit) * QuotaLedger.share(.backgroundSweep)
             status.exhausted = status.used >= status.limit
-            status.lastError = lastErrors.withLock { $0[name] } ?? ""
+            status.lastError = lastErrors[name] ?? ""
             response.providers.append(status)
         }
         return response

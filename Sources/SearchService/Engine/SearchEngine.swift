@@ -1,33 +1,54 @@
 public import FareLensBus
 public import FareLensMessages
 public import Foundation
-import Synchronization
 public import Logging
 
 /// Answers flight searches (SPEC §1): validation, cache, coalescing, the
 /// simulated market and the live provider chain under quota, merge and
 /// de-duplication, the stale fallback, and the events every search emits.
-public final class SearchEngine: Sendable {
-    let validator: SearchValidator
-    let directory: AirportDirectory
+///
+/// An actor: the answer cache, the offer index, the flights in progress and
+/// the last error per provider are its state. Validation, provider calls
+/// (simulated pricing, HTTP) and response building are nonisolated and run
+/// outside it; a search hops in to look up the cache and to join or start a
+/// flight, and again to store what a flight fetched. Events go through a
+/// ``DeferredPublisher`` drained by ``run()``, so no search waits on event
+/// backpressure.
+public actor SearchEngine {
+    private enum State {
+        /// Answering searches.
+        case serving
+        /// ``run()`` has ended (shutdown): searches are refused, flights cancelled.
+        case stopped
+    }
+
+    nonisolated let validator: SearchValidator
+    nonisolated let directory: AirportDirectory
     /// Always asked when present (not live: no quota).
-    let simulated: (any FareProvider)?
+    nonisolated let simulated: (any FareProvider)?
     /// Live providers in fallback order (Amadeus, then Travelpayouts): the
     /// first that answers is used.
-    let live: [any FareProvider]
-    let cache: SearchCache
-    let quota: QuotaLedger
-    let coalescer = Coalescer<SearchCache.Entry>()
+    nonisolated let live: [any FareProvider]
+    nonisolated let quota: QuotaLedger
+    /// The search's events, published after the reply (nil without a bus).
+    nonisolated let events: DeferredPublisher?
+    nonisolated let now: @Sendable () -> Date
+    nonisolated let logger: Logger
+    /// At most this many date pairs of one flexible search are asked at once.
+    nonisolated let queryConcurrency: Int
+
+    private var state = State.serving
+    var cache: SearchCache
+    var coalescer = Coalescer<SearchCache.Entry>()
     /// The last failure per live provider ("" after a success), for quota status.
-    let lastErrors = Mutex<[String: String]>([:])
-    let bus: MessageBus?
-    let now: @Sendable () -> Date
-    let logger: Logger
+    var lastErrors: [String: String] = [:]
 
     /// Creates an engine.
+    ///
+    /// - Parameter queryConcurrency: date pairs of a flexible search asked at once (default 4).
     public init(
         directory: AirportDirectory, simulated: (any FareProvider)?, live: [any FareProvider], cache: SearchCache,
-        quota: QuotaLedger, bus: MessageBus?, logger: Logger, now: @escaping @Sendable () -> Date
+        quota: QuotaLedger, bus: MessageBus?, logger: Logger, queryConcurrency: Int = 4, now: @escaping @Sendable () -> Date
     ) {
         self.validator = SearchValidator(directory: directory)
         self.directory = directory
@@ -35,13 +56,25 @@ public final class SearchEngine: Sendable {
         self.live = live
         self.cache = cache
         self.quota = quota
-        self.bus = bus
+        self.events = bus.map { DeferredPublisher(bus: $0, owner: "search", logger: logger) }
         self.logger = logger
+        self.queryConcurrency = max(1, queryConcurrency)
         self.now = now
     }
 
+    /// Publishes the engine's events until cancelled (then what is queued),
+    /// and stops the engine. Run it from the service's `run()`.
+    public nonisolated func run() async {
+        await events?.run()
+        await stop()
+    }
+
     /// Answers `SearchFlightsRequest`.
-    public func search(_ request: SearchFlightsRequest, context: RequestContext? = nil) async throws(SearchError) -> SearchFlightsResponse {
+    ///
+    /// - Parameter context: the request's context: its deadline bounds every
+    ///   provider call (with each provider's own timeout), its trace goes on
+    ///   the events.
+    public nonisolated func search(_ request: SearchFlightsRequest, context: RequestContext? = nil) async throws(SearchError) -> SearchFlightsResponse {
         let started = ContinuousClock.now
         var report = SearchCompleted()
         report.userID = request.userID
@@ -51,41 +84,115 @@ public final class SearchEngine: Sendable {
         do throws(SearchError) {
             let search = try validator.validate(request, now: now())
             let key = "\(search.query) flex\(search.flexibleDays)"
-            var response: SearchFlightsResponse
-            if let entry = cache.fresh(key, for: search.purpose, now: now()) {
-                response = Self.response(entry, search, fromCache: true)
+            let (entry, source) = try await answer(search, key: key, context: context)
+            var response = Self.response(entry, search, fromCache: source == .cache)
+            switch source {
+            case .cache:
                 report.cacheHit = true
-            } else {
-                let (entry, coalesced) = try await coalescer.run(key) { () async throws(SearchError) -> SearchCache.Entry in
-                    try await self.fetch(search, key: key, parent: context)
-                }
-                response = Self.response(entry, search, fromCache: false)
-                report.coalesced = coalesced
-                report.providerCalls = coalesced ? 0 : Int32(entry.providerCalls)
+            case .fetched, .coalesced:
+                report.coalesced = source == .coalesced
+                report.providerCalls = source == .coalesced ? 0 : Int32(entry.providerCalls)
                 if entry.isStale { response.stale = true; response.staleReason = Self.staleReason }
             }
             report.stale = response.stale
             report.offerCount = Int32(response.offers.count)
-            await finish(report, started: started, context: context)
+            finish(report, started: started, context: context)
             return response
         } catch {
             report.errorCode = error.code
-            await finish(report, started: started, context: context)
+            finish(report, started: started, context: context)
             throw error
         }
     }
 
     static let staleReason = "Live prices unavailable, showing cached results"
 
-    private func finish(_ report: SearchCompleted, started: ContinuousClock.Instant, context: RequestContext?) async {
-        var report = report
-        let elapsed = ContinuousClock.now - started
-        report.latencyMicros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
-        report.atUnixMs = Int64(now().timeIntervalSince1970 * 1000)
-        try? await bus?.publish(report, parent: context)
+    /// Where an answer came from.
+    enum Source { case cache, fetched, coalesced }
+
+    /// The cached answer for `key`, or the result of the flight fetching it:
+    /// an identical flight in progress is joined, else one is started.
+    private func answer(_ search: ValidatedSearch, key: String, context: RequestContext?) async throws(SearchError) -> (SearchCache.Entry, Source) {
+        guard case .serving = state else { throw .stopping }
+        if let entry = cache.fresh(key, for: search.purpose, now: now()) { return (entry, .cache) }
+        let flight: UInt64
+        let source: Source
+        if let running = coalescer.join(key) {
+            (flight, source) = (running, .coalesced)
+        } else {
+            let id = coalescer.nextID()
+            // Isolated to the engine (it lands here); the fetch itself runs outside.
+            let task = Task {
+                let result = await self.fetch(search, key: key, deadline: context?.deadline, parent: context)
+                self.land(key, flight: id, result)
+            }
+            coalescer.start(key, id: id, task: task)
+            (flight, source) = (id, .fetched)
+        }
+        let waiter = coalescer.nextID()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: Coalescer<SearchCache.Entry>.Waiter) in
+                guard coalescer.add(continuation, id: waiter, to: key, flight: flight) else {
+                    continuation.resume(returning: .failure(.cancelled))
+                    return
+                }
+                if Task.isCancelled { leave(key, flight: flight, waiter: waiter) }
+            }
+        } onCancel: {
+            // Rare path: the waiter's own task is cancelled (its caller gave
+            // up or hit its deadline). Hop in to leave the flight.
+            Task { await self.leave(key, flight: flight, waiter: waiter) }
+        }
+        return (try result.get(), source)
     }
 
-    static func response(_ entry: SearchCache.Entry, _ search: ValidatedSearch, fromCache: Bool) -> SearchFlightsResponse {
+    /// A waiter leaves its flight; the last one to leave cancels it.
+    private func leave(_ key: String, flight: UInt64, waiter: UInt64) {
+        let (continuation, abandoned) = coalescer.leave(key, flight: flight, waiter: waiter)
+        continuation?.resume(returning: .failure(.cancelled))
+        if let abandoned {
+            logger.debug("every caller left; cancelling the provider calls", metadata: ["search": "\(key)"])
+            abandoned.cancel()
+        }
+    }
+
+    /// A flight has its result: resume its waiters. Re-checked: the flight
+    /// may have been abandoned (and another started) while it ran.
+    private func land(_ key: String, flight: UInt64, _ result: Result<SearchCache.Entry, SearchError>) {
+        guard let waiters = coalescer.land(key, flight: flight) else { return }
+        for waiter in waiters { waiter.resume(returning: result) }
+    }
+
+    private func stop() {
+        state = .stopped
+        for (waiters, task) in coalescer.abandonAll() {
+            task.cancel()
+            for waiter in waiters { waiter.resume(returning: .failure(.stopping)) }
+        }
+    }
+
+    /// A served offer by id, while its answer is at most 7 days old (booking options).
+    public func offer(_ id: String) -> MergedOffer? {
+        cache.offer(id, now: now())
+    }
+
+    /// Stores a fetched answer (called by the flight that fetched it).
+    func store(_ entry: SearchCache.Entry, for key: String) {
+        cache.store(entry, for: key)
+    }
+
+    /// The cached answer for `key` at most 7 days old, for the stale fallback.
+    func staleEntry(_ key: String) -> SearchCache.Entry? {
+        cache.stale(key, now: now())
+    }
+
+    /// Callers waiting on flights now, and joins ever (tests).
+    var flightWaiters: (waiting: Int, joined: Int) { (coalescer.waiting, coalescer.joined) }
+
+    /// Cache occupancy (tests, diagnostics).
+    var cacheOccupancy: (answers: Int, answerBytes: Int, offers: Int, offerBytes: Int) { cache.occupancy }
+
+    nonisolated static func response(_ entry: SearchCache.Entry, _ search: ValidatedSearch, fromCache: Bool) -> SearchFlightsResponse {
         var response = SearchFlightsResponse()
         response.offers = entry.offers.map(\.offer).filter { offer in
             guard let max = search.maxPrice, max.currency.uppercased() == offer.price.currency else { return true }

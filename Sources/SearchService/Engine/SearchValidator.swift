@@ -12,22 +12,22 @@ public struct ValidatedSearch: Sendable, Hashable {
     public let purpose: SearchPurpose
     public let userID: String
 
-    /// The queries providers answer: the request's dates, or every date
-    /// pair within ±`flexibleDays` (departure not in the past, return not
-    /// before departure).
+    /// The queries providers answer: the request's dates, or, for a
+    /// flexible search, the trip shifted by each of −`flexibleDays` …
+    /// +`flexibleDays` days, departure and return together (so the trip
+    /// length is kept): at most 7 date pairs for ±3, each one provider call
+    /// per live provider tried (docs/search.md). Shifts that would depart
+    /// before `today` are skipped.
     public func expandedQueries(today: CalendarDate) -> [FareQuery] {
         guard flexibleDays > 0 else { return [query] }
         var queries: [FareQuery] = []
-        for outboundShift in -flexibleDays ... flexibleDays {
-            let departure = query.departureDate.adding(days: outboundShift)
+        for shift in -flexibleDays ... flexibleDays {
+            let departure = query.departureDate.adding(days: shift)
             guard departure >= today else { continue }
-            let returns: [CalendarDate?] = query.returnDate.map { date in (-flexibleDays ... flexibleDays).map { date.adding(days: $0) } } ?? [nil]
-            for returnDate in returns where returnDate.map({ $0 >= departure }) ?? true {
-                var shifted = query
-                shifted.departureDate = departure
-                shifted.returnDate = returnDate
-                queries.append(shifted)
-            }
+            var shifted = query
+            shifted.departureDate = departure
+            shifted.returnDate = query.returnDate?.adding(days: shift)
+            queries.append(shifted)
         }
         return queries
     }

@@ -47,7 +47,8 @@ public struct SimulatedMarket: FareProvider {
         self.clock = clock
     }
 
-    public func offers(for query: FareQuery) async throws(ProviderError) -> [FlightOffer] {
+    /// Prices `query` in memory (well under a millisecond): `deadline` is not consulted.
+    public func offers(for query: FareQuery, deadline: ContinuousClock.Instant?) async throws(ProviderError) -> [FlightOffer] {
         guard let origin = directory.representative(of: query.origin), let destination = directory.representative(of: query.destination) else {
             return []
         }

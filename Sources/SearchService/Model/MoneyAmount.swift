@@ -2,13 +2,10 @@ public import FareLensMessages
 
 /// Integer minor units for money, never floating point (SPEC §1).
 public enum MoneyAmount {
-    /// Digits after the decimal point of `currency` (ISO 4217): 2 unless listed.
+    /// Digits after the decimal point of `currency` (ISO 4217; the table
+    /// lives in `Money+Formatting.swift` in FareLensMessages).
     public static func exponent(of currency: String) -> Int {
-        switch currency.uppercased() {
-        case "JPY", "KRW", "VND", "CLP", "ISK", "HUF", "XOF", "XAF", "UGX", "PYG": return 0
-        case "KWD", "BHD", "OMR", "JOD", "TND", "LYD", "IQD": return 3
-        default: return 2
-        }
+        Money.exponent(of: currency)
     }
 
     /// Parses a decimal string such as "123.45" exactly into minor units of

@@ -8,6 +8,8 @@ public struct SearchError: ServiceError, Equatable, CustomStringConvertible {
         case unknownAirport = "unknown-airport"
         case unknownOffer = "unknown-offer"
         case noFaresAvailable = "no-fares-available"
+        case cancelled = "cancelled"
+        case stopping = "stopping"
     }
 
     private let kind: Kind
@@ -40,4 +42,8 @@ public struct SearchError: ServiceError, Equatable, CustomStringConvertible {
     public static func noFaresAvailable(_ reasons: [String]) -> SearchError {
         .init(.noFaresAvailable, "no provider could answer and nothing is cached: " + reasons.joined(separator: "; "))
     }
+    /// The caller gave up (cancelled, or released at its deadline) before the answer came.
+    public static var cancelled: SearchError { .init(.cancelled, "the search was cancelled by its caller before the providers answered") }
+    /// The service is shutting down and takes no more searches.
+    public static var stopping: SearchError { .init(.stopping, "the search service is shutting down") }
 }

@@ -51,14 +51,14 @@ public struct AmadeusProvider: FareProvider {
         }
     }
 
-    public func offers(for query: FareQuery) async throws(ProviderError) -> [FlightOffer] {
+    public func offers(for query: FareQuery, deadline: ContinuousClock.Instant?) async throws(ProviderError) -> [FlightOffer] {
         try settings.validate()
         var token = try await tokens.token()
-        var response = try await http.exchange(searchRequest(query, token: token))
+        var response = try await http.exchange(searchRequest(query, token: token), deadline: deadline)
         if response.status == 401 {
             await tokens.invalidate(token)
             token = try await tokens.token()
-            response = try await http.exchange(searchRequest(query, token: token))
+            response = try await http.exchange(searchRequest(query, token: token), deadline: deadline)
         }
         try http.requireSuccess(response)
         let answer = try http.decode(AmadeusSearchResponse.self, from: response.body)

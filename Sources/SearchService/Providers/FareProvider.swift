@@ -12,8 +12,19 @@ public protocol FareProvider: Sendable {
     var isLive: Bool { get }
     /// Offers for `query`, in any order.
     ///
+    /// - Parameter deadline: when the request being answered stops waiting;
+    ///   a live provider waits at most the smaller of its own timeout
+    ///   (`search.<provider>.timeoutMs`) and the time left until it, and
+    ///   every provider honours task cancellation. Nil: its timeout alone.
     /// - Throws: ``ProviderError`` naming what failed (never a secret).
-    func offers(for query: FareQuery) async throws(ProviderError) -> [FlightOffer]
+    func offers(for query: FareQuery, deadline: ContinuousClock.Instant?) async throws(ProviderError) -> [FlightOffer]
+}
+
+extension FareProvider {
+    /// Offers for `query` with no request deadline (the provider's timeout alone).
+    public func offers(for query: FareQuery) async throws(ProviderError) -> [FlightOffer] {
+        try await offers(for: query, deadline: nil)
+    }
 }
 
 /// Why a provider call failed. `code` is short and stable (it goes into

@@ -40,16 +40,25 @@ struct ProviderHTTP: Sendable {
     /// Larger bodies are refused as malformed (a flight search answer is well below).
     static let maxBodyBytes = 8 << 20
 
-    /// Sends `request` and reads the whole body within ``timeout``.
+    /// How long one exchange may take: ``timeout``, or less when the
+    /// request being answered has less time left.
+    func limit(deadline: ContinuousClock.Instant?) -> Duration {
+        guard let deadline else { return timeout }
+        return min(timeout, deadline - ContinuousClock.now)
+    }
+
+    /// Sends `request` and reads the whole body within ``limit(deadline:)``.
     ///
-    /// - Throws: ``ProviderError`` `timeout` or `transport`; statuses are not checked here.
-    func exchange(_ request: HTTPClientRequest) async throws(ProviderError) -> ProviderResponse {
-        let limit = timeout
+    /// - Throws: ``ProviderError`` `timeout` (also when the deadline has
+    ///   already passed: nothing is sent) or `transport`; statuses are not checked here.
+    func exchange(_ request: HTTPClientRequest, deadline: ContinuousClock.Instant? = nil) async throws(ProviderError) -> ProviderResponse {
+        let limit = limit(deadline: deadline)
         let provider = provider
+        guard limit > .zero else { throw .timeout(provider, after: .zero) }
         // The client's deadline stops waiting for the head only, so a server
         // that sends headers and then stalls is bounded by this race.
         let outcome = await withTaskGroup(of: Result<ProviderResponse, ProviderError>?.self) { group -> Result<ProviderResponse, ProviderError>? in
-            group.addTask { await attempt(request) }
+            group.addTask { await attempt(request, limit: limit) }
             group.addTask {
                 do { try await Task.sleep(for: limit) } catch { return nil }  // safe: the provider timeout, raced against the exchange
                 return .failure(.timeout(provider, after: limit))
@@ -117,22 +126,22 @@ struct ProviderHTTP: Sendable {
         return .seconds(max(0, Int(date.timeIntervalSinceNow.rounded(.up))))
     }
 
-    private func attempt(_ request: HTTPClientRequest) async -> Result<ProviderResponse, ProviderError> {
+    private func attempt(_ request: HTTPClientRequest, limit: Duration) async -> Result<ProviderResponse, ProviderError> {
         do {
-            let response = try await client.execute(request, deadline: .now() + TimeAmount(timeout))
+            let response = try await client.execute(request, deadline: .now() + TimeAmount(limit))
             let body = try await response.body.collect(upTo: Self.maxBodyBytes)
             return .success(ProviderResponse(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView)))
         } catch is NIOTooManyBytesError {
             return .failure(.malformedResponse(provider, "body larger than \(Self.maxBodyBytes >> 20) MiB"))
         } catch {
-            return .failure(classify(error))
+            return .failure(classify(error, limit: limit))
         }
     }
 
-    private func classify(_ error: any Error) -> ProviderError {
+    private func classify(_ error: any Error, limit: Duration) -> ProviderError {
         if let error = error as? HTTPClientError {
             switch error {
-            case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout: return .timeout(provider, after: timeout)
+            case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout: return .timeout(provider, after: limit)
             case .cancelled: return .transport(provider, "request cancelled")
             default: break
             }

@@ -50,10 +50,10 @@ public struct TravelpayoutsProvider: FareProvider {
         )
     }
 
-    public func offers(for query: FareQuery) async throws(ProviderError) -> [FlightOffer] {
+    public func offers(for query: FareQuery, deadline: ContinuousClock.Instant?) async throws(ProviderError) -> [FlightOffer] {
         try settings.validate()
         guard query.cabin == .economy || query.cabin == .unspecified else { return [] }
-        let response = try await http.exchange(searchRequest(query))
+        let response = try await http.exchange(searchRequest(query), deadline: deadline)
         try http.requireSuccess(response)
         let answer = try http.decode(TravelpayoutsResponse.self, from: response.body)
         guard answer.success else { throw .malformedResponse(name, "the API answered success=false") }
