@@ -14,13 +14,13 @@ struct SearchEventTests {
         let fixture = SearchEngineFixture(live: [ScriptedProvider("amadeus")])
         let stuck = fixture.bus.subscribe(FareObserved.self, bufferSize: 1)
         let answered = try await fixture.running {
+            // Afterwards (or on failure) release the publisher waiting for room, so the drain can end.
+            defer { stuck.cancel() }
             var answered = 0
             for day in 1 ... 20 {
                 let response = try await fixture.engine.search(SearchEngineFixture.request { $0.departureDate.day = Int32(day) })
                 if !response.offers.isEmpty { answered += 1 }
             }
-            // Release the publisher waiting for room, so the drain can end.
-            stuck.cancel()
             return answered
         }
         #expect(answered == 20)
