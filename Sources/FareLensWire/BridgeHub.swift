@@ -72,10 +72,10 @@ public final class BridgeHub: Service, BusTransport {
     ///   already listening there).
     public func run() async throws {
         let (accepted, acceptedContinuation) = AsyncStream.makeStream(of: (PeerConnection, UInt32?).self)
-        let server = try await UnixSocketListener.bind(
+        let bound = try await UnixSocketListener.bind(
             configuration: configuration, group: eventLoopGroup, logger: logger
         ) { connection, uid in acceptedContinuation.yield((connection, uid)) }
-        let socketFile = UnixSocketListener.fileIdentity(configuration.socketPath)
+        let server = bound.channel
         let stopEarly = state.withLock { state in
             state.server = server
             return state.stopping
@@ -96,7 +96,7 @@ public final class BridgeHub: Service, BusTransport {
         } onCancel: {
             self.stop(acceptedContinuation)
         }
-        UnixSocketListener.removeSocketFile(configuration.socketPath, boundAs: socketFile)
+        UnixSocketListener.unbind(configuration.socketPath, lock: bound.lock)
     }
 
     private func stop(_ accepted: AsyncStream<(PeerConnection, UInt32?)>.Continuation) {

@@ -30,9 +30,8 @@ extension BridgeSpoke {
             connection.channel.close(promise: nil)
             throw .unsupportedVersion(first.hello.protocolVersion, supported: wireProtocolVersion)
         }
-        // Redeliver before any new event can use the connection: a newer
-        // event overtaking older ones would make the receiver's dedupe
-        // (highest sequence per publisher) drop the older ones.
+        // Redeliver before any new event can use the connection, so events
+        // from this node still arrive in the order they were published.
         let joined = apply(first.routes, connection: connection) {
             self.outbox.forEachUnacknowledged { connection.send($0) }
         }

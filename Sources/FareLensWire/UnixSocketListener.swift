@@ -8,16 +8,28 @@ import Glibc
 #endif
 
 /// Binds the hub's Unix socket safely: refuses a path that is too long or
-/// where another node is listening, removes a stale socket file left by a
-/// crashed node, and restricts the file to its owner (0600) or owner and
-/// group (0660 with `socketGroup`).
+/// where another node is listening, takes the path's ``SocketPathLock``,
+/// removes a stale socket file left by a crashed node, and restricts the file
+/// to its owner (0600) or owner and group (0660 with `socketGroup`).
 enum UnixSocketListener {
+    /// How long a new hub waits for one still shutting down on the same path.
+    static let shutdownPatience = Duration.seconds(2)
+
+    /// A bound server channel and the lock that makes its socket file ours.
+    struct Bound {
+        let channel: any Channel
+        let lock: SocketPathLock
+    }
+
     static func bind(
         configuration: BridgeConfiguration, group: MultiThreadedEventLoopGroup, logger: Logger,
         accepted: @escaping @Sendable (PeerConnection, UInt32?) -> Void
-    ) async throws(WireProtocolError) -> any Channel {
+    ) async throws(WireProtocolError) -> Bound {
         let path = configuration.socketPath
         try checkPathLength(path)
+        let lock = try await SocketPathLock.acquire(for: path, patience: shutdownPatience) {
+            await someoneListens(at: path, group: group)
+        }
         try await removeStaleSocket(at: path, group: group)
         let limits = configuration.limits
         let bootstrap = ServerBootstrap(group: group)
@@ -43,7 +55,7 @@ enum UnixSocketListener {
             try? await channel.close()
             throw error
         }
-        return channel
+        return Bound(channel: channel, lock: lock)
     }
 
     /// Refuses a path longer than ``BridgeConfiguration/maxSocketPathBytes``.
@@ -53,28 +65,28 @@ enum UnixSocketListener {
         }
     }
 
-    /// The device and inode of the file at `path`, to recognise our own
-    /// socket file later.
-    static func fileIdentity(_ path: String) -> (device: UInt64, inode: UInt64)? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return (UInt64(info.st_dev), UInt64(info.st_ino))
+    /// Removes the socket file at shutdown, then lets go of the path. Only
+    /// the lock's holder can have bound the file there, so it is ours.
+    static func unbind(_ path: String, lock: SocketPathLock) {
+        try? FileManager.default.removeItem(atPath: path)
+        lock.release()
     }
 
-    /// Removes the socket file at shutdown, but only if it is still the one
-    /// this hub bound: a hub that replaced it (a restart on the same path
-    /// while this one was closing) keeps its file.
-    static func removeSocketFile(_ path: String, boundAs identity: (device: UInt64, inode: UInt64)?) {
-        guard let identity, let current = fileIdentity(path), current == identity else { return }
-        try? FileManager.default.removeItem(atPath: path)
+    /// Whether a node answers on the socket at `path`.
+    private static func someoneListens(at path: String, group: MultiThreadedEventLoopGroup) async -> Bool {
+        guard FileManager.default.fileExists(atPath: path),
+              let probe = try? await ClientBootstrap(group: group).connect(unixDomainSocketPath: path).get()
+        else { return false }
+        try? await probe.close()
+        return true
     }
 
     /// A socket file nobody answers on is left from a crashed node: remove it.
-    /// One somebody answers on belongs to a live node: refuse.
+    /// One somebody answers on belongs to a live node (one that takes no
+    /// lock, such as an older version): refuse.
     private static func removeStaleSocket(at path: String, group: MultiThreadedEventLoopGroup) async throws(WireProtocolError) {
         guard FileManager.default.fileExists(atPath: path) else { return }
-        if let probe = try? await ClientBootstrap(group: group).connect(unixDomainSocketPath: path).get() {
-            try? await probe.close()
+        if await someoneListens(at: path, group: group) {
             throw .socketUnavailable(path, reason: "another node is already listening there")
         }
         do {

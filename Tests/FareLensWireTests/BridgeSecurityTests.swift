@@ -127,6 +127,26 @@ struct BridgeSecurityTests {
         let (_, third) = try await startHub(makeNodeBus("hub3"), fastBridge(path))
         third.cancel()
     }
+
+    @Test("a hub restarted on its path while the old one is still closing keeps its socket file, 30 times in a row")
+    func restartWhileClosing() async throws {
+        let path = temporarySocketPath()
+        var (_, running) = try await startHub(makeNodeBus("hub"), fastBridge(path))
+        for round in 1 ... 30 {
+            running.cancel()  // not awaited: the next hub binds while this one closes
+            let (_, next) = try await startHub(makeNodeBus("hub"), fastBridge(path))
+            _ = await running.result
+            // The old hub is gone; the file it leaves behind must be the new hub's.
+            #expect(FileManager.default.fileExists(atPath: path), "round \(round): the socket file is gone")
+            let (_, spoke) = try await startSpoke(makeNodeBus("probe"), fastBridge(path), name: "probe")
+            spoke.cancel()
+            _ = await spoke.result
+            running = next
+        }
+        running.cancel()
+        _ = await running.result
+        #expect(!FileManager.default.fileExists(atPath: path), "the last hub removes its socket file")
+    }
 }
 
 @Suite("Bridge admin boundary")
