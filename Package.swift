@@ -126,6 +126,12 @@ let package = Package(
             dependencies: ["FareLensWire", "FareLensMessages", "FareLensBus", argumentParser, protobuf],
             swiftSettings: strict
         ),
+        /// A spoke the crash tests start and `kill -9` in a precise state; not shipped.
+        .executableTarget(
+            name: "farelens-test-node",
+            dependencies: ["FareLensBus", "FareLensStore", "FareLensTesting", "FareLensWire", grdb, argumentParser],
+            swiftSettings: strict
+        ),
         .target(
             name: "FareLensTesting",
             dependencies: [

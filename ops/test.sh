@@ -20,7 +20,7 @@ wait "$runner"
 status=$?
 set -e
 
-leftovers="$(pgrep -f "^$PWD/\.build/.*/farelens(ctl)? " || true)"
+leftovers="$(pgrep -f "^$PWD/\.build/.*/farelens(ctl|-test-node)? " || true)"
 if [ -n "$leftovers" ]; then
   echo "ops/test.sh: killing processes the tests left running: $(echo $leftovers)"
   kill -KILL $leftovers 2>/dev/null || true

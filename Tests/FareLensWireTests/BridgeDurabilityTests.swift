@@ -5,11 +5,12 @@ import FareLensWire
 import Foundation
 import Testing
 
-/// Durable events survive a crash of the node holding them: the outboxes
-/// are journaled in SQLite before `publish` returns (docs/bus.md).
-/// A crash is a node object abandoned without any cleanup; the next node
-/// reopens the same journal file, as a restarted process would.
-@Suite("Durable events across crashes", .serialized)
+/// Durable events survive a restart of the node holding them: the outboxes
+/// are journaled in SQLite before `publish` returns (docs/bus.md). These
+/// nodes stop gracefully (their task is cancelled) and the next node reopens
+/// the same journal file; the `kill -9` versions are in ProcessCrashTests
+/// and TwoProcessTests.
+@Suite("Durable events across restarts", .serialized)
 struct BridgeDurabilityTests {
     func journal(_ path: String) throws -> OutboxJournal { try OutboxJournal(path: path, logger: quietLogger()) }
 
@@ -19,8 +20,8 @@ struct BridgeDurabilityTests {
         return configuration
     }
 
-    @Test("a publisher that crashes before its durable events are acknowledged delivers them after it restarts")
-    func publisherCrash() async throws {
+    @Test("a publisher stopped before its durable events are acknowledged delivers them after it restarts")
+    func publisherRestart() async throws {
         let socket = temporarySocketPath()
         let journalPath = socket.replacingOccurrences(of: "bus.sock", with: "publisher-outbox.sqlite")
         let firstHub = makeNodeBus("hub")
@@ -33,7 +34,7 @@ struct BridgeDurabilityTests {
         _ = await firstHubTask.result  // a restarted hub binds the same path: let this one finish closing
         try await waitUntil("the publisher noticed the hub is gone") { !spoke.isConnected }
         for sequence in 1 ... 20 { try await publisher.publish(PriceDropped(route: "OPO-LHR", sequence: sequence)) }
-        spokeTask.cancel()  // the publisher dies with 20 events unacknowledged
+        spokeTask.cancel()  // the publisher stops with 20 events unacknowledged (killed: ProcessCrashTests.publisherKilledWithJournal)
         _ = await spokeTask.result
 
         let secondHub = makeNodeBus("hub")

@@ -145,6 +145,7 @@ enum Binaries {
     static let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
     static var farelens: String { directory + "/farelens" }
     static var farelensctl: String { directory + "/farelensctl" }
+    static var testNode: String { directory + "/farelens-test-node" }
 }
 
 /// A child process with its output collected off the concurrency pool.

@@ -1,0 +1,148 @@
+// A node for crash tests: a real process the tests can `kill -9` in a
+// precise state (an effect applied but not acknowledged, durable events
+// journaled but not delivered, a request in flight). It joins a hub as a
+// spoke and reports each step on stdout, one line at a time, so a test can
+// wait for the state it wants to kill. Not shipped; only tests run it.
+import ArgumentParser
+import FareLensBus
+import FareLensStore
+import FareLensTesting
+import FareLensWire
+import Foundation
+import GRDB
+
+@main
+struct TestNode: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "farelens-test-node",
+        abstract: "A spoke in a precise state, for tests that kill it with SIGKILL.",
+        subcommands: [Consume.self, PublishWhileAway.self, HoldRequests.self]
+    )
+}
+
+/// Options every mode shares.
+struct NodeOptions: ParsableArguments {
+    @Option(help: "The hub's socket.") var socket: String
+    @Option(help: "This node's name.") var name: String
+}
+
+/// Writes one line to stdout at once, unbuffered (stdout is a pipe in tests).
+func report(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Joins the hub as a spoke that reconnects, and reports "joined" once.
+func join(_ bus: MessageBus, _ options: NodeOptions, journal: OutboxJournal? = nil) -> BridgeSpoke {
+    var configuration = BridgeConfiguration(socketPath: options.socket)
+    configuration.reconnectBackoff = (.milliseconds(10), .milliseconds(100))
+    configuration.outboxJournal = journal
+    let spoke = BridgeSpoke(bus: bus, configuration: configuration, identity: testIdentity(options.name), logger: quietLogger())
+    bus.attach(spoke)
+    Task { try await spoke.run() }
+    return spoke
+}
+
+/// How long a mode waits to be killed before it exits by itself, so a test
+/// that fails before its kill leaves no process behind for long.
+let waitToBeKilled = Duration.seconds(120)
+
+func waitUntil(_ condition: () -> Bool) async throws {
+    while !condition() { try await Task.sleep(for: .milliseconds(5)) }
+}
+
+func makeBus(_ name: String) -> MessageBus {
+    var configuration = BusConfiguration()
+    configuration.nodeName = name
+    let bus = MessageBus(configuration: configuration)
+    bus.registerEventTypes([PriceDropped.self])
+    return bus
+}
+
+/// Consumes `PriceDropped` through the inbox: each event's effect (a row in
+/// `effect`) and its inbox record are one transaction. Prints
+/// `applied N` or `redelivered N, skipped`; with `--hold-after N` it stops
+/// after applying event N without asking for the next one, so N is applied
+/// but never acknowledged, and prints `holding N`.
+struct Consume: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Consume PriceDropped exactly once through the inbox.")
+    @OptionGroup var node: NodeOptions
+    @Option(help: "The consumer's database directory.") var dataDir: String
+    @Option(help: "Stop after applying this sequence, without acknowledging it.") var holdAfter: Int?
+
+    static let migrations: ServiceMigrations = {
+        var migrations = ServiceMigrations()
+        migrations.register(ServiceDatabase.inboxMigrationName, ServiceDatabase.migrateInbox)
+        migrations.register("test-node-001-effect") { db in
+            try db.create(table: "effect") { table in
+                table.column("sequence", .integer).notNull()
+                table.column("route", .text).notNull()
+            }
+        }
+        return migrations
+    }()
+
+    func run() async throws {
+        let database = try ServiceDatabase.open(service: "test-consumer", directory: dataDir, migrations: Self.migrations)
+        let bus = makeBus(node.name)
+        let subscription = bus.subscribe(PriceDropped.self)
+        let spoke = join(bus, node)
+        try await waitUntil { spoke.isConnected }
+        report("joined")
+        for await delivery in subscription {
+            let event = delivery.event
+            let key = InboxKey(publisher: delivery.metadata.id.publisher, sequence: delivery.metadata.id.sequence)
+            let applied: Void? = try database.applyOnce(key, consumer: "test-consumer") { db in
+                try db.execute(sql: "INSERT INTO effect (sequence, route) VALUES (?, ?)", arguments: [event.sequence, event.route])
+            }
+            report(applied == nil ? "redelivered \(event.sequence), skipped" : "applied \(event.sequence)")
+            if event.sequence == holdAfter {
+                report("holding \(event.sequence)")
+                try await Task.sleep(for: waitToBeKilled)  // until the test kills this process
+            }
+        }
+    }
+}
+
+/// Joins, waits until the hub is gone, publishes `--count` durable
+/// `PriceDropped` events (journaled, unacknowledged), prints `published N`
+/// and waits to be killed. Without `--count` it only joins and stays, so a
+/// restarted publisher redelivers its journal.
+struct PublishWhileAway: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Publish durable events while the hub is away.")
+    @OptionGroup var node: NodeOptions
+    @Option(help: "The outbox journal file.") var journal: String
+    @Option(help: "How many events to publish once the hub is gone.") var count: Int?
+
+    func run() async throws {
+        let bus = makeBus(node.name)
+        let spoke = join(bus, node, journal: try OutboxJournal(path: journal, logger: quietLogger()))
+        try await waitUntil { spoke.isConnected }
+        report("joined")
+        if let count {
+            try await waitUntil { !spoke.isConnected }
+            for sequence in 1 ... count { try await bus.publish(PriceDropped(route: "OPO-LHR", sequence: sequence)) }
+            report("published \(count)")
+        }
+        try await Task.sleep(for: waitToBeKilled)  // until the test kills this process
+    }
+}
+
+/// Serves `SlowRequest` and never answers, printing `holding LABEL` for each
+/// request, so a test can kill this node with requests in flight.
+struct HoldRequests: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve the slow address and never answer.")
+    @OptionGroup var node: NodeOptions
+
+    func run() async throws {
+        let bus = makeBus(node.name)
+        try bus.serve(SlowRequest.self, execution: .isolated) { request, _ in
+            report("holding \(request.label)")
+            try await Task.sleep(for: waitToBeKilled)
+            return EchoResponse(text: request.label)
+        }
+        let spoke = join(bus, node)
+        try await waitUntil { spoke.isConnected }
+        report("joined")
+        try await Task.sleep(for: waitToBeKilled)  // until the test kills this process
+    }
+}
