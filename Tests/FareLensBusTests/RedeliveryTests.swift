@@ -64,7 +64,7 @@ struct RedeliveryTests {
     }
 
     @Test("Events buffered for a subscription that goes away are acknowledged, so no sender waits for ever")
-    func abandonedSubscriptionSettles() async throws {
+    func departedSubscriptionSettles() async throws {
         let bus = MessageBus()
         var subscription: EventSubscription<PriceDropped>? = bus.subscribe(PriceDropped.self)
         let acknowledged = Locked(0)

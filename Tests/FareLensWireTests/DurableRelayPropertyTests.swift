@@ -1,0 +1,119 @@
+import FareLensBus
+import FareLensTesting
+@testable import FareLensWire
+import PropertyBased
+import Testing
+
+/// The split shape of DurableDeliveryPropertyTests: durable events published
+/// by concurrent tasks on one spoke, relayed by the hub to another spoke,
+/// arrive exactly once at every subscriber, and each is acknowledged back to
+/// its publisher only after every subscriber on every node has consumed it.
+@Suite("Durable relay spoke → hub → spoke, generated cases", .serialized)
+struct DurableRelayPropertyTests {
+    @Test("Concurrent publishers on a spoke: every durable event reaches subscribers on the hub and on another spoke exactly once, FIFO per task, and every acknowledgement comes home")
+    func relayedExactlyOnce() async {
+        await propertyCheck(
+            count: 8,
+            input: Gen.int(in: 1 ... 6), Gen.int(in: 1 ... 300), Gen.element(of: [1, 4, 64, 4096]).map { $0 ?? 1 }, Gen.bool
+        ) { publishers, perPublisher, bufferSize, wildcard in
+            do {
+                try await Self.check(publishers: publishers, perPublisher: perPublisher, bufferSize: bufferSize, wildcard: wildcard)
+            } catch {
+                Issue.record("\(publishers) publishers × \(perPublisher), buffer \(bufferSize), wildcard \(wildcard): \(error)")
+            }
+        }
+    }
+
+    @Test("The reported case across the socket: 4 publishers × 2000 events into buffers of 4 all arrive")
+    func reportedCaseRelayed() async throws {
+        try await Self.check(publishers: 4, perPublisher: 2000, bufferSize: 4, wildcard: true)
+    }
+
+    @Test("A relayed event is acknowledged to its publisher only when the subscriber on the far spoke has consumed it")
+    func acknowledgementChain() async throws {
+        let socket = temporarySocketPath()
+        let hubBus = makeNodeBus("hub")
+        let (hub, hubTask) = try await startHub(hubBus, fastBridge(socket))
+        let farBus = makeNodeBus("far")
+        let far = farBus.subscribe(PriceDropped.self, bufferSize: 8)
+        let (_, farTask) = try await startSpoke(farBus, fastBridge(socket), name: "far")
+        let nearBus = makeNodeBus("near")
+        let (near, nearTask) = try await startSpoke(nearBus, fastBridge(socket), name: "near")
+        try await waitUntil("the publisher knows the far spoke wants the topic") { near.remoteTopicsForTesting.contains(PriceDropped.topic.name) }
+
+        for sequence in 1 ... 5 { try await nearBus.publish(PriceDropped(route: "OPO-JFK", sequence: sequence)) }
+        try await waitUntil("all five wait in the far subscriber's buffer") { far.bufferedCount == 5 }
+        // Delivered, not consumed: nothing is acknowledged anywhere along the chain.
+        #expect(near.pendingDurableEvents == 5)
+        #expect(hub.meshStatus().nodes.first { $0.nodeName == "far" }?.pendingDurableEvents == 5)
+
+        var iterator = far.makeAsyncIterator()
+        for expected in 1 ... 3 { #expect(await iterator.next()?.event.sequence == expected) }
+        // Asking for the fourth settled the first three: their acknowledgements travel far → hub → near.
+        #expect(await iterator.next()?.event.sequence == 4)
+        try await waitUntil("three acknowledgements reached the publisher") { near.pendingDurableEvents == 2 }
+        #expect(await iterator.next()?.event.sequence == 5)
+        far.cancel()
+        #expect(await iterator.next() == nil)  // the sequence ends; asking settled the fifth
+        try await waitUntil("every acknowledgement reached the publisher") { near.pendingDurableEvents == 0 }
+        #expect(hub.meshStatus().nodes.first { $0.nodeName == "far" }?.pendingDurableEvents == 0)
+        for task in [nearTask, farTask, hubTask] { task.cancel(); _ = await task.result }
+    }
+
+    static func check(publishers: Int, perPublisher: Int, bufferSize: Int, wildcard: Bool) async throws {
+        let socket = temporarySocketPath()
+        let hubBus = makeNodeBus("hub")
+        let onHub = hubBus.subscribe(PriceDropped.self, bufferSize: bufferSize)
+        let (_, hubTask) = try await startHub(hubBus, fastBridge(socket))
+        let farBus = makeNodeBus("far")
+        let typed = farBus.subscribe(PriceDropped.self, bufferSize: bufferSize)
+        let all = wildcard ? farBus.subscribeAll(bufferSize: bufferSize) : nil
+        let (_, farTask) = try await startSpoke(farBus, fastBridge(socket), name: "far")
+        let nearBus = makeNodeBus("near")
+        let (near, nearTask) = try await startSpoke(nearBus, fastBridge(socket), name: "near")
+        defer { for task in [nearTask, farTask, hubTask] { task.cancel() } }
+        try await waitUntil("the publisher knows the topic is wanted") { near.remoteTopicsForTesting.contains(PriceDropped.topic.name) }
+
+        let consumers = [
+            Task { try await untilEndMarker(onHub) { $0 } },
+            Task { try await untilEndMarker(typed) { $0 } },
+        ] + (all.map { all in [Task { try await untilEndMarker(all) { $0 as? PriceDropped } }] } ?? [])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for publisher in 0 ..< publishers {
+                group.addTask {
+                    for sequence in 0 ..< perPublisher { try await nearBus.publish(PriceDropped(route: "P\(publisher)", sequence: sequence)) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        try await nearBus.publish(PriceDropped(route: "end", sequence: 0))
+        for consumer in consumers {
+            let received = try await consumer.value
+            #expect(received.count == publishers * perPublisher)
+            #expect(Set(received.map { "\($0.route)/\($0.sequence)" }).count == received.count, "an event arrived twice")
+            for publisher in 0 ..< publishers {
+                let sequences = received.filter { $0.route == "P\(publisher)" }.map(\.sequence)
+                #expect(sequences == Array(0 ..< perPublisher), "publisher \(publisher) out of order or incomplete")
+            }
+        }
+        for subscription in [onHub, typed] { subscription.cancel() }
+        all?.cancel()
+        try await waitUntil("every acknowledgement reached the publisher") { near.pendingDurableEvents == 0 }
+        for task in [nearTask, farTask, hubTask] { task.cancel(); _ = await task.result }
+    }
+}
+
+/// Events until the end marker (bounded against hangs only).
+private func untilEndMarker<Event: Sendable>(
+    _ subscription: EventSubscription<Event>, _ cast: @escaping @Sendable (Event) -> PriceDropped?
+) async throws -> [PriceDropped] {
+    try await withTimeLimit("the end marker arrived", limit: .seconds(60)) {
+        var received: [PriceDropped] = []
+        for await delivery in subscription {
+            guard let event = cast(delivery.event) else { continue }
+            if event.route == "end" { break }
+            received.append(event)
+        }
+        return received
+    }
+}
