@@ -1,4 +1,5 @@
 public import Configuration
+import FareLensBus
 import Foundation
 public import Logging
 
@@ -99,6 +100,12 @@ public struct NodeConfiguration: Sendable {
         maxInflatedBytes = try Self.positive(reader, "bridge.maxInflatedBytes", maxInflatedBytes)
         compressionThreshold = try Self.positive(reader, "bridge.compressionThreshold", compressionThreshold)
         durableBacklog = try Self.positive(reader, "bridge.durableBacklog", durableBacklog)
+        // A receiver recognises a redelivery only while its id is in the
+        // window; every event a backlog can redeliver must fit in it.
+        let window = BusConfiguration().redeliveryWindow
+        guard durableBacklog <= window else {
+            throw .invalid(key: "bridge.durableBacklog", value: "\(durableBacklog)", expected: "at most \(window), the ids a receiving bus remembers per publisher to recognise a redelivery")
+        }
         // A spoke's default name is derived from its services, so a restart
         // rejoins under the same name and gets its waiting durable events.
         if connectPath != nil, reader.string(forKey: "nodeName") == nil {

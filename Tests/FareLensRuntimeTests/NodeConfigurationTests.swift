@@ -48,6 +48,17 @@ struct NodeConfigurationTests {
             throws: { ($0 as? ConfigurationError)?.key == "bridge.durableBacklog" }
     }
 
+    @Test("bridge.durableBacklog above the bus's redelivery window (131072) is refused: a redelivery could then go unrecognised")
+    func durableBacklogWithinRedeliveryWindow() async throws {
+        let atWindow = try await NodeConfiguration.load(flags: [:], configFile: nil, environment: ["FARELENS_BRIDGE_DURABLE_BACKLOG": "131072"])
+        #expect(atWindow.durableBacklog == 131_072)
+        let error = await #expect(throws: ConfigurationError.self) {
+            try await NodeConfiguration.load(flags: [:], configFile: nil, environment: ["FARELENS_BRIDGE_DURABLE_BACKLOG": "131073"])
+        }
+        #expect(error?.key == "bridge.durableBacklog")
+        #expect(error?.message == "invalid value '131073' for 'bridge.durableBacklog': expected at most 131072, the ids a receiving bus remembers per publisher to recognise a redelivery")
+    }
+
     @Test("FARELENS_CONFIG names the config file when no flag does")
     func configFileFromEnvironment() async throws {
         let file = try Self.jsonFile(#"{"nodeName": "env-file"}"#)
