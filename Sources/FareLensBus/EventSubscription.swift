@@ -50,9 +50,10 @@ public final class EventSubscription<Event: Sendable>: AsyncSequence, Sendable {
 }
 
 /// What one iterator holds: the batch taken from the queue and the delivery
-/// it last handed out. When the iterator goes away, everything it still
-/// holds counts as done (its consumer gave it up), so no sender waits for
-/// ever for an acknowledgement.
+/// it last handed out. When the iterator goes away, its consumer gave up
+/// everything it still holds (``DeliverySettlement/giveUp()``: done while
+/// the bus runs, so no sender waits for ever; unacknowledged once the bus is
+/// shutting down, so a graceful restart loses nothing).
 final class IteratorState<Event: Sendable> {
     var batch: Deque<Delivery<Event>> = []
     var inHand: DeliverySettlement?
@@ -63,7 +64,7 @@ final class IteratorState<Event: Sendable> {
     }
 
     deinit {
-        inHand?.release()
-        for delivery in batch { delivery.settlement?.release() }
+        inHand?.giveUp()
+        for delivery in batch { delivery.settlement?.giveUp() }
     }
 }

@@ -39,7 +39,10 @@ extension MessageBus {
             onSettled?()
             return
         }
-        switch redeliveries.withLock({ $0.admit(metadata.id, onSettled: onSettled) }) {
+        // A node shutting down takes no new durable work: left unacknowledged,
+        // the event is redelivered to the node's next life.
+        guard !shutdown.isRaised else { return }
+        switch redeliveries.withLock({ $0.admit(metadata.id, onSettled: onSettled, shutdown: shutdown) }) {
         case .redelivery(let original):
             redeliveriesDropped.increment()
             if let onSettled { original.whenSettled(onSettled) }

@@ -22,6 +22,7 @@ public final class MessageBus: Sendable {
     let watchdog = DeadlineWatchdog()
     let redeliveries: Mutex<RedeliveryWindow>
     let redeliveriesDropped: Counter
+    let shutdown = ShutdownFlag()
 
     /// Creates a bus with the given limits.
     public init(configuration: BusConfiguration = BusConfiguration(), logger: Logger = Logger(label: "farelens.bus")) {
@@ -34,6 +35,20 @@ public final class MessageBus: Sendable {
         self.redeliveries = Mutex(RedeliveryWindow(perPublisher: configuration.redeliveryWindow, publishers: configuration.redeliveryPublishers))
         self.redeliveriesDropped = Counter(label: "farelens_bus_redeliveries_dropped_total", factory: configuration.metricsFactory)
     }
+
+    /// Marks the start of this node's shutdown; call it before services stop
+    /// (the runtime's `Node` does). From then on a durable event from another
+    /// node is acknowledged only if every subscriber that took it asked for
+    /// the next one: events still buffered or in a consumer's hands when its
+    /// subscription goes away, and events that arrive from now on, stay
+    /// unacknowledged, so the sender redelivers them when this node returns
+    /// (docs/bus.md, "Durable events from other nodes").
+    public func beginShutdown() {
+        shutdown.raise()
+    }
+
+    /// Whether ``beginShutdown()`` was called.
+    public var isShuttingDown: Bool { shutdown.isRaised }
 
     /// Attaches a transport to other nodes (the socket bridge).
     public func attach(_ transport: any BusTransport) {

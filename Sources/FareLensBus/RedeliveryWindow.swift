@@ -36,7 +36,7 @@ struct RedeliveryWindow: Sendable {
     }
 
     /// Records the arrival of `id` and says whether it is new.
-    mutating func admit(_ id: EventID, onSettled: (@Sendable () -> Void)?) -> Verdict {
+    mutating func admit(_ id: EventID, onSettled: (@Sendable () -> Void)?, shutdown: ShutdownFlag) -> Verdict {
         if let existing = seen[id.publisher]?.settlements[id.sequence] {
             return .redelivery(existing)
         }
@@ -45,7 +45,7 @@ struct RedeliveryWindow: Sendable {
             publisherOrder.append(id.publisher)
             if publisherOrder.count > publishers, let oldest = publisherOrder.popFirst() { seen[oldest] = nil }
         }
-        let settlement = DeliverySettlement(onSettled: onSettled)
+        let settlement = DeliverySettlement(onSettled: onSettled, shutdown: shutdown)
         seen[id.publisher]!.settlements[id.sequence] = settlement
         seen[id.publisher]!.order.append(id.sequence)
         if seen[id.publisher]!.order.count > perPublisher, let oldest = seen[id.publisher]!.order.popFirst() {

@@ -120,10 +120,10 @@ final class SubscriberQueue<Element: Sendable>: Sendable {
     var count: Int { state.withLock { $0.buffer.count } }
 
     /// Durable events from other nodes still buffered when the queue goes
-    /// away were given up by their subscriber: they count as done, so their
-    /// senders are acknowledged rather than kept waiting for ever.
+    /// away were given up by their subscriber (``DeliverySettlement/giveUp()``:
+    /// done while the bus runs, unacknowledged once it is shutting down).
     deinit {
-        for delivery in state.withLock({ $0.buffer }) { delivery.settlement?.release() }
+        for delivery in state.withLock({ $0.buffer }) { delivery.settlement?.giveUp() }
     }
 
     /// Ends the subscription: the consumer sees the buffered events, then nil;

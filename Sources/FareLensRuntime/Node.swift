@@ -83,9 +83,11 @@ public final class Node: Sendable {
         }
         let announcer = ReadyAnnouncer(readiness: readiness, bridgeReady: bridgeReady) { onReady(report()) }
         // The bridge is listed first so it stops last: services drain (and
-        // answer their remote callers) before connections close.
+        // answer their remote callers) before connections close. The herald
+        // is listed last so it hears of the shutdown first, before any
+        // service's subscriptions go away.
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [.init(service: bridge), .init(service: announcer)] + hosted.map { .init(service: $0) },
+            services: [.init(service: bridge), .init(service: announcer)] + hosted.map { .init(service: $0) } + [.init(service: ShutdownHerald(bus: bus))],
             gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
             logger: logger
         )

@@ -77,6 +77,34 @@ struct RedeliveryTests {
         #expect(acknowledged.get() == 3)
     }
 
+    @Test("Once the bus is shutting down, events a consumer gives up unhandled are never acknowledged, nor are new arrivals")
+    func shutdownLeavesUnhandledUnacknowledged() async throws {
+        let bus = MessageBus()
+        var subscription: EventSubscription<PriceDropped>? = bus.subscribe(PriceDropped.self)
+        let acknowledged = Locked<[Int]>([])
+        for sequence in 1 ... 4 {
+            await bus.deliverFromTransport(PriceDropped(route: "R", sequence: sequence), metadata: metadata("far#1", UInt64(sequence))) {
+                acknowledged.update { $0.append(sequence) }
+            }
+        }
+        var iterator: EventSubscription<PriceDropped>.AsyncIterator? = subscription!.makeAsyncIterator()
+        #expect(await iterator?.next()?.event.sequence == 1)
+        #expect(await iterator?.next()?.event.sequence == 2)  // done with 1; 2 in hand, 3 and 4 taken in the batch or buffered
+        #expect(acknowledged.get() == [1])
+        bus.beginShutdown()
+        // A redelivery of 2 waits for the original, which is now given up: no acknowledgement either.
+        await bus.deliverFromTransport(PriceDropped(route: "R", sequence: 2), metadata: metadata("far#1", 2)) { acknowledged.update { $0.append(20) } }
+        // Services stop: the consumer's iterator and subscription go away with 2, 3 and 4 unhandled.
+        iterator = nil
+        subscription = nil
+        #expect(iterator == nil && subscription == nil)
+        // An event arriving now is neither delivered nor acknowledged.
+        let late = bus.subscribe(PriceDropped.self)
+        await bus.deliverFromTransport(PriceDropped(route: "R", sequence: 5), metadata: metadata("far#1", 5)) { acknowledged.update { $0.append(5) } }
+        #expect(late.bufferedCount == 0)
+        #expect(acknowledged.get() == [1], "only the event the consumer finished is acknowledged; the sender redelivers the rest to the node's next life")
+    }
+
     @Test("With no subscriber a durable event from another node is acknowledged at once")
     func noSubscriberSettlesAtOnce() async {
         let bus = MessageBus()
@@ -88,18 +116,18 @@ struct RedeliveryTests {
     @Test("The window forgets the oldest ids beyond its size, per publisher")
     func windowIsBounded() {
         var window = RedeliveryWindow(perPublisher: 3, publishers: 2)
-        for sequence: UInt64 in 1 ... 5 { _ = window.admit(EventID(publisher: "a", sequence: sequence), onSettled: nil) }
+        for sequence: UInt64 in 1 ... 5 { _ = window.admit(EventID(publisher: "a", sequence: sequence), onSettled: nil, shutdown: ShutdownFlag()) }
         #expect(window.count(for: "a") == 3)
-        guard case .deliver = window.admit(EventID(publisher: "a", sequence: 1), onSettled: nil) else {
+        guard case .deliver = window.admit(EventID(publisher: "a", sequence: 1), onSettled: nil, shutdown: ShutdownFlag()) else {
             Issue.record("id 1 should have been forgotten")
             return
         }
-        guard case .redelivery = window.admit(EventID(publisher: "a", sequence: 5), onSettled: nil) else {
+        guard case .redelivery = window.admit(EventID(publisher: "a", sequence: 5), onSettled: nil, shutdown: ShutdownFlag()) else {
             Issue.record("id 5 is within the window")
             return
         }
-        _ = window.admit(EventID(publisher: "b", sequence: 1), onSettled: nil)
-        _ = window.admit(EventID(publisher: "c", sequence: 1), onSettled: nil)
+        _ = window.admit(EventID(publisher: "b", sequence: 1), onSettled: nil, shutdown: ShutdownFlag())
+        _ = window.admit(EventID(publisher: "c", sequence: 1), onSettled: nil, shutdown: ShutdownFlag())
         #expect(window.count(for: "a") == 0)  // first heard longest ago: forgotten
     }
 }

@@ -63,6 +63,20 @@ struct NodeLifecycleTests {
         try await running.value
     }
 
+    @Test("On graceful shutdown the bus hears of it before any service stops, so consumers' unfinished durable events stay unacknowledged")
+    func busHearsOfShutdownFirst() async throws {
+        let seen = Locked<Bool?>(nil)
+        let observer = ServiceDescriptor(name: "observer", address: "observer") { context in ShutdownObserver(bus: context.bus, seen: seen) }
+        let node = try Node(configuration: try Self.configuration(services: "observer"), catalog: [observer], logger: Logger(label: "test"))
+        let ready = Gate()
+        let running = Task { try await node.run(handleSignals: false) { _ in ready.open() } }
+        await ready.wait()
+        #expect(!node.bus.isShuttingDown)
+        await node.shutdown()
+        try await running.value
+        #expect(seen.get() == true, "the service's background work was stopped before the bus knew of the shutdown")
+    }
+
     @Test("A data directory that cannot be created stops start-up with a named error")
     func badDataDirectory() async throws {
         var configuration = try Self.configuration()
@@ -80,6 +94,17 @@ struct GatedSlowService: ServiceBehaviour {
             await gate.wait()
             return EchoResponse(text: request.label)
         }
+    }
+}
+
+/// A service whose background work runs until it is stopped and records
+/// whether the bus knew of the shutdown by then.
+struct ShutdownObserver: ServiceBehaviour {
+    let bus: MessageBus
+    let seen: Locked<Bool?>
+    func run() async throws {
+        try? await Task.sleep(for: .seconds(60))  // ends when the service is stopped (bounded: the test would fail, not hang)
+        seen.set(bus.isShuttingDown)
     }
 }
 

@@ -76,6 +76,38 @@ struct BridgeDurabilityTests {
         for task in [backTask, restartedTask] { task.cancel(); _ = await task.result }
     }
 
+    @Test("a node stopped gracefully while its consumer is behind gets the unfinished durable events again when it returns")
+    func gracefulStopKeepsUnfinishedEvents() async throws {
+        let socket = temporarySocketPath()
+        let hubBus = makeNodeBus("hub")
+        let (hub, hubTask) = try await startHub(hubBus, fastBridge(socket))
+        let nodeBus = makeNodeBus("alerts-node")
+        var subscription: EventSubscription<PriceDropped>? = nodeBus.subscribe(PriceDropped.self)
+        let (_, nodeTask) = try await startSpoke(nodeBus, fastBridge(socket), name: "alerts-node")
+        for sequence in 1 ... 5 { try await hubBus.publish(PriceDropped(route: "LIS-JFK", sequence: sequence)) }
+        var iterator = subscription?.makeAsyncIterator()
+        #expect(await iterator?.next()?.event.sequence == 1)
+        #expect(await iterator?.next()?.event.sequence == 2)  // done with 1; 2 is being handled when the stop comes
+        try await waitUntil("the hub has the acknowledgement of event 1") {
+            hub.meshStatus().nodes.first { $0.nodeName == "alerts-node" }?.pendingDurableEvents == 4
+        }
+        // What Node does on SIGTERM: tell the bus, stop the services (their subscriptions go away), then the bridge.
+        nodeBus.beginShutdown()
+        iterator = nil
+        subscription = nil
+        #expect(iterator == nil && subscription == nil)
+        nodeTask.cancel()
+        _ = await nodeTask.result
+        try await waitUntil("the hub saw alerts-node leave") { hub.meshStatus().nodes.contains { $0.nodeName == "alerts-node" && !$0.connected } }
+        #expect(hub.meshStatus().nodes.first { $0.nodeName == "alerts-node" }?.pendingDurableEvents == 4)
+
+        let back = makeNodeBus("alerts-node")
+        let again = back.subscribe(PriceDropped.self)
+        let (_, backTask) = try await startSpoke(back, fastBridge(socket), name: "alerts-node")
+        #expect(try await firstEvents(4, of: again).map(\.sequence) == [2, 3, 4, 5])
+        for task in [backTask, hubTask] { task.cancel(); _ = await task.result }
+    }
+
     @Test("forgetting an away node drops its events, also from the journal; a connected or unknown node cannot be forgotten")
     func forget() async throws {
         let socket = temporarySocketPath()
