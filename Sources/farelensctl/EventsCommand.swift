@@ -49,13 +49,21 @@ struct EventsCommand: AsyncParsableCommand {
                     subscription.value.withLock { $0 = bus.subscribeAll(watching: topics.isEmpty ? nil : topics) }
                 }) { _, _ in
                     guard let events = subscription.value.withLock({ $0 }) else { return }
-                    let end = seconds.map { ContinuousClock.now + .seconds($0) }
+                    // --seconds ends the watch even when no event comes: ending the
+                    // subscription ends the loop below.
+                    let timer = seconds.map { seconds in
+                        Task {
+                            try? await Task.sleep(for: .seconds(seconds))
+                            events.cancel()
+                        }
+                    }
+                    defer { timer?.cancel() }
                     var printed = 0
                     for await delivery in events {
-                        print(Self.line(delivery, json: json))
+                        // Written at once, not buffered, so `| grep` sees each event as it comes.
+                        FileHandle.standardOutput.write(Data((Self.line(delivery, json: json) + "\n").utf8))
                         printed += 1
                         if let count, printed >= count { return }
-                        if let end, ContinuousClock.now >= end { return }
                     }
                 }
             } catch {

@@ -61,6 +61,37 @@ struct TwoProcessTests {
         #expect(invalid.stderr == "farelensctl: error: search: remote [invalid-field]: destination: equals origin (LIS)\n")
     }
 
+    @Test("farelensctl events tail prints a search's FareObserved as one JSON object per line, and --seconds ends a quiet watch")
+    func ctlEventsTail() async throws {
+        let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
+        let socket = directory + "/hub.sock"
+        let hub = try ChildProcess.start(Binaries.farelens, ["serve", "--services", "search", "--data-dir", directory + "/hub", "--listen", socket, "--log-level", "error"])
+        defer { hub.kill() }
+        try await hub.waitForOutput(containing: "farelens ready")
+
+        let quiet = try await ChildProcess.run(Binaries.farelensctl, ["events", "tail", "alerts.alert-delivered", "--seconds", "1", "--socket", socket])
+        #expect(quiet.status == 0, "a watch with no events ends after --seconds: \(quiet.stderr)")
+        #expect(quiet.stdout.isEmpty)
+
+        let tail = try ChildProcess.start(Binaries.farelensctl, ["events", "tail", "search.fare-observed", "--count", "2", "--json", "--socket", socket])
+        defer { tail.kill() }
+        // Searches until the watcher has its two events (the first may come before it joined).
+        for day in 20 ... 60 where tail.process.isRunning {
+            let search = try await ChildProcess.run(Binaries.farelensctl, ["search", "LIS", "LON", Self.isoDate(daysFromNow: day), "--socket", socket, "--json"])
+            #expect(search.status == 0, "\(search.stderr)")
+            try? await waitUntil("the watcher took the offers", limit: .milliseconds(200)) { !tail.process.isRunning }
+        }
+        try await waitUntil("the watch ended after 2 events") { !tail.process.isRunning }
+        #expect(tail.process.terminationStatus == 0)
+        let lines = tail.output.get().split(separator: "\n")
+        #expect(lines.count == 2)
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["topic"] as? String == "search.fare-observed")
+            #expect((object?["event"] as? [String: Any])?["offerId"] != nil, "\(line)")
+        }
+    }
+
     @Test("kill -9 of a hub process holding durable events for an away node loses none of them")
     func hubKillKeepsDurableEvents() async throws {
         let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
