@@ -141,7 +141,8 @@ public final class BridgeHub: Service, BusTransport {
     func connection(hosting address: ServiceAddress, except excluded: String?) -> PeerConnection? {
         state.withLock { state in
             state.peers.first { name, peer in
-                name != excluded && peer.connection != nil && peer.hello.services.contains(address.name)
+                // Admin clients host nothing (docs/wire-protocol.md), whatever their hello lists.
+                name != excluded && !peer.isAdmin && peer.connection != nil && peer.hello.services.contains(address.name)
             }?.value.connection
         }
     }

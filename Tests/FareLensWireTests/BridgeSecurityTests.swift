@@ -151,6 +151,20 @@ struct BridgeSecurityTests {
 
 @Suite("Bridge admin boundary")
 struct BridgeAdminBoundaryTests {
+    @Test("an admin client whose hello lists a service is never sent requests for it")
+    func adminHostsNothing() async throws {
+        let path = temporarySocketPath()
+        let hubBus = makeNodeBus("hub", deadline: .seconds(2))
+        let (_, task) = try await startHub(hubBus, fastBridge(path))
+        let adminBus = makeNodeBus("ctl")
+        try serveEcho(adminBus)  // so its hello lists the echo service
+        let (_, adminTask) = try await startSpoke(adminBus, fastBridge(path), name: "ctl", role: .admin)
+        let error = await busError { try await hubBus.request(EchoRequest(text: "to an admin?")) }
+        #expect(error?.kind == .serviceUnavailable)
+        #expect(adminBus.inFlight(at: EchoRequest.address) == 0)
+        for t in [adminTask, task] { t.cancel(); _ = await t.result }
+    }
+
     @Test("an admin message type sent to an ordinary address is refused, not answered")
     func adminTypeThroughOrdinaryAddress() async throws {
         let path = temporarySocketPath()
