@@ -27,7 +27,7 @@ struct MarketSweepTests {
     func respectsQuota() async throws {
         let live = ScriptedProvider("amadeus")
         let fixture = SearchEngineFixture(live: [live], quotaLimit: 10)
-        for _ in 0..<9 { _ = try fixture.quota.charge("amadeus", at: fixture.clock.now()) }
+        for _ in 0..<9 { _ = try await fixture.quota.charge("amadeus", at: fixture.clock.now()) }
         let sweep = MarketSweep(engine: fixture.engine, table: try RouteFareTable.bundled(), directory: try AirportDirectory.bundled(), count: 1, daysAhead: [7], logger: quietLogger())
         let summary = await sweep.sweepOnce(now: fixture.clock.now())
         #expect(summary.failures == 1 && live.calls.get() == 0)

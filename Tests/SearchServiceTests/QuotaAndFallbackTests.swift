@@ -58,20 +58,20 @@ struct QuotaAndFallbackTests {
     }
 
     @Test("quota use survives a restart (it lives in search.sqlite)")
-    func persists() throws {
+    func persists() async throws {
         let directory = NSTemporaryDirectory() + "quota-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let at = Date(timeIntervalSince1970: 1_795_348_800)
         do {
             let database = try ServiceDatabase.open(service: "search", directory: directory, migrations: SearchEngineFixture.migrations())
             let ledger = QuotaLedger(limit: 10, database: database)
-            for _ in 0..<3 { _ = try ledger.charge("amadeus", at: at) }
+            for _ in 0..<3 { _ = try await ledger.charge("amadeus", at: at) }
             try database.close()
         }
         let database = try ServiceDatabase.open(service: "search", directory: directory, migrations: SearchEngineFixture.migrations())
-        #expect(try QuotaLedger(limit: 10, database: database).used("amadeus", at: at) == 3)
+        #expect(try await QuotaLedger(limit: 10, database: database).used("amadeus", at: at) == 3)
         // A new month starts at zero.
-        #expect(try QuotaLedger(limit: 10, database: database).used("amadeus", at: at.addingTimeInterval(40 * 86_400)) == 0)
+        #expect(try await QuotaLedger(limit: 10, database: database).used("amadeus", at: at.addingTimeInterval(40 * 86_400)) == 0)
         try database.close()
     }
 

@@ -2,14 +2,17 @@ public import FareLensMessages
 public import FareLensStore
 public import Foundation
 public import GRDB
-import Synchronization
 
 /// Monthly call quota per live provider (SPEC §1), with priority classes:
 /// a call of purpose P is allowed while `used < limit × share(P)`:
 /// user search 100%, Pro watchlist 98%, Free watchlist 95%, background
 /// sweep 90% ("background work stops at 90%"). Crossing 80% and 90%
 /// is reported once per period. Counts persist in `search.sqlite`.
-public final class QuotaLedger: Sendable {
+///
+/// An actor: the counts are its state, and ``admit(_:_:at:)`` checks and
+/// charges a call in one step, so concurrent searches cannot overshoot a
+/// class's share.
+public actor QuotaLedger {
     /// A threshold crossed by a charge: publish a `QuotaWarning`.
     public struct Crossing: Sendable, Equatable {
         public let provider: String
@@ -19,9 +22,20 @@ public final class QuotaLedger: Sendable {
         public let period: String
     }
 
+    /// The outcome of ``admit(_:_:at:)``.
+    public enum Admission: Sendable {
+        /// Allowed and counted: the calls used now, and thresholds crossed for the first time.
+        case charged(used: Int64, crossings: [Crossing])
+        /// Allowed, but the count could not be written (the call goes ahead uncounted).
+        case chargeFailed(StoreError)
+        /// The purpose's share of the quota is used up.
+        case refused
+    }
+
     private struct Usage { var used: Int64 = 0; var warned: Set<Int> = [] }
-    private let state = Mutex<[String: Usage]>([:])
-    let limit: Int64
+    private var usages: [String: Usage] = [:]
+    /// Calls allowed per provider per UTC month.
+    public nonisolated let limit: Int64
     let database: ServiceDatabase?
 
     /// A ledger allowing `limit` calls per provider per UTC month.
@@ -46,6 +60,20 @@ public final class QuotaLedger: Sendable {
         return String(format: "%04d-%02d", date.year, date.month)
     }
 
+    /// Checks and charges one call of `purpose` to `provider` in one step.
+    ///
+    /// - Throws: ``FareLensStore/StoreError`` when the count cannot be read
+    ///   (the caller refuses the call).
+    public func admit(_ provider: String, _ purpose: SearchPurpose, at instant: Date) throws(StoreError) -> Admission {
+        guard try allows(provider, purpose, at: instant) else { return .refused }
+        do {
+            let crossings = try charge(provider, at: instant)
+            return .charged(used: try used(provider, at: instant), crossings: crossings)
+        } catch {
+            return .chargeFailed(error)
+        }
+    }
+
     /// Whether a call of `purpose` may go to `provider` now.
     public func allows(_ provider: String, _ purpose: SearchPurpose, at instant: Date) throws(StoreError) -> Bool {
         let used = try usage(provider, period: Self.period(of: instant)).used
@@ -63,7 +91,7 @@ public final class QuotaLedger: Sendable {
             crossings.append(Crossing(provider: provider, used: usage.used, limit: limit, percent: percent, period: period))
         }
         let final = usage
-        state.withLock { $0[provider + "|" + period] = final }
+        usages[provider + "|" + period] = final
         try database?.write { db in
             try db.execute(
                 sql: "INSERT INTO provider_quota (provider, period, used, warned) VALUES (?, ?, ?, ?) ON CONFLICT(provider, period) DO UPDATE SET used = excluded.used, warned = excluded.warned",
@@ -79,7 +107,7 @@ public final class QuotaLedger: Sendable {
     }
 
     private func usage(_ provider: String, period: String) throws(StoreError) -> Usage {
-        if let known = state.withLock({ $0[provider + "|" + period] }) { return known }
+        if let known = usages[provider + "|" + period] { return known }
         var loaded = Usage()
         if let (used, warned) = try database?.write({ db -> (Int64, String)? in
             guard let row = try Row.fetchOne(db, sql: "SELECT used, warned FROM provider_quota WHERE provider = ? AND period = ?", arguments: [provider, period]) else { return nil }
@@ -88,7 +116,7 @@ public final class QuotaLedger: Sendable {
             loaded.used = used
             loaded.warned = Set(warned.split(separator: ",").compactMap { Int($0) })
         }
-        state.withLock { $0[provider + "|" + period] = loaded }
+        usages[provider + "|" + period] = loaded
         return loaded
     }
 

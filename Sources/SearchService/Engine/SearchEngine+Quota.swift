@@ -9,22 +9,23 @@ extension SearchEngine {
         case refused(String)
     }
 
-    /// Checks and charges one call of `purpose` to `provider` in one step on
-    /// the actor, so concurrent date pairs cannot overshoot a class's share;
-    /// queues a `QuotaWarning` for each threshold crossed.
-    func reserveCall(_ provider: String, _ purpose: SearchPurpose, parent: RequestContext?) -> Reservation {
-        let at = now()
+    /// Checks and charges one call of `purpose` to `provider` in one step
+    /// (on the ledger's actor), so concurrent date pairs cannot overshoot a
+    /// class's share; queues a `QuotaWarning` for each threshold crossed.
+    func reserveCall(_ provider: String, _ purpose: SearchPurpose, parent: RequestContext?) async -> Reservation {
+        let admission: QuotaLedger.Admission
         do {
-            guard try quota.allows(provider, purpose, at: at) else {
-                return .refused("\(provider): monthly quota reached for \(Self.purposeName(purpose))")
-            }
+            admission = try await quota.admit(provider, purpose, at: now())
         } catch {
             return .refused("\(provider): quota ledger unavailable (\(error))")
         }
-        do {
-            for crossing in try quota.charge(provider, at: at) { warn(crossing, parent: parent) }
-            return .reserved(used: try quota.used(provider, at: at))
-        } catch {
+        switch admission {
+        case .refused:
+            return .refused("\(provider): monthly quota reached for \(Self.purposeName(purpose))")
+        case .charged(let used, let crossings):
+            for crossing in crossings { warn(crossing, parent: parent) }
+            return .reserved(used: used)
+        case .chargeFailed(let error):
             logger.error("quota ledger write failed", metadata: ["provider": "\(provider)", "error": "\(error)"])
             return .reserved(used: 0)
         }
@@ -36,7 +37,7 @@ extension SearchEngine {
     }
 
     /// Answers `ProviderQuotaRequest` for the live providers.
-    public func quotaStatus(_ request: ProviderQuotaRequest) throws(SearchError) -> ProviderQuotaResponse {
+    public func quotaStatus(_ request: ProviderQuotaRequest) async throws(SearchError) -> ProviderQuotaResponse {
         let names = live.map(\.name)
         guard request.provider.isEmpty || names.contains(request.provider) else {
             throw .invalidField("provider", "'\(request.provider)' is not a configured live provider (configured: \(names.isEmpty ? "none" : names.joined(separator: ", ")))")
@@ -49,7 +50,7 @@ extension SearchEngine {
             var status = ProviderQuotaStatus()
             status.provider = name
             do {
-                status.used = try quota.used(name, at: at)
+                status.used = try await quota.used(name, at: at)
             } catch {
                 throw .invalidField("provider", "quota ledger unavailable: \(error)")
             }
