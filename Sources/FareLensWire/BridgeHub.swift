@@ -96,6 +96,13 @@ public final class BridgeHub: Service, BusTransport {
         } onCancel: {
             self.stop(acceptedContinuation)
         }
+        // SwiftNIO unlinks a Unix server socket's path when the channel
+        // actually closes, on its event loop, after `close` was asked for.
+        // Wait for that while still holding the path's lock: released
+        // earlier, a successor could bind first and lose its new socket file
+        // to this late unlink.
+        server.close(promise: nil)
+        try? await server.closeFuture.get()
         UnixSocketListener.unbind(configuration.socketPath, lock: bound.lock)
     }
 

@@ -65,8 +65,9 @@ enum UnixSocketListener {
         }
     }
 
-    /// Removes the socket file at shutdown, then lets go of the path. Only
-    /// the lock's holder can have bound the file there, so it is ours.
+    /// Removes the socket file at shutdown (SwiftNIO has usually unlinked it
+    /// already when the server channel closed), then lets go of the path.
+    /// Only the lock's holder can have bound the file there, so it is ours.
     static func unbind(_ path: String, lock: SocketPathLock) {
         try? FileManager.default.removeItem(atPath: path)
         lock.release()
