@@ -41,8 +41,8 @@ extension BridgeHub {
         }
         var welcome = WireEnvelope()
         welcome.kind = .welcome
-        welcome.hello = ownHello()
-        welcome.routes = routes(including: hello)
+        welcome.hello = ownHello(for: hello.nodeName)
+        welcome.routes = routes(including: hello, for: hello.nodeName)
         guard let outbox = register(hello, connection: connection, isAdmin: isAdmin, welcome: welcome) else {
             refuse(connection, .duplicateNode(hello.nodeName))
             return
@@ -112,35 +112,44 @@ extension BridgeHub {
     /// its own subscribers', every known node's (connected or away: an away
     /// node's durable events must still reach the hub to wait in its
     /// backlog) and every connected admin client's watched topics.
-    func ownHello() -> WireHello {
+    ///
+    /// - Parameter recipient: the node this hello is for; the topics only
+    ///   it wants are left out, so it does not send the hub events that
+    ///   nobody but itself would receive.
+    func ownHello(for recipient: String? = nil) -> WireHello {
         let relayed = state.withLock { state in
-            state.peers.values.filter { !$0.isAdmin || $0.connection != nil }.flatMap(\.hello.topicsWanted)
+            state.peers.filter { name, peer in name != recipient && (!peer.isAdmin || peer.connection != nil) }
+                .flatMap(\.value.hello.topicsWanted)
         }
         return WireHello(identity: identity, services: bus.localAddresses, topics: bus.wantedTopics.union(relayed))
     }
 
-    /// Every node: the hub first, then connected nodes (not admin clients),
-    /// plus `joining` when it is a node that is being welcomed.
-    func routes(including joining: WireHello? = nil) -> WireRoutes {
+    /// Every node as `recipient` should see it: the hub first (its hello
+    /// for `recipient`), then connected nodes (not admin clients), plus
+    /// `joining` when it is a node that is being welcomed.
+    func routes(including joining: WireHello? = nil, for recipient: String? = nil) -> WireRoutes {
         var routes = WireRoutes()
         var others = state.withLock { state in
             state.peers.values.filter { $0.connection != nil && !$0.isAdmin }.map(\.hello)
         }
         if let joining, joining.role == .node { others.append(joining) }
-        routes.nodes = [ownHello()] + others.sorted { $0.nodeName < $1.nodeName }
+        routes.nodes = [ownHello(for: recipient)] + others.sorted { $0.nodeName < $1.nodeName }
         return routes
     }
 
-    /// Sends the current routes to every connected node but `excluded`;
-    /// admin clients never get ROUTES (they route nothing).
+    /// Sends the current routes to every connected node but `excluded`,
+    /// each with the hub's hello for it; admin clients never get ROUTES
+    /// (they route nothing).
     private func broadcastRoutes(except excluded: String?) {
-        var envelope = WireEnvelope()
-        envelope.kind = .routes
-        envelope.routes = routes()
-        let connections = state.withLock { state in
-            state.peers.filter { $0.key != excluded && !$0.value.isAdmin }.compactMap(\.value.connection)
+        let recipients = state.withLock { state in
+            state.peers.filter { $0.key != excluded && !$0.value.isAdmin }.compactMap { name, peer in peer.connection.map { (name, $0) } }
         }
-        for connection in connections { connection.send(envelope) }
+        for (name, connection) in recipients {
+            var envelope = WireEnvelope()
+            envelope.kind = .routes
+            envelope.routes = routes(for: name)
+            connection.send(envelope)
+        }
     }
 }
 

@@ -36,8 +36,8 @@ struct DurableDeliveryPropertyTests {
         // Consumers read until the end marker, published once every
         // publisher has returned (so it is queued behind all their events):
         // a lost event fails at once instead of waiting out a time limit.
-        let typedReceived = Task { try await Self.untilEndMarker(typed) { $0 } }
-        let wildcardReceived = all.map { all in Task { try await Self.untilEndMarker(all) { $0 as? PriceDropped } } }
+        let typedReceived = Task { try await eventsUntilEndMarker(typed) { $0 } }
+        let wildcardReceived = all.map { all in Task { try await eventsUntilEndMarker(all) { $0 as? PriceDropped } } }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for publisher in 0 ..< publishers {
                 group.addTask {
@@ -55,21 +55,6 @@ struct DurableDeliveryPropertyTests {
                 let sequences = received.filter { $0.route == "P\(publisher)" }.map(\.sequence)
                 #expect(sequences == Array(0 ..< perPublisher), "publisher \(publisher) out of order or incomplete")
             }
-        }
-    }
-
-    /// Events until the end marker (bounded against hangs only).
-    private static func untilEndMarker<Event: Sendable>(
-        _ subscription: EventSubscription<Event>, _ cast: @escaping @Sendable (Event) -> PriceDropped?
-    ) async throws -> [PriceDropped] {
-        try await withTimeLimit("the end marker arrived", limit: .seconds(60)) {
-            var received: [PriceDropped] = []
-            for await delivery in subscription {
-                guard let event = cast(delivery.event) else { continue }
-                if event.route == "end" { break }
-                received.append(event)
-            }
-            return received
         }
     }
 }

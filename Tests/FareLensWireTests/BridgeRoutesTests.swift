@@ -1,7 +1,7 @@
 import FareLensBus
 import FareLensMessages
 import FareLensTesting
-import FareLensWire
+@testable import FareLensWire
 import InMemoryLogging
 import Testing
 
@@ -54,5 +54,31 @@ struct BridgeRoutesTests {
         observer.close()
         #expect(routes == [["hub", "echo-node", "observer"], ["hub", "observer"]])
         task.cancel()
+    }
+
+    @Test("a node is not told to send the hub the events only it wants; it is once another node wants them")
+    func ownTopicsStayHome() async throws {
+        let path = temporarySocketPath()
+        let (_, task) = try await startHub(makeNodeBus("hub"), fastBridge(path))
+        let nearBus = makeNodeBus("near")
+        let own = nearBus.subscribe(PriceDropped.self)
+        let (near, nearTask) = try await startSpoke(nearBus, fastBridge(path), name: "near")
+        // Another node's arrival sends near a ROUTES (the hub's hello is rebuilt for it).
+        let echoBus = makeNodeBus("echo-node")
+        try serveEcho(echoBus)
+        let (_, echoTask) = try await startSpoke(echoBus, fastBridge(path), name: "echo-node")
+        try await waitUntil("near got the ROUTES naming echo-node") { near.hosts(EchoRequest.address) }
+        #expect(!near.remoteTopicsForTesting.contains(PriceDropped.topic.name))
+        try await nearBus.publish(PriceDropped(route: "LIS-OPO", sequence: 1))
+        #expect(near.pendingDurableEvents == 0, "nothing was sent (or journaled) for the hub")
+        #expect(try await firstEvents(1, of: own).map(\.sequence) == [1])
+
+        let farBus = makeNodeBus("far")
+        let far = farBus.subscribe(PriceDropped.self)
+        let (_, farTask) = try await startSpoke(farBus, fastBridge(path), name: "far")
+        try await waitUntil("near learnt that far wants the topic") { near.remoteTopicsForTesting.contains(PriceDropped.topic.name) }
+        try await nearBus.publish(PriceDropped(route: "LIS-OPO", sequence: 2))
+        #expect(try await firstEvents(1, of: far).map(\.sequence) == [2])
+        for t in [farTask, echoTask, nearTask, task] { t.cancel(); _ = await t.result }
     }
 }

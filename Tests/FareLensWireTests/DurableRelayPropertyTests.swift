@@ -75,9 +75,9 @@ struct DurableRelayPropertyTests {
         try await waitUntil("the publisher knows the topic is wanted") { near.remoteTopicsForTesting.contains(PriceDropped.topic.name) }
 
         let consumers = [
-            Task { try await untilEndMarker(onHub) { $0 } },
-            Task { try await untilEndMarker(typed) { $0 } },
-        ] + (all.map { all in [Task { try await untilEndMarker(all) { $0 as? PriceDropped } }] } ?? [])
+            Task { try await eventsUntilEndMarker(onHub) { $0 } },
+            Task { try await eventsUntilEndMarker(typed) { $0 } },
+        ] + (all.map { all in [Task { try await eventsUntilEndMarker(all) { $0 as? PriceDropped } }] } ?? [])
         try await withThrowingTaskGroup(of: Void.self) { group in
             for publisher in 0 ..< publishers {
                 group.addTask {
@@ -100,20 +100,5 @@ struct DurableRelayPropertyTests {
         all?.cancel()
         try await waitUntil("every acknowledgement reached the publisher") { near.pendingDurableEvents == 0 }
         for task in [nearTask, farTask, hubTask] { task.cancel(); _ = await task.result }
-    }
-}
-
-/// Events until the end marker (bounded against hangs only).
-private func untilEndMarker<Event: Sendable>(
-    _ subscription: EventSubscription<Event>, _ cast: @escaping @Sendable (Event) -> PriceDropped?
-) async throws -> [PriceDropped] {
-    try await withTimeLimit("the end marker arrived", limit: .seconds(60)) {
-        var received: [PriceDropped] = []
-        for await delivery in subscription {
-            guard let event = cast(delivery.event) else { continue }
-            if event.route == "end" { break }
-            received.append(event)
-        }
-        return received
     }
 }
