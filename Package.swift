@@ -170,5 +170,10 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "SubscriptionServiceTests",
+            dependencies: ["SubscriptionService", "SearchService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log],
+            swiftSettings: strict
+        ),
     ] + serviceTargets
 )

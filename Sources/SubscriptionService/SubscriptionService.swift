@@ -1,31 +1,273 @@
 import FareLensBus
+import FareLensMessages
 import FareLensRuntime
+import FareLensStore
+import Foundation
+import GRDB
+import Logging
 
-/// The subscription service's actor: the template its features will fill in.
+/// The subscription service's actor: accounts, the trial and the tier each
+/// user is on, and the entitlements that follow from it (SPEC §4;
+/// docs/subscription.md).
 ///
-/// A shell today, honestly: it registers **no** handlers and subscribes to
-/// nothing, and `run()` has no background work. What it fixes is the shape
-/// DESIGN.md asks for: the service's mutable state will be this actor's
-/// (kept in `State` and re-checked after every `await`), the bus will reach
-/// it with an actor hop, and its long-running work will live in `run()`.
+/// Its state is the `user` table of `subscription.sqlite`, written only from
+/// this actor. Requests reach it with an actor hop; the events they cause go
+/// through a ``DeferredPublisher``, so a request is answered before any event
+/// backpressure. `run()` publishes those events and moves trials along
+/// (a reminder one day before the end, then Free) on `trialCheckInterval`.
 actor SubscriptionService: ServiceBehaviour {
     private enum State {
         /// Built, `run()` not yet called.
         case idle
-        /// `run()` was called; there is no background work yet.
+        /// `run()` is publishing events and checking trials.
         case running
+        /// `run()` returned.
+        case stopped
     }
 
     private var state = State.idle
+    private let database: ServiceDatabase
+    private let validator: UserValidator
+    private let clock: any WallClock
+    private let events: DeferredPublisher
+    private let trialCheckInterval: Duration
+    private let logger: Logger
 
-    init() {}
+    init(
+        database: ServiceDatabase, airports: any AirportChecker, clock: any WallClock, bus: MessageBus,
+        trialCheckInterval: Duration = .seconds(60), logger: Logger
+    ) {
+        self.database = database
+        self.validator = UserValidator(airports: airports)
+        self.clock = clock
+        self.events = DeferredPublisher(bus: bus, owner: "subscription", logger: logger)
+        self.trialCheckInterval = trialCheckInterval
+        self.logger = logger
+    }
 
-    /// Registers nothing yet: the subscription messages have no handlers.
-    nonisolated func register(on bus: MessageBus) throws {}
+    nonisolated func register(on bus: MessageBus) throws {
+        try bus.serve(CreateUserRequest.self) { request, context in try await self.createUser(request, context: context) }
+        try bus.serve(GetUserRequest.self) { request, _ in try await self.user(request) }
+        try bus.serve(UpdateUserRequest.self) { request, context in try await self.updateUser(request, context: context) }
+        try bus.serve(GetEntitlementsRequest.self) { request, _ in try await self.entitlements(request) }
+    }
 
-    /// No background work yet: marks the service running and returns at once.
+    /// Publishes queued events and checks trials until cancelled; then
+    /// publishes what is still queued and returns.
     func run() async throws {
         guard case .idle = state else { return }
         state = .running
+        defer { state = .stopped }
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.events.run() }
+            group.addTask {
+                while !Task.isCancelled {
+                    await self.advanceTrials()
+                    try? await Task.sleep(for: self.trialCheckInterval)  // the schedule itself; ends on cancellation
+                }
+                self.events.finish()
+            }
+        }
+    }
+
+    // MARK: Accounts
+
+    /// Creates a user on a 14-day trial; publishes `TierChanged`
+    /// (unspecified → trial, `TRIAL_STARTED`) and `UserPreferencesChanged`.
+    func createUser(_ request: CreateUserRequest, context: RequestContext? = nil) async throws(SubscriptionError) -> CreateUserResponse {
+        let email = try UserValidator.email(request.email)
+        let timeZone = try UserValidator.timeZone(request.timeZone)
+        let quiet = try UserValidator.quietHours(request.hasQuietHours ? request.quietHours : nil)
+        let home = try await validator.homeAirport(request.homeAirport)
+        let preferred = try await validator.preferredAirports(request.preferredAirports, tier: .trial)
+        let now = clock.now()
+        let record = UserRecord(
+            userID: Self.newUserID(), email: email, timeZone: timeZone, homeAirport: home, preferredAirports: preferred,
+            quietStartMinute: quiet.start, quietEndMinute: quiet.end, quietDisabled: quiet.disabled,
+            tier: Tier.trial.rawValue, trialEndsAtUnixMs: Self.unixMs(now) + Int64(TierEntitlements.trialDays) * 86_400_000,
+            trialStage: .running, product: SubscriptionProduct.unspecified.rawValue, paidUntilUnixMs: 0, autoRenew: false,
+            createdAtUnixMs: Self.unixMs(now)
+        )
+        try write { db throws(SubscriptionError) in
+            guard try Self.catching({ try UserRecord.filter(Column("email") == email).fetchCount(db) }) == 0 else { throw .emailTaken(email) }
+            try Self.catching { try record.insert(db) }
+        }
+        logger.info("user created", metadata: ["user": "\(record.userID)", "tier": "trial"])
+        publishTierChange(record, from: .unspecified, cause: .trialStarted, at: now, parent: context)
+        publishPreferences(record, at: now, parent: context)
+        var response = CreateUserResponse()
+        response.user = record.message
+        response.entitlements = TierEntitlements.of(.trial)
+        return response
+    }
+
+    /// A user by id, or by email when the id is empty.
+    func user(_ request: GetUserRequest) throws(SubscriptionError) -> GetUserResponse {
+        let record = try find(request.userID.isEmpty ? nil : request.userID, email: request.userID.isEmpty ? request.email : nil)
+        var response = GetUserResponse()
+        response.user = record.message
+        response.entitlements = TierEntitlements.of(record.tierValue)
+        return response
+    }
+
+    /// Changes the fields that are set; publishes `UserPreferencesChanged`.
+    /// Everything is checked before anything is written.
+    func updateUser(_ request: UpdateUserRequest, context: RequestContext? = nil) async throws(SubscriptionError) -> UpdateUserResponse {
+        let current = try find(request.userID, email: nil)
+        let email = request.hasEmail ? try UserValidator.email(request.email) : nil
+        let timeZone = request.hasTimeZone ? try UserValidator.timeZone(request.timeZone) : nil
+        let quiet = request.hasQuietHours ? try UserValidator.quietHours(request.quietHours) : nil
+        let home = request.hasHomeAirport ? try await validator.homeAirport(request.homeAirport) : nil
+        // Checked against the tier at the time of writing (below), which a concurrent change may have moved.
+        let preferred = request.hasPreferredAirports
+            ? try await validator.preferredAirports(request.preferredAirports.airports, tier: current.tierValue) : nil
+        let updated = try write { db throws(SubscriptionError) -> UserRecord in
+            guard var record = try Self.catching({ try UserRecord.fetchOne(db, key: request.userID) }) else { throw .unknownUser(request.userID) }
+            if let email, email != record.email {
+                guard try Self.catching({ try UserRecord.filter(Column("email") == email).fetchCount(db) }) == 0 else { throw .emailTaken(email) }
+                record.email = email
+            }
+            if let timeZone { record.timeZone = timeZone }
+            if let home { record.homeAirport = home }
+            if let quiet { (record.quietStartMinute, record.quietEndMinute, record.quietDisabled) = quiet }
+            if let preferred {
+                let allowed = Int(TierEntitlements.of(record.tierValue).preferredAirports)
+                guard preferred.count <= allowed else { throw .airportLimit(preferred.count, allowed: allowed, tier: TierEntitlements.name(record.tierValue)) }
+                record.preferredAirports = preferred
+            }
+            try Self.catching { try record.update(db) }
+            return record
+        }
+        publishPreferences(updated, at: clock.now(), parent: context)
+        var response = UpdateUserResponse()
+        response.user = updated.message
+        return response
+    }
+
+    /// The user's entitlements, from their tier (``TierEntitlements``).
+    func entitlements(_ request: GetEntitlementsRequest) throws(SubscriptionError) -> GetEntitlementsResponse {
+        var response = GetEntitlementsResponse()
+        response.entitlements = TierEntitlements.of(try find(request.userID, email: nil).tierValue)
+        return response
+    }
+
+    // MARK: Trials
+
+    /// Moves every trial along at the clock's now: one day before its end,
+    /// `TrialEnding(ONE_DAY_LEFT)`; at its end, `TrialEnding(EXPIRED)`, the
+    /// tier becomes Free and `TierChanged` (`TRIAL_EXPIRED`) follows. A
+    /// trial that ended while the service was down gets only the expiry.
+    ///
+    /// - Returns: how many users moved.
+    @discardableResult
+    func advanceTrials() -> Int {
+        let now = clock.now()
+        let nowMs = Self.unixMs(now)
+        let moved: [(UserRecord, TrialEnding.Stage)]
+        do {
+            moved = try database.write { db in
+                let due = try UserRecord
+                    .filter(Column("tier") == Tier.trial.rawValue && Column("trialStage") != UserRecord.TrialStage.over.rawValue)
+                    .filter(Column("trialEndsAtUnixMs") - 86_400_000 <= nowMs)
+                    .fetchAll(db)
+                var moved: [(UserRecord, TrialEnding.Stage)] = []
+                for var record in due {
+                    if record.trialEndsAtUnixMs <= nowMs {
+                        record.tier = Tier.free.rawValue
+                        record.trialStage = .over
+                        moved.append((record, .expired))
+                    } else if record.trialStage == .running {
+                        record.trialStage = .reminded
+                        moved.append((record, .oneDayLeft))
+                    } else {
+                        continue
+                    }
+                    try record.update(db)
+                }
+                return moved
+            }
+        } catch {
+            logger.error("trial check failed; retrying on the next one", metadata: ["error": "\(error)"])
+            return 0
+        }
+        for (record, stage) in moved {
+            var ending = TrialEnding()
+            ending.userID = record.userID
+            ending.stage = stage
+            ending.trialEndsAtUnixMs = record.trialEndsAtUnixMs
+            ending.atUnixMs = nowMs
+            _ = events.enqueue(ending)
+            if stage == .expired { publishTierChange(record, from: .trial, cause: .trialExpired, at: now, parent: nil) }
+            logger.info("trial moved on", metadata: ["user": "\(record.userID)", "stage": "\(stage)"])
+        }
+        return moved.count
+    }
+
+    // MARK: Helpers
+
+    private func find(_ userID: String?, email: String?) throws(SubscriptionError) -> UserRecord {
+        let record: UserRecord?
+        do {
+            record = try database.writer.read { db in
+                if let userID { return try UserRecord.fetchOne(db, key: userID) }
+                return try UserRecord.filter(Column("email") == (email ?? "").trimmingCharacters(in: .whitespaces).lowercased()).fetchOne(db)
+            }
+        } catch {
+            throw .storage("\(error)")
+        }
+        guard let record else { throw .unknownUser(userID ?? email ?? "") }
+        return record
+    }
+
+    private func write<T: Sendable>(_ body: @Sendable (Database) throws(SubscriptionError) -> T) throws(SubscriptionError) -> T {
+        do {
+            // The pool's own write, not ServiceDatabase.write: that one turns
+            // every error into a StoreError, and this service's must come out as they are.
+            return try database.writer.write { db in try body(db) }
+        } catch let error as SubscriptionError {
+            throw error
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
+    private static func catching<T>(_ body: () throws -> T) throws(SubscriptionError) -> T {
+        do { return try body() } catch { throw .storage("\(error)") }
+    }
+
+    private func publishTierChange(_ record: UserRecord, from previous: Tier, cause: TierChangeCause, at now: Date, parent: RequestContext?) {
+        var change = TierChanged()
+        change.userID = record.userID
+        change.previous = previous
+        change.current = record.tierValue
+        change.cause = cause
+        change.entitlements = TierEntitlements.of(record.tierValue)
+        change.atUnixMs = Self.unixMs(now)
+        _ = events.enqueue(change, parent: parent)
+    }
+
+    private func publishPreferences(_ record: UserRecord, at now: Date, parent: RequestContext?) {
+        var changed = UserPreferencesChanged()
+        changed.userID = record.userID
+        changed.timeZone = record.timeZone
+        changed.homeAirport = record.homeAirport
+        changed.preferredAirports = record.message.preferredAirports
+        changed.quietHours = record.quietHours
+        changed.atUnixMs = Self.unixMs(now)
+        _ = events.enqueue(changed, parent: parent)
+    }
+
+    static func unixMs(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    /// `u-` and 16 random hex digits.
+    static func newUserID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return "u-" + String(generator.next() as UInt64, radix: 16).leftPadded(to: 16)
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        count >= length ? self : String(repeating: "0", count: length - count) + self
     }
 }

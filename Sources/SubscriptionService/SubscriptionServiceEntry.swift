@@ -1,11 +1,21 @@
 public import FareLensRuntime
+import FareLensStore
 
-/// The subscription service: accounts, tiers and entitlements (SPEC § 4).
-///
-/// Today a registered shell — it opens `subscription.sqlite`, starts, reports ready and
-/// drains on shutdown like every service, but handles no messages yet; its
-/// features arrive with their own issues (see `SubscriptionService`).
+/// The subscription service: accounts, trials, tiers and entitlements
+/// (SPEC §4; docs/subscription.md). Purchases, operator tier changes, user
+/// listing and deletion are not built yet (see the issue's note).
 public enum SubscriptionServiceEntry {
     /// How the node builds this service.
-    public static let descriptor = ServiceDescriptor(name: "subscription", address: "subscription") { _ in SubscriptionService() }
+    public static let descriptor = ServiceDescriptor(name: "subscription", address: "subscription", migrations: migrations) { context in
+        SubscriptionService(
+            database: context.database, airports: BusAirportChecker(bus: context.bus), clock: context.clock, bus: context.bus,
+            logger: context.logger
+        )
+    }
+
+    static var migrations: ServiceMigrations {
+        var migrations = ServiceMigrations()
+        migrations.register("subscription-001-users", UserRecord.migrate)
+        return migrations
+    }
 }

@@ -92,6 +92,33 @@ struct TwoProcessTests {
         }
     }
 
+    @Test("farelensctl users create and show reach the subscription service, which checks airports with the search service in another process")
+    func ctlUsers() async throws {
+        let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
+        let socket = directory + "/hub.sock"
+        let hub = try ChildProcess.start(Binaries.farelens, ["serve", "--services", "subscription", "--data-dir", directory + "/hub", "--listen", socket, "--log-level", "error"])
+        defer { hub.kill() }
+        try await hub.waitForOutput(containing: "farelens ready")
+        let spoke = try ChildProcess.start(Binaries.farelens, ["serve", "--services", "search", "--data-dir", directory + "/spoke", "--connect", socket, "--log-level", "error"])
+        defer { spoke.kill() }
+        try await spoke.waitForOutput(containing: "farelens ready")
+        _ = try await meshStatus(socket) { nodes in nodes.count == 2 && nodes.allSatisfy(\.connected) }
+
+        let created = try await ChildProcess.run(Binaries.farelensctl, ["users", "create", "--email", "a@example.com", "--time-zone", "America/New_York", "--home-airport", "JFK", "--json", "--socket", socket])
+        #expect(created.status == 0, "\(created.stderr)")
+        let user = try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any]
+        #expect(user?["tier"] as? String == "trial")
+        let id = try #require(user?["id"] as? String)
+        let shown = try await ChildProcess.run(Binaries.farelensctl, ["users", "show", id, "--socket", socket])
+        #expect(shown.status == 0 && shown.stdout.contains("a@example.com") && shown.stdout.contains("unlimited"))
+
+        let taken = try await ChildProcess.run(Binaries.farelensctl, ["users", "create", "--email", "A@example.com", "--time-zone", "UTC", "--socket", socket])
+        #expect(taken.status == 1)
+        #expect(taken.stderr == "farelensctl: error: subscription: remote [email-taken]: email: 'a@example.com' belongs to another user\n")
+        let badAirport = try await ChildProcess.run(Binaries.farelensctl, ["users", "create", "--email", "b@example.com", "--time-zone", "UTC", "--home-airport", "QQQ", "--socket", socket])
+        #expect(badAirport.stderr == "farelensctl: error: subscription: remote [unknown-airport]: home_airport: 'QQQ' is not a known IATA airport or metro code\n")
+    }
+
     @Test("kill -9 of a hub process holding durable events for an away node loses none of them")
     func hubKillKeepsDurableEvents() async throws {
         let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")

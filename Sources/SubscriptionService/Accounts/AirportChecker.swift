@@ -1,0 +1,28 @@
+import FareLensBus
+import FareLensMessages
+
+/// Whether a code names a known airport or metro. The directory belongs to
+/// the search service; this service asks it over the bus.
+protocol AirportChecker: Sendable {
+    /// - Returns: whether `code` is known.
+    /// - Throws: ``SubscriptionError`` `airports-unavailable` when the
+    ///   directory cannot be asked.
+    func isKnown(_ code: String) async throws(SubscriptionError) -> Bool
+}
+
+/// Asks the search service (`AirportLookupRequest`).
+struct BusAirportChecker: AirportChecker {
+    let bus: MessageBus
+
+    func isKnown(_ code: String) async throws(SubscriptionError) -> Bool {
+        var request = AirportLookupRequest()
+        request.code = code
+        do {
+            _ = try await bus.request(request)
+            return true
+        } catch {
+            if error.kind == .remote, error.remoteCode == "unknown-airport" || error.remoteCode == "invalid-field" { return false }
+            throw .airportsUnavailable("\(error)")
+        }
+    }
+}

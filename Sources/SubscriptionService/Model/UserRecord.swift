@@ -1,0 +1,103 @@
+import FareLensMessages
+import Foundation
+import GRDB
+
+/// One account, as the `user` table stores it (migration
+/// `subscription-001-users`). The wire form is ``FareLensMessages/User``.
+struct UserRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "user"
+
+    /// One preferred airport; stored as JSON in `preferredAirports`.
+    struct Airport: Codable, Sendable, Equatable {
+        var code: String
+        var weight: Double
+    }
+
+    /// How far a trial has gone: which `TrialEnding` stages were published.
+    enum TrialStage: Int, Codable, Sendable {
+        /// Nothing published yet.
+        case running = 0
+        /// `ONE_DAY_LEFT` published.
+        case reminded = 1
+        /// `EXPIRED` published and the tier is Free (or the trial ended by a purchase).
+        case over = 2
+    }
+
+    var userID: String
+    /// Lower-cased; unique.
+    var email: String
+    var timeZone: String
+    var homeAirport: String
+    var preferredAirports: [Airport]
+    /// Minutes after local midnight.
+    var quietStartMinute: Int
+    var quietEndMinute: Int
+    var quietDisabled: Bool
+    var tier: Int
+    var trialEndsAtUnixMs: Int64
+    var trialStage: TrialStage
+    var product: Int
+    var paidUntilUnixMs: Int64
+    var autoRenew: Bool
+    var createdAtUnixMs: Int64
+
+    /// The default quiet hours, 22:00–07:00.
+    static let defaultQuietStart = 22 * 60
+    static let defaultQuietEnd = 7 * 60
+
+    var tierValue: Tier { Tier(rawValue: tier) ?? .unspecified }
+
+    /// The wire form.
+    var message: User {
+        var user = User()
+        user.userID = userID
+        user.email = email
+        user.timeZone = timeZone
+        user.homeAirport = homeAirport
+        user.preferredAirports = preferredAirports.map { airport in
+            var preferred = PreferredAirport()
+            preferred.code = airport.code
+            preferred.weight = airport.weight
+            return preferred
+        }
+        user.quietHours = quietHours
+        user.tier = tierValue
+        user.trialEndsAtUnixMs = trialEndsAtUnixMs
+        user.product = SubscriptionProduct(rawValue: product) ?? .unspecified
+        user.paidUntilUnixMs = paidUntilUnixMs
+        user.autoRenew = autoRenew
+        user.createdAtUnixMs = createdAtUnixMs
+        return user
+    }
+
+    var quietHours: QuietHours {
+        var hours = QuietHours()
+        hours.start.hour = Int32(quietStartMinute / 60)
+        hours.start.minute = Int32(quietStartMinute % 60)
+        hours.end.hour = Int32(quietEndMinute / 60)
+        hours.end.minute = Int32(quietEndMinute % 60)
+        hours.disabled = quietDisabled
+        return hours
+    }
+
+    /// The table, created by migration `subscription-001-users`.
+    static func migrate(_ db: Database) throws {
+        try db.create(table: databaseTableName) { table in
+            table.column("userID", .text).primaryKey()
+            table.column("email", .text).notNull().unique()
+            table.column("timeZone", .text).notNull()
+            table.column("homeAirport", .text).notNull()
+            table.column("preferredAirports", .text).notNull()
+            table.column("quietStartMinute", .integer).notNull()
+            table.column("quietEndMinute", .integer).notNull()
+            table.column("quietDisabled", .boolean).notNull()
+            table.column("tier", .integer).notNull()
+            table.column("trialEndsAtUnixMs", .integer).notNull().indexed()
+            table.column("trialStage", .integer).notNull()
+            table.column("product", .integer).notNull()
+            table.column("paidUntilUnixMs", .integer).notNull()
+            table.column("autoRenew", .boolean).notNull()
+            table.column("createdAtUnixMs", .integer).notNull()
+        }
+    }
+}

@@ -1,0 +1,59 @@
+public import FareLensBus
+
+/// What the subscription service answers when it cannot do what was asked:
+/// a stable code (the `remote_code` its callers see) and a message naming
+/// the field or user at fault. Codes are listed in `Protos/subscription.proto`.
+public struct SubscriptionError: ServiceError, Equatable, CustomStringConvertible {
+    private enum Kind: String, Sendable {
+        case invalidField = "invalid-field"
+        case unknownUser = "unknown-user"
+        case emailTaken = "email-taken"
+        case unknownAirport = "unknown-airport"
+        case airportLimit = "airport-limit"
+        case airportsUnavailable = "airports-unavailable"
+        case storage = "storage"
+    }
+
+    private let kind: Kind
+    /// The request field at fault, when one is (e.g. `time_zone`).
+    public let field: String?
+    public let message: String
+
+    private init(_ kind: Kind, field: String? = nil, _ message: String) {
+        self.kind = kind
+        self.field = field
+        self.message = message
+    }
+
+    public var code: String { kind.rawValue }
+    public var description: String { "\(code): \(message)" }
+
+    /// A field is missing or malformed; `field` is its name in the request.
+    public static func invalidField(_ field: String, _ reason: String) -> SubscriptionError {
+        .init(.invalidField, field: field, "\(field): \(reason)")
+    }
+    /// No user has this id (or email).
+    public static func unknownUser(_ key: String) -> SubscriptionError {
+        .init(.unknownUser, "no user '\(key)'")
+    }
+    /// Another user has this email.
+    public static func emailTaken(_ email: String) -> SubscriptionError {
+        .init(.emailTaken, field: "email", "email: '\(email)' belongs to another user")
+    }
+    /// The directory knows no airport or metro with this code.
+    public static func unknownAirport(_ code: String, field: String) -> SubscriptionError {
+        .init(.unknownAirport, field: field, "\(field): '\(code)' is not a known IATA airport or metro code")
+    }
+    /// More preferred airports than the tier allows.
+    public static func airportLimit(_ count: Int, allowed: Int, tier: String) -> SubscriptionError {
+        .init(.airportLimit, field: "preferred_airports", "preferred_airports: \(count) given; \(tier) allows \(allowed)")
+    }
+    /// The airport directory (the search service) could not be asked.
+    public static func airportsUnavailable(_ reason: String) -> SubscriptionError {
+        .init(.airportsUnavailable, "airport codes cannot be checked now: \(reason)")
+    }
+    /// The service's database failed.
+    public static func storage(_ reason: String) -> SubscriptionError {
+        .init(.storage, "storage: \(reason)")
+    }
+}

@@ -1,0 +1,142 @@
+import FareLensBus
+import FareLensMessages
+import FareLensTesting
+import Foundation
+import Testing
+@testable import SubscriptionService
+
+@Suite("Accounts")
+struct AccountTests {
+    @Test("a new user starts a 14-day trial with Pro's entitlements, and TierChanged and UserPreferencesChanged are published")
+    func createStartsTrial() async throws {
+        let fixture = try SubscriptionFixture()
+        let tierChanges = fixture.bus.subscribe(TierChanged.self)
+        let preferences = fixture.bus.subscribe(UserPreferencesChanged.self)
+        let response = try await fixture.running {
+            try await fixture.service.createUser(SubscriptionFixture.create("  Ana@Example.COM ") {
+                $0.homeAirport = "lis"
+                $0.preferredAirports = preferred(("LIS", 0.6), ("OPO", 0.3), ("LHR", 0.1))
+            })
+        }
+        let user = response.user
+        #expect(user.userID.hasPrefix("u-") && user.userID.count == 18)
+        #expect(user.email == "ana@example.com")
+        #expect(user.homeAirport == "LIS")
+        #expect(user.tier == .trial)
+        #expect(user.trialEndsAtUnixMs - user.createdAtUnixMs == 14 * 86_400_000)
+        #expect(user.quietHours.start.hour == 22 && user.quietHours.end.hour == 7 && !user.quietHours.disabled)
+        #expect(response.entitlements == TierEntitlements.of(.pro).with(tier: .trial))
+        let change = try #require(try await firstEvents(1, of: tierChanges).first)
+        #expect(change.userID == user.userID && change.previous == .unspecified && change.current == .trial && change.cause == .trialStarted)
+        #expect(try await firstEvents(1, of: preferences).first?.preferredAirports.map(\.code) == ["LIS", "OPO", "LHR"])
+    }
+
+    @Test("entitlements come from one table: Free 5/3/20/1/ads, trial and Pro unlimited/6/all/3/no ads")
+    func entitlementTable() {
+        let free = TierEntitlements.of(.free)
+        #expect(free.activeWatchlists == 5 && free.immediateAlertsPerDay == 3 && free.visibleDeals == 20 && free.preferredAirports == 1 && free.ads)
+        for tier in [Tier.trial, .pro] {
+            let paid = TierEntitlements.of(tier)
+            #expect(!paid.hasActiveWatchlists && paid.immediateAlertsPerDay == 6 && !paid.hasVisibleDeals && paid.preferredAirports == 3 && !paid.ads)
+        }
+    }
+
+    @Test("bad input is refused with a named error naming the field, and nothing is written", arguments: [
+        ("not-an-email", "Europe/Lisbon", "invalid-field", "email"),
+        ("a@b", "Europe/Lisbon", "invalid-field", "email"),
+        ("a@example.com", "Mars/Olympus", "invalid-field", "time_zone"),
+        ("a@example.com", "", "invalid-field", "time_zone"),
+        ("a@example.com", "EST", "invalid-field", "time_zone"),
+    ])
+    func badAccountFields(email: String, timeZone: String, code: String, field: String) async throws {
+        let fixture = try SubscriptionFixture()
+        let error = await #expect(throws: SubscriptionError.self) {
+            try await fixture.service.createUser(SubscriptionFixture.create(email, timeZone: timeZone))
+        }
+        #expect(error?.code == code)
+        #expect(error?.field == field)
+        #expect(try fixture.userCount() == 0)
+    }
+
+    @Test("airports: an unknown code, a fourth preferred airport, weights not summing to 1, a repeated code and bad quiet hours are each refused")
+    func badAirportsAndHours() async throws {
+        let fixture = try SubscriptionFixture()
+        let cases: [(CreateUserRequest, String, String)] = [
+            (SubscriptionFixture.create { $0.homeAirport = "XYZ" }, "unknown-airport", "home_airport"),
+            (SubscriptionFixture.create { $0.homeAirport = "LISBON" }, "invalid-field", "home_airport"),
+            (SubscriptionFixture.create { $0.preferredAirports = preferred(("LIS", 0.25), ("OPO", 0.25), ("LHR", 0.25), ("JFK", 0.25)) }, "airport-limit", "preferred_airports"),
+            (SubscriptionFixture.create { $0.preferredAirports = preferred(("LIS", 0.5), ("OPO", 0.3)) }, "invalid-field", "preferred_airports"),
+            (SubscriptionFixture.create { $0.preferredAirports = preferred(("LIS", 0.5), ("LIS", 0.5)) }, "invalid-field", "preferred_airports[1]"),
+            (SubscriptionFixture.create { $0.preferredAirports = preferred(("LIS", 1.5)) }, "invalid-field", "preferred_airports[0].weight"),
+            (SubscriptionFixture.create { $0.quietHours.start.hour = 24 }, "invalid-field", "quiet_hours.start"),
+        ]
+        for (request, code, field) in cases {
+            let error = await #expect(throws: SubscriptionError.self) { try await fixture.service.createUser(request) }
+            #expect(error?.code == code, "\(request)")
+            #expect(error?.field == field, "\(request)")
+        }
+        #expect(try fixture.userCount() == 0)
+    }
+
+    @Test("IANA zones the tz database knows are accepted, including ones Linux's known-identifier list lacks", arguments: ["Asia/Kolkata", "America/New_York", "Australia/Lord_Howe", "UTC"])
+    func timeZones(zone: String) throws {
+        #expect(try UserValidator.timeZone(zone) == zone)
+    }
+
+    @Test("an email can belong to one user only, whatever its case")
+    func emailTaken() async throws {
+        let fixture = try SubscriptionFixture()
+        _ = try await fixture.service.createUser(SubscriptionFixture.create("ana@example.com"))
+        let error = await #expect(throws: SubscriptionError.self) { try await fixture.service.createUser(SubscriptionFixture.create("ANA@example.com")) }
+        #expect(error?.code == "email-taken")
+        #expect(try fixture.userCount() == 1)
+    }
+
+    @Test("a user is found by id or by email; an unknown one is unknown-user")
+    func getUser() async throws {
+        let fixture = try SubscriptionFixture()
+        let created = try await fixture.service.createUser(SubscriptionFixture.create()).user
+        var byID = GetUserRequest()
+        byID.userID = created.userID
+        #expect(try await fixture.service.user(byID).user == created)
+        var byEmail = GetUserRequest()
+        byEmail.email = " ANA@example.com"
+        #expect(try await fixture.service.user(byEmail).user.userID == created.userID)
+        var unknown = GetUserRequest()
+        unknown.userID = "u-nobody"
+        let error = await #expect(throws: SubscriptionError.self) { try await fixture.service.user(unknown) }
+        #expect(error?.code == "unknown-user")
+    }
+
+    @Test("an update changes only the fields it sets; a bad one changes nothing")
+    func updateUser() async throws {
+        let fixture = try SubscriptionFixture()
+        let created = try await fixture.service.createUser(SubscriptionFixture.create { $0.homeAirport = "LIS" }).user
+        _ = try await fixture.service.createUser(SubscriptionFixture.create("bo@example.com"))
+        var update = UpdateUserRequest()
+        update.userID = created.userID
+        update.timeZone = "America/New_York"
+        update.preferredAirports.airports = preferred(("JFK", 0.7), ("EWR", 0.3))
+        let updated = try await fixture.service.updateUser(update).user
+        #expect(updated.timeZone == "America/New_York" && updated.homeAirport == "LIS" && updated.email == created.email)
+        #expect(updated.preferredAirports.map(\.code) == ["JFK", "EWR"])
+
+        var clash = UpdateUserRequest()
+        clash.userID = created.userID
+        clash.timeZone = "Asia/Kolkata"
+        clash.email = "bo@example.com"
+        let error = await #expect(throws: SubscriptionError.self) { try await fixture.service.updateUser(clash) }
+        #expect(error?.code == "email-taken")
+        var get = GetUserRequest()
+        get.userID = created.userID
+        #expect(try await fixture.service.user(get).user.timeZone == "America/New_York", "nothing half-written")
+    }
+}
+
+extension Entitlements {
+    func with(tier: Tier) -> Entitlements {
+        var copy = self
+        copy.tier = tier
+        return copy
+    }
+}

@@ -1,0 +1,71 @@
+import FareLensBus
+import FareLensMessages
+import FareLensRuntime
+import FareLensStore
+import FareLensTesting
+import Foundation
+@testable import SubscriptionService
+
+/// Airports a test knows, instead of asking the search service.
+struct KnownAirports: AirportChecker {
+    var codes: Set<String> = ["JFK", "LGA", "EWR", "NYC", "LIS", "OPO", "LHR", "LON", "NRT", "DEL", "SYD"]
+    func isKnown(_ code: String) async throws(SubscriptionError) -> Bool { codes.contains(code) }
+}
+
+/// The airport lookup the search service answers, for bus-level tests.
+struct UnknownAirportError: ServiceError {
+    let code = "unknown-airport"
+    let message: String
+}
+
+func serveAirportLookup(on bus: MessageBus, known: Set<String> = KnownAirports().codes) throws {
+    try bus.serve(AirportLookupRequest.self) { request, _ in
+        guard known.contains(request.code.uppercased()) else { throw UnknownAirportError(message: "code: '\(request.code)' is unknown") }
+        return AirportLookupResponse()
+    }
+}
+
+/// A subscription service on its own bus, in-memory database and manual clock.
+struct SubscriptionFixture {
+    let bus: MessageBus
+    let clock = ManualWallClock(Date(timeIntervalSince1970: 1_790_000_000))  // 2026-09-21T14:13:20Z
+    let database: ServiceDatabase
+    let service: SubscriptionService
+
+    init(bus: MessageBus = MessageBus()) throws {
+        self.bus = bus
+        var migrations = ServiceMigrations()
+        migrations.register(ServiceDatabase.inboxMigrationName, ServiceDatabase.migrateInbox)
+        SubscriptionServiceEntry.migrations.forEachMigration { name, migrate in migrations.register(name, migrate) }
+        database = try ServiceDatabase.inMemory(service: "subscription", migrations: migrations)
+        service = SubscriptionService(database: database, airports: KnownAirports(), clock: clock, bus: bus, logger: quietLogger())
+    }
+
+    /// Runs the service (its event publisher and trial checks) around `body`.
+    func running<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let task = Task { try await service.run() }
+        defer { task.cancel() }
+        return try await withTimeLimit("the test body finished") { try await body() }
+    }
+
+    func userCount() throws -> Int {
+        try database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM user") ?? 0 }
+    }
+
+    static func create(_ email: String = "ana@example.com", timeZone: String = "Europe/Lisbon", _ adjust: (inout CreateUserRequest) -> Void = { _ in }) -> CreateUserRequest {
+        var request = CreateUserRequest()
+        request.email = email
+        request.timeZone = timeZone
+        adjust(&request)
+        return request
+    }
+}
+
+func preferred(_ pairs: (String, Double)...) -> [PreferredAirport] {
+    pairs.map { code, weight in
+        var airport = PreferredAirport()
+        airport.code = code
+        airport.weight = weight
+        return airport
+    }
+}
