@@ -38,15 +38,9 @@ struct TwoProcessTests {
 
     @Test("farelensctl airports and search reach the search service two hops away; a failed validation exits 1 naming the field")
     func ctlSearchAcrossProcesses() async throws {
-        let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
-        let socket = directory + "/hub.sock"
-        let hub = try ChildProcess.start(Binaries.farelens, ["serve", "--services", "watchlist,alerts", "--data-dir", directory + "/hub", "--listen", socket, "--log-level", "error"])
-        defer { hub.kill() }
-        try await hub.waitForOutput(containing: "farelens ready")
-        let spoke = try ChildProcess.start(Binaries.farelens, ["serve", "--services", "search", "--data-dir", directory + "/spoke", "--connect", socket, "--log-level", "error"])
-        defer { spoke.kill() }
-        try await spoke.waitForOutput(containing: "farelens ready")
-        _ = try await meshStatus(socket) { nodes in nodes.count == 2 && nodes.allSatisfy(\.connected) }
+        let nodes = try await SplitNodes.start(hub: "watchlist,alerts", spoke: "search")
+        defer { nodes.kill() }
+        let socket = nodes.socket
 
         let airports = try await ChildProcess.run(Binaries.farelensctl, ["airports", "heathrow", "--socket", socket, "--json"])
         #expect(airports.status == 0 && airports.stdout.contains("\"code\" : \"LHR\""))
@@ -94,15 +88,9 @@ struct TwoProcessTests {
 
     @Test("farelensctl users create and show reach the subscription service, which checks airports with the search service in another process")
     func ctlUsers() async throws {
-        let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
-        let socket = directory + "/hub.sock"
-        let hub = try ChildProcess.start(Binaries.farelens, ["serve", "--services", "subscription", "--data-dir", directory + "/hub", "--listen", socket, "--log-level", "error"])
-        defer { hub.kill() }
-        try await hub.waitForOutput(containing: "farelens ready")
-        let spoke = try ChildProcess.start(Binaries.farelens, ["serve", "--services", "search", "--data-dir", directory + "/spoke", "--connect", socket, "--log-level", "error"])
-        defer { spoke.kill() }
-        try await spoke.waitForOutput(containing: "farelens ready")
-        _ = try await meshStatus(socket) { nodes in nodes.count == 2 && nodes.allSatisfy(\.connected) }
+        let nodes = try await SplitNodes.start(hub: "subscription", spoke: "search")
+        defer { nodes.kill() }
+        let socket = nodes.socket
 
         let created = try await ChildProcess.run(Binaries.farelensctl, ["users", "create", "--email", "a@example.com", "--time-zone", "America/New_York", "--home-airport", "JFK", "--json", "--socket", socket])
         #expect(created.status == 0, "\(created.stderr)")
@@ -168,20 +156,20 @@ struct TwoProcessTests {
         #expect(result.status == 1)
         #expect(result.stderr == "farelensctl: error: socket /tmp/no-such-farelens.sock: no such socket (is a node listening?)\n")
     }
+}
 
-    /// Polls `farelensctl status --json` until `done` holds for its nodes.
-    func meshStatus(_ socket: String, until done: @escaping ([StatusNode]) -> Bool) async throws -> [StatusNode] {
-        var last: [StatusNode] = []
-        try await waitUntil("farelensctl status matches (last: \(last))", limit: .seconds(30)) {
-            guard let result = try? await ChildProcess.run(Binaries.farelensctl, ["status", "--socket", socket, "--json"]),
-                  result.status == 0,
-                  let decoded = try? JSONDecoder().decode(StatusReport.self, from: Data(result.stdout.utf8))
-            else { return false }
-            last = decoded.nodes
-            return done(decoded.nodes)
-        }
-        return last
+/// Polls `farelensctl status --json` until `done` holds for its nodes.
+func meshStatus(_ socket: String, until done: @escaping ([StatusNode]) -> Bool) async throws -> [StatusNode] {
+    var last: [StatusNode] = []
+    try await waitUntil("farelensctl status matches (last: \(last))", limit: .seconds(30)) {
+        guard let result = try? await ChildProcess.run(Binaries.farelensctl, ["status", "--socket", socket, "--json"]),
+              result.status == 0,
+              let decoded = try? JSONDecoder().decode(StatusReport.self, from: Data(result.stdout.utf8))
+        else { return false }
+        last = decoded.nodes
+        return done(decoded.nodes)
     }
+    return last
 }
 
 struct StatusReport: Decodable { let nodes: [StatusNode] }
@@ -199,6 +187,41 @@ struct StatusNode: Decodable, CustomStringConvertible {
 }
 
 /// The built executables next to the test bundle (`swift build --build-tests` builds them).
+/// Two `farelens` processes: a hub hosting `hubServices` and a spoke hosting
+/// `spokeServices`, both ready and joined. Kill them with `kill()` (tests
+/// do, in `defer`).
+struct SplitNodes {
+    let socket: String
+    let hub: ChildProcess
+    let spoke: ChildProcess
+
+    static func start(hub hubServices: String, spoke spokeServices: String) async throws -> SplitNodes {
+        let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
+        let socket = directory + "/hub.sock"
+        let hub = try ChildProcess.start(Binaries.farelens, ["serve", "--services", hubServices, "--data-dir", directory + "/hub", "--listen", socket, "--log-level", "error"])
+        do {
+            try await hub.waitForOutput(containing: "farelens ready")
+            let spoke = try ChildProcess.start(Binaries.farelens, ["serve", "--services", spokeServices, "--data-dir", directory + "/spoke", "--connect", socket, "--log-level", "error"])
+            do {
+                try await spoke.waitForOutput(containing: "farelens ready")
+                _ = try await meshStatus(socket) { nodes in nodes.count == 2 && nodes.allSatisfy(\.connected) }
+                return SplitNodes(socket: socket, hub: hub, spoke: spoke)
+            } catch {
+                spoke.kill()
+                throw error
+            }
+        } catch {
+            hub.kill()
+            throw error
+        }
+    }
+
+    func kill() {
+        spoke.kill()
+        hub.kill()
+    }
+}
+
 enum Binaries {
     static let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
     static var farelens: String { directory + "/farelens" }
