@@ -57,8 +57,7 @@ final class SocketPathLock: Sendable {
                 }
                 throw .socketUnavailable(socketPath, reason: "another hub on this path has not finished shutting down (it holds \(path))")
             }
-            // A hub that is closing lets go within milliseconds; poll rather than block a thread in flock.
-            try? await Task.sleep(for: .milliseconds(5))
+            try? await Task.sleep(for: .milliseconds(5))  // safe: polls a lock a closing hub drops within milliseconds; bounded by `patience`; a blocking flock would hold a pool thread
         }
         return lock
     }

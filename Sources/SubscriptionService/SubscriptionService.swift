@@ -63,7 +63,7 @@ actor SubscriptionService: ServiceBehaviour {
             group.addTask {
                 while !Task.isCancelled {
                     await self.advanceTrials()
-                    try? await Task.sleep(for: self.trialCheckInterval)  // the schedule itself; ends on cancellation
+                    try? await Task.sleep(for: self.trialCheckInterval)  // safe: the trial schedule itself (tests call advanceTrials directly); ends on cancellation
                 }
                 self.events.finish()
             }

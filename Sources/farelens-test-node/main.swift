@@ -47,7 +47,7 @@ func join(_ bus: MessageBus, _ options: NodeOptions, journal: OutboxJournal? = n
 let waitToBeKilled = Duration.seconds(120)
 
 func waitUntil(_ condition: () -> Bool) async throws {
-    while !condition() { try await Task.sleep(for: .milliseconds(5)) }
+    while !condition() { try await Task.sleep(for: .milliseconds(5)) }  // safe: test-only poll of a connection flag; the test bounds the wait
 }
 
 func makeBus(_ name: String) -> MessageBus {
@@ -97,7 +97,7 @@ struct Consume: AsyncParsableCommand {
             report(applied == nil ? "redelivered \(event.sequence), skipped" : "applied \(event.sequence)")
             if event.sequence == holdAfter {
                 report("holding \(event.sequence)")
-                try await Task.sleep(for: waitToBeKilled)  // until the test kills this process
+                try await Task.sleep(for: waitToBeKilled)  // safe: holds the event unacknowledged until the test kills this process (bounded)
             }
         }
     }
@@ -123,7 +123,7 @@ struct PublishWhileAway: AsyncParsableCommand {
             for sequence in 1 ... count { try await bus.publish(PriceDropped(route: "OPO-LHR", sequence: sequence)) }
             report("published \(count)")
         }
-        try await Task.sleep(for: waitToBeKilled)  // until the test kills this process
+        try await Task.sleep(for: waitToBeKilled)  // safe: until the test kills this process (bounded by waitToBeKilled)
     }
 }
 
@@ -137,12 +137,12 @@ struct HoldRequests: AsyncParsableCommand {
         let bus = makeBus(node.name)
         try bus.serve(SlowRequest.self, execution: .isolated) { request, _ in
             report("holding \(request.label)")
-            try await Task.sleep(for: waitToBeKilled)
+            try await Task.sleep(for: waitToBeKilled)  // safe: keeps the request in flight until the test kills this process (bounded)
             return EchoResponse(text: request.label)
         }
         let spoke = join(bus, node)
         try await waitUntil { spoke.isConnected }
         report("joined")
-        try await Task.sleep(for: waitToBeKilled)  // until the test kills this process
+        try await Task.sleep(for: waitToBeKilled)  // safe: until the test kills this process (bounded by waitToBeKilled)
     }
 }

@@ -53,7 +53,7 @@ struct EventsCommand: AsyncParsableCommand {
                     // subscription ends the loop below.
                     let timer = seconds.map { seconds in
                         Task {
-                            try? await Task.sleep(for: .seconds(seconds))
+                            try? await Task.sleep(for: .seconds(seconds))  // safe: the --seconds the user asked for; cancelled when the watch ends first
                             events.cancel()
                         }
                     }
