@@ -175,5 +175,10 @@ let package = Package(
             dependencies: ["SubscriptionService", "SearchService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "WatchlistServiceTests",
+            dependencies: ["WatchlistService", "SubscriptionService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log],
+            swiftSettings: strict
+        ),
     ] + serviceTargets
 )

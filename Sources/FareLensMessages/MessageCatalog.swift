@@ -21,6 +21,7 @@ public enum MessageCatalog {
         TrialEnding.self,
         PurchaseRecorded.self,
         UserPreferencesChanged.self,
+        UserDeleted.self,
         // alerts
         AlertDecided.self,
         AlertDelivered.self,

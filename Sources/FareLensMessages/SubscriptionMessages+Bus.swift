@@ -36,11 +36,41 @@ extension PreferredAirportUsersRequest: BusRequest {
 }
 extension PreferredAirportUsersResponse: BusMessage {}
 
+extension PreferredAirportSummaryRequest: BusRequest {
+    public typealias Response = PreferredAirportSummaryResponse
+    public static var address: ServiceAddress { .subscription }
+}
+extension PreferredAirportSummaryResponse: BusMessage {}
+
 extension ApplyPurchaseNotificationRequest: BusRequest {
     public typealias Response = ApplyPurchaseNotificationResponse
     public static var address: ServiceAddress { .subscription }
 }
 extension ApplyPurchaseNotificationResponse: BusMessage {}
+
+extension SetTierRequest: BusRequest {
+    public typealias Response = SetTierResponse
+    public static var address: ServiceAddress { .subscription }
+}
+extension SetTierResponse: BusMessage {}
+
+extension ListUsersRequest: BusRequest {
+    public typealias Response = ListUsersResponse
+    public static var address: ServiceAddress { .subscription }
+}
+extension ListUsersResponse: BusMessage {}
+
+extension DeleteUserRequest: BusRequest {
+    public typealias Response = DeleteUserResponse
+    public static var address: ServiceAddress { .subscription }
+}
+extension DeleteUserResponse: BusMessage {}
+
+extension PurchaseHistoryRequest: BusRequest {
+    public typealias Response = PurchaseHistoryResponse
+    public static var address: ServiceAddress { .subscription }
+}
+extension PurchaseHistoryResponse: BusMessage {}
 
 /// Durable: watchlists deactivate on a downgrade, alert caps follow the tier and trial→paid conversion counts it; each change is published once.
 extension TierChanged: BusEvent {
@@ -54,6 +84,11 @@ extension TrialEnding: BusEvent {
 extension PurchaseRecorded: BusEvent {
     public static let topic = Topic("subscription.purchase-recorded", durable: true)
 }
+/// Durable: the watchlist schedule runs in the user's time zone, so a lost change means checks at the wrong hour.
 extension UserPreferencesChanged: BusEvent {
-    public static let topic = Topic("subscription.user-preferences-changed")
+    public static let topic = Topic("subscription.user-preferences-changed", durable: true)
+}
+/// Durable: erasure of a deleted user's data must not be lost.
+extension UserDeleted: BusEvent {
+    public static let topic = Topic("subscription.user-deleted", durable: true)
 }

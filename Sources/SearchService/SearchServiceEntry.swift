@@ -34,7 +34,11 @@ public enum SearchServiceEntry {
         )
         let sweep = MarketSweep(
             engine: engine, table: fares, directory: directory,
-            count: settings.sweepRoutes, daysAhead: settings.sweepDaysAhead, logger: context.logger
+            count: settings.sweepRoutes, daysAhead: settings.sweepDaysAhead,
+            targets: BusSweepTargets(
+                bus: context.bus, watchedLimit: settings.sweepWatchedRoutes, airportLimit: settings.sweepPreferredAirports, logger: context.logger
+            ),
+            departuresPerAirport: settings.sweepDeparturesPerAirport, logger: context.logger
         )
         context.logger.info("search ready", metadata: [
             "providers": "\(settings.providers.joined(separator: ","))", "airports": "\(directory.airports.count)",

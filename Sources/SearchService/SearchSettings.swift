@@ -21,6 +21,12 @@ public struct SearchSettings: Sendable {
     public var sweepRoutes = 30
     /// `search.sweep.daysAhead`: departure dates searched, days from today.
     public var sweepDaysAhead = [7, 21, 45]
+    /// `search.sweep.watchedRoutes`: most routes on watchlists each sweep adds (0: none).
+    public var sweepWatchedRoutes = 50
+    /// `search.sweep.preferredAirports`: most preferred airports whose departures each sweep adds (0: none).
+    public var sweepPreferredAirports = 20
+    /// `search.sweep.departuresPerAirport`: most-observed departures swept from each preferred airport.
+    public var sweepDeparturesPerAirport = 3
     /// `search.cache.{answers,offers,airports}.{maxEntries,maxMebibytes}`: the
     /// bounds of the LRU caches (defaults in ``SearchCacheLimits``).
     public var cacheLimits = SearchCacheLimits()
@@ -46,6 +52,9 @@ public struct SearchSettings: Sendable {
         sweepInterval = .seconds(try Self.number(reader, "sweep.intervalSeconds", 3600, allowZero: true) ?? 3600)
         sweepInitialDelay = .seconds(try Self.number(reader, "sweep.initialDelaySeconds", 30, allowZero: true) ?? 30)
         sweepRoutes = try Self.number(reader, "sweep.routes", sweepRoutes) ?? sweepRoutes
+        sweepWatchedRoutes = try Self.number(reader, "sweep.watchedRoutes", sweepWatchedRoutes, allowZero: true) ?? sweepWatchedRoutes
+        sweepPreferredAirports = try Self.number(reader, "sweep.preferredAirports", sweepPreferredAirports, allowZero: true) ?? sweepPreferredAirports
+        sweepDeparturesPerAirport = try Self.number(reader, "sweep.departuresPerAirport", sweepDeparturesPerAirport) ?? sweepDeparturesPerAirport
         if let text = reader.string(forKey: "sweep.daysAhead") {
             let days = text.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             guard !days.isEmpty, days.allSatisfy({ (0 ... 365).contains($0) }) else {

@@ -26,12 +26,12 @@ actor SubscriptionService: ServiceBehaviour {
     }
 
     private var state = State.idle
-    private let database: ServiceDatabase
-    private let validator: UserValidator
-    private let clock: any WallClock
-    private let events: DeferredPublisher
+    let database: ServiceDatabase
+    let validator: UserValidator
+    let clock: any WallClock
+    let events: DeferredPublisher
     private let trialCheckInterval: Duration
-    private let logger: Logger
+    let logger: Logger
 
     init(
         database: ServiceDatabase, airports: any AirportChecker, clock: any WallClock, bus: MessageBus,
@@ -50,6 +50,13 @@ actor SubscriptionService: ServiceBehaviour {
         try bus.serve(GetUserRequest.self) { request, _ in try await self.user(request) }
         try bus.serve(UpdateUserRequest.self) { request, context in try await self.updateUser(request, context: context) }
         try bus.serve(GetEntitlementsRequest.self) { request, _ in try await self.entitlements(request) }
+        try bus.serve(ApplyPurchaseNotificationRequest.self) { request, context in try await self.applyPurchase(request, context: context) }
+        try bus.serve(PurchaseHistoryRequest.self) { request, _ in try await self.purchaseHistory(request) }
+        try bus.serve(SetTierRequest.self) { request, context in try await self.setTier(request, context: context) }
+        try bus.serve(ListUsersRequest.self) { request, _ in try await self.listUsers(request) }
+        try bus.serve(DeleteUserRequest.self) { request, context in try await self.deleteUser(request, context: context) }
+        try bus.serve(PreferredAirportUsersRequest.self) { request, _ in try await self.preferredAirportUsers(request) }
+        try bus.serve(PreferredAirportSummaryRequest.self) { request, _ in try await self.preferredAirportSummary(request) }
     }
 
     /// Publishes queued events and checks trials until cancelled; then
@@ -63,6 +70,7 @@ actor SubscriptionService: ServiceBehaviour {
             group.addTask {
                 while !Task.isCancelled {
                     await self.advanceTrials()
+                    await self.endPaidPeriods()
                     try? await Task.sleep(for: self.trialCheckInterval)  // safe: the trial schedule itself (tests call advanceTrials directly); ends on cancellation
                 }
                 self.events.finish()
@@ -205,7 +213,7 @@ actor SubscriptionService: ServiceBehaviour {
 
     // MARK: Helpers
 
-    private func find(_ userID: String?, email: String?) throws(SubscriptionError) -> UserRecord {
+    func find(_ userID: String?, email: String?) throws(SubscriptionError) -> UserRecord {
         let record: UserRecord?
         do {
             record = try database.writer.read { db in
@@ -219,7 +227,7 @@ actor SubscriptionService: ServiceBehaviour {
         return record
     }
 
-    private func write<T: Sendable>(_ body: @Sendable (Database) throws(SubscriptionError) -> T) throws(SubscriptionError) -> T {
+    func write<T: Sendable>(_ body: @Sendable (Database) throws(SubscriptionError) -> T) throws(SubscriptionError) -> T {
         do {
             // The pool's own write, not ServiceDatabase.write: that one turns
             // every error into a StoreError, and this service's must come out as they are.
@@ -231,16 +239,17 @@ actor SubscriptionService: ServiceBehaviour {
         }
     }
 
-    private static func catching<T>(_ body: () throws -> T) throws(SubscriptionError) -> T {
+    static func catching<T>(_ body: () throws -> T) throws(SubscriptionError) -> T {
         do { return try body() } catch { throw .storage("\(error)") }
     }
 
-    private func publishTierChange(_ record: UserRecord, from previous: Tier, cause: TierChangeCause, at now: Date, parent: RequestContext?) {
+    func publishTierChange(_ record: UserRecord, from previous: Tier, cause: TierChangeCause, transactionID: String = "", at now: Date, parent: RequestContext?) {
         var change = TierChanged()
         change.userID = record.userID
         change.previous = previous
         change.current = record.tierValue
         change.cause = cause
+        change.transactionID = transactionID
         change.entitlements = TierEntitlements.of(record.tierValue)
         change.atUnixMs = Self.unixMs(now)
         _ = events.enqueue(change, parent: parent)

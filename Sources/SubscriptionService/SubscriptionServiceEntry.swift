@@ -2,8 +2,8 @@ public import FareLensRuntime
 import FareLensStore
 
 /// The subscription service: accounts, trials, tiers and entitlements
-/// (SPEC §4; docs/subscription.md). Purchases, operator tier changes, user
-/// listing and deletion are not built yet (see the note).
+/// (SPEC §4; docs/subscription.md), purchase notifications and their
+/// ledger, operator tier changes, user listing and deletion.
 public enum SubscriptionServiceEntry {
     /// How the node builds this service.
     public static let descriptor = ServiceDescriptor(name: "subscription", address: "subscription", migrations: migrations) { context in
@@ -16,6 +16,10 @@ public enum SubscriptionServiceEntry {
     static var migrations: ServiceMigrations {
         var migrations = ServiceMigrations()
         migrations.register("subscription-001-users", UserRecord.migrate)
+        migrations.register("subscription-002-purchases") { db in
+            try UserRecord.migrateForPurchases(db)
+            try PurchaseRecord.migrate(db)
+        }
         return migrations
     }
 }

@@ -1,31 +1,153 @@
 import FareLensBus
+import FareLensMessages
 import FareLensRuntime
+import FareLensStore
+import Foundation
+import GRDB
+import Logging
 
-/// The watchlist service's actor: the template its features will fill in.
+/// The watchlist service's actor: watchlists, their checks on each user's
+/// local schedule, and the events those checks publish (SPEC §3;
+/// docs/watchlist.md).
 ///
-/// A shell today, honestly: it registers **no** handlers and subscribes to
-/// nothing, and `run()` has no background work. What it fixes is the shape
-/// DESIGN.md asks for: the service's mutable state will be this actor's
-/// (kept in `State` and re-checked after every `await`), the bus will reach
-/// it with an actor hop, and its long-running work will live in `run()`.
+/// Its state is `watchlist.sqlite` (tables `watchlist` and `owner`), written
+/// only from this actor. It asks the subscription service for a user's tier,
+/// limit and time zone, search's directory for airport codes, and search for
+/// prices, all over the bus; it follows `TierChanged` (through the inbox,
+/// exactly once), `UserPreferencesChanged` and `UserDeleted`.
+///
+/// `run()` publishes queued events, applies those subscriptions, and runs the
+/// checks that are due every `checkTick`: the first tick runs at once, so a
+/// check that fell due while the process was down runs once on start.
 actor WatchlistService: ServiceBehaviour {
     private enum State {
         /// Built, `run()` not yet called.
         case idle
-        /// `run()` was called; there is no background work yet.
+        /// `run()` is publishing, following subscription events and checking.
         case running
+        /// `run()` returned.
+        case stopped
     }
 
     private var state = State.idle
+    /// Users whose scheduled checks are running, so two overlapping runs never check one user twice.
+    var ownersBeingChecked: Set<String> = []
+    let database: ServiceDatabase
+    let bus: MessageBus
+    let clock: any WallClock
+    let events: DeferredPublisher
+    let validator: WatchlistValidator
+    let checkTick: Duration
+    /// Users whose watchlists are checked at the same time.
+    let checkConcurrency: Int
+    let logger: Logger
+    private let tierChanges: EventSubscription<TierChanged>
+    private let preferenceChanges: EventSubscription<UserPreferencesChanged>
+    private let deletions: EventSubscription<UserDeleted>
 
-    init() {}
+    /// The inbox consumer name under which `TierChanged` effects are recorded.
+    static let tierConsumer = "watchlist.tier-changed"
 
-    /// Registers nothing yet: the watchlist messages have no handlers.
-    nonisolated func register(on bus: MessageBus) throws {}
+    init(
+        database: ServiceDatabase, bus: MessageBus, clock: any WallClock, checkTick: Duration = .seconds(30), checkConcurrency: Int = 8,
+        logger: Logger
+    ) {
+        self.database = database
+        self.bus = bus
+        self.clock = clock
+        self.events = DeferredPublisher(bus: bus, owner: "watchlist", logger: logger)
+        self.validator = WatchlistValidator { code throws(WatchlistError) in
+            do {
+                return try await AirportLookupRequest.isKnown(code, on: bus)
+            } catch {
+                throw .searchUnavailable("airport codes cannot be checked: \(error)")
+            }
+        }
+        self.checkTick = checkTick
+        self.checkConcurrency = max(1, checkConcurrency)
+        self.logger = logger
+        // Subscribed here, before the node's hello, so the topics are routed to this node from the start.
+        self.tierChanges = bus.subscribe(TierChanged.self)
+        self.preferenceChanges = bus.subscribe(UserPreferencesChanged.self)
+        self.deletions = bus.subscribe(UserDeleted.self)
+    }
 
-    /// No background work yet: marks the service running and returns at once.
+    nonisolated func register(on bus: MessageBus) throws {
+        try bus.serve(CreateWatchlistRequest.self) { request, context in try await self.create(request, context: context) }
+        try bus.serve(GetWatchlistRequest.self) { request, _ in try await self.get(request) }
+        try bus.serve(UpdateWatchlistRequest.self) { request, context in try await self.update(request, context: context) }
+        try bus.serve(DeleteWatchlistRequest.self) { request, context in try await self.delete(request, context: context) }
+        try bus.serve(ListWatchlistsRequest.self) { request, _ in try await self.list(request) }
+        try bus.serve(CheckWatchlistNowRequest.self) { request, context in try await self.checkNow(request, context: context) }
+        try bus.serve(WatchedRoutesRequest.self) { request, _ in try await self.watchedRoutes(request) }
+    }
+
+    /// Publishes queued events, follows the subscription service's events and
+    /// runs due checks every `checkTick`, until cancelled; then publishes what
+    /// is still queued and returns.
     func run() async throws {
         guard case .idle = state else { return }
         state = .running
+        defer { state = .stopped }
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.events.run() }
+            group.addTask { for await delivery in self.tierChanges { await self.apply(delivery) } }
+            group.addTask { for await delivery in self.preferenceChanges { await self.apply(delivery.event) } }
+            group.addTask { for await delivery in self.deletions { await self.apply(delivery.event) } }
+            group.addTask {
+                while !Task.isCancelled {
+                    await self.runDueChecks()
+                    try? await Task.sleep(for: self.checkTick)  // safe: the check schedule's tick (tests call runDueChecks directly); ends on cancellation
+                }
+                self.tierChanges.cancel()
+                self.preferenceChanges.cancel()
+                self.deletions.cancel()
+                self.events.finish()
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    func write<T: Sendable>(_ body: @Sendable (Database) throws(WatchlistError) -> T) throws(WatchlistError) -> T {
+        do {
+            // The pool's own write: ServiceDatabase.write would turn this service's errors into StoreErrors.
+            return try database.writer.write { db in try body(db) }
+        } catch let error as WatchlistError {
+            throw error
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
+    func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws(WatchlistError) -> T {
+        do {
+            return try database.writer.read { db in try body(db) }
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
+    static func catching<T>(_ body: () throws -> T) throws(WatchlistError) -> T {
+        do { return try body() } catch { throw .storage("\(error)") }
+    }
+
+    func publishChange(_ change: WatchlistChanged.Change, _ record: WatchlistRecord, parent: RequestContext?) {
+        var event = WatchlistChanged()
+        event.change = change
+        event.watchlist = record.message
+        event.atUnixMs = Self.unixMs(clock.now())
+        _ = events.enqueue(event, parent: parent)
+    }
+
+    static func unixMs(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    static func date(_ unixMs: Int64) -> Date { Date(timeIntervalSince1970: Double(unixMs) / 1000) }
+
+    /// A prefix and 16 random hex digits.
+    static func newID(_ prefix: String) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let digits = String(generator.next() as UInt64, radix: 16)
+        return prefix + String(repeating: "0", count: 16 - digits.count) + digits
     }
 }

@@ -1,11 +1,20 @@
 public import FareLensRuntime
+import FareLensStore
 
-/// The watchlist service: routes people watch and their scheduled checks (SPEC § 3).
-///
-/// Today a registered shell — it opens `watchlist.sqlite`, starts, reports ready and
-/// drains on shutdown like every service, but handles no messages yet; its
-/// features arrive with their own issues (see `WatchlistService`).
+/// The watchlist service: routes people watch, checked at their local hours
+/// (SPEC §3; docs/watchlist.md).
 public enum WatchlistServiceEntry {
     /// How the node builds this service.
-    public static let descriptor = ServiceDescriptor(name: "watchlist", address: "watchlist") { _ in WatchlistService() }
+    public static let descriptor = ServiceDescriptor(name: "watchlist", address: "watchlist", migrations: migrations) { context in
+        WatchlistService(database: context.database, bus: context.bus, clock: context.clock, logger: context.logger)
+    }
+
+    static var migrations: ServiceMigrations {
+        var migrations = ServiceMigrations()
+        migrations.register("watchlist-001-watchlists") { db in
+            try WatchlistRecord.migrate(db)
+            try OwnerRecord.migrate(db)
+        }
+        return migrations
+    }
 }

@@ -32,4 +32,39 @@ struct MarketSweepTests {
         let summary = await sweep.sweepOnce(now: fixture.clock.now())
         #expect(summary.failures == 1 && live.calls.get() == 0)
     }
+
+    @Test("a sweep also searches the routes on watchlists and departures from preferred airports, asked over the bus; a service that does not answer adds nothing")
+    func watchedAndPreferredRoutes() async throws {
+        let directory = try AirportDirectory.bundled()
+        let clock = ManualWallClock(Date(timeIntervalSince1970: 1_795_348_800))
+        let fixture = SearchEngineFixture(simulated: try SimulatedMarket(directory: directory, seed: 3, clock: { clock.now() }))
+        try fixture.bus.serve(WatchedRoutesRequest.self) { request, _ in
+            #expect(request.limit == 5)
+            var route = WatchedRoute()
+            route.origin = "JFK"
+            route.destination = "NRT"
+            route.cabin = .business
+            route.watchlistCount = 3
+            var response = WatchedRoutesResponse()
+            response.routes = [route]
+            return response
+        }
+        let targets = BusSweepTargets(bus: fixture.bus, watchedLimit: 5, airportLimit: 2, logger: quietLogger())
+        let sweep = MarketSweep(
+            engine: fixture.engine, table: try RouteFareTable.bundled(), directory: directory, count: 1, daysAhead: [7], targets: targets,
+            departuresPerAirport: 2, logger: quietLogger()
+        )
+        let searched = fixture.bus.subscribe(SearchCompleted.self, bufferSize: 100)
+        // No subscription service on this bus: no preferred airports, and the sweep goes on.
+        let (summary, events) = try await fixture.running {
+            let summary = await sweep.sweepOnce(now: fixture.clock.now())
+            return (summary, try await firstEvents(summary.searches, of: searched))
+        }
+        #expect(summary.searches == 2)
+        #expect(events.map { "\($0.origin)-\($0.destination)" } == ["JFK-NRT", "PAR-MIL"])
+        #expect(events.allSatisfy { $0.purpose == .backgroundSweep })
+
+        let plan = sweep.plan(watched: [MarketSweep.Route(origin: "PAR", destination: "MIL")], preferred: ["LON"])
+        #expect(plan.map(\.description) == ["PAR-MIL"] + sweep.routes.filter { $0.0 == "LON" }.prefix(2).map { "\($0.0)-\($0.1)" })
+    }
 }

@@ -20,6 +20,8 @@
 ///   email-taken        CreateUser or UpdateUser with an email another user has
 ///   unknown-airport    a home or preferred airport is not in the directory
 ///   airport-limit      more preferred airports than the tier allows (Free 1, Pro 3)
+///   airports-unavailable the airport directory (search) cannot be asked now
+///   storage            the service's database failed
 
 public import SwiftProtobuf
 
@@ -95,6 +97,11 @@ public nonisolated enum PurchaseKind: SwiftProtobuf.Enum, Swift.CaseIterable {
 
   /// Money returned: the user becomes Free at once.
   case refund // = 5
+
+  /// A renewal payment failed; the store retries. Access is kept until
+  /// grace_period_ends_at_unix_ms (App Store DID_FAIL_TO_RENEW with
+  /// GRACE_PERIOD); then Free unless a RENEW arrives.
+  case billingRetry // = 6
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -109,6 +116,7 @@ public nonisolated enum PurchaseKind: SwiftProtobuf.Enum, Swift.CaseIterable {
     case 3: self = .cancel
     case 4: self = .expire
     case 5: self = .refund
+    case 6: self = .billingRetry
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -121,6 +129,7 @@ public nonisolated enum PurchaseKind: SwiftProtobuf.Enum, Swift.CaseIterable {
     case .cancel: return 3
     case .expire: return 4
     case .refund: return 5
+    case .billingRetry: return 6
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -133,6 +142,7 @@ public nonisolated enum PurchaseKind: SwiftProtobuf.Enum, Swift.CaseIterable {
     .cancel,
     .expire,
     .refund,
+    .billingRetry,
   ]
 
 }
@@ -159,6 +169,12 @@ public nonisolated enum TierChangeCause: SwiftProtobuf.Enum, Swift.CaseIterable 
 
   /// An operator set the tier.
   case setByOperator // = 6
+
+  /// A billing retry's grace period ended without a renewal.
+  case gracePeriodExpired // = 7
+
+  /// A RENEW brought back a subscription that had expired.
+  case purchaseRenewed // = 8
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -174,6 +190,8 @@ public nonisolated enum TierChangeCause: SwiftProtobuf.Enum, Swift.CaseIterable 
     case 4: self = .purchaseExpired
     case 5: self = .purchaseRefunded
     case 6: self = .setByOperator
+    case 7: self = .gracePeriodExpired
+    case 8: self = .purchaseRenewed
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -187,6 +205,8 @@ public nonisolated enum TierChangeCause: SwiftProtobuf.Enum, Swift.CaseIterable 
     case .purchaseExpired: return 4
     case .purchaseRefunded: return 5
     case .setByOperator: return 6
+    case .gracePeriodExpired: return 7
+    case .purchaseRenewed: return 8
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -200,6 +220,8 @@ public nonisolated enum TierChangeCause: SwiftProtobuf.Enum, Swift.CaseIterable 
     .purchaseExpired,
     .purchaseRefunded,
     .setByOperator,
+    .gracePeriodExpired,
+    .purchaseRenewed,
   ]
 
 }
@@ -318,55 +340,100 @@ public nonisolated struct Entitlements: Sendable {
 }
 
 /// A user account.
-public nonisolated struct User: Sendable {
+public nonisolated struct User: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var userID: String = String()
+  public var userID: String {
+    get {_storage._userID}
+    set {_uniqueStorage()._userID = newValue}
+  }
 
-  public var email: String = String()
+  public var email: String {
+    get {_storage._email}
+    set {_uniqueStorage()._email = newValue}
+  }
 
   /// IANA time zone, e.g. "America/New_York"; all schedules and quiet hours use it.
-  public var timeZone: String = String()
+  public var timeZone: String {
+    get {_storage._timeZone}
+    set {_uniqueStorage()._timeZone = newValue}
+  }
 
   /// IATA code of the user's home airport; empty if not given.
-  public var homeAirport: String = String()
+  public var homeAirport: String {
+    get {_storage._homeAirport}
+    set {_uniqueStorage()._homeAirport = newValue}
+  }
 
   /// Free 1, Pro up to 3, most important first.
-  public var preferredAirports: [PreferredAirport] = []
+  public var preferredAirports: [PreferredAirport] {
+    get {_storage._preferredAirports}
+    set {_uniqueStorage()._preferredAirports = newValue}
+  }
 
   /// Unset: the default 22:00–07:00.
   public var quietHours: QuietHours {
-    get {_quietHours ?? QuietHours()}
-    set {_quietHours = newValue}
+    get {_storage._quietHours ?? QuietHours()}
+    set {_uniqueStorage()._quietHours = newValue}
   }
   /// Returns true if `quietHours` has been explicitly set.
-  public var hasQuietHours: Bool {self._quietHours != nil}
+  public var hasQuietHours: Bool {_storage._quietHours != nil}
   /// Clears the value of `quietHours`. Subsequent reads from it will return its default value.
-  public mutating func clearQuietHours() {self._quietHours = nil}
+  public mutating func clearQuietHours() {_uniqueStorage()._quietHours = nil}
 
-  public var tier: Tier = .unspecified
+  public var tier: Tier {
+    get {_storage._tier}
+    set {_uniqueStorage()._tier = newValue}
+  }
 
   /// When the trial ends (or ended), Unix epoch milliseconds.
-  public var trialEndsAtUnixMs: Int64 = 0
+  public var trialEndsAtUnixMs: Int64 {
+    get {_storage._trialEndsAtUnixMs}
+    set {_uniqueStorage()._trialEndsAtUnixMs = newValue}
+  }
 
   /// Pro: the product bought; UNSPECIFIED otherwise.
-  public var product: SubscriptionProduct = .unspecified
+  public var product: SubscriptionProduct {
+    get {_storage._product}
+    set {_uniqueStorage()._product = newValue}
+  }
 
   /// Pro: end of the paid period; 0 otherwise.
-  public var paidUntilUnixMs: Int64 = 0
+  public var paidUntilUnixMs: Int64 {
+    get {_storage._paidUntilUnixMs}
+    set {_uniqueStorage()._paidUntilUnixMs = newValue}
+  }
 
   /// Pro: false after a CANCEL (Pro until paid_until, then Free).
-  public var autoRenew: Bool = false
+  public var autoRenew: Bool {
+    get {_storage._autoRenew}
+    set {_uniqueStorage()._autoRenew = newValue}
+  }
 
-  public var createdAtUnixMs: Int64 = 0
+  public var createdAtUnixMs: Int64 {
+    get {_storage._createdAtUnixMs}
+    set {_uniqueStorage()._createdAtUnixMs = newValue}
+  }
+
+  /// Pro in a billing retry: access is kept until then (Unix epoch ms); 0 otherwise.
+  public var graceUntilUnixMs: Int64 {
+    get {_storage._graceUntilUnixMs}
+    set {_uniqueStorage()._graceUntilUnixMs = newValue}
+  }
+
+  /// The tier was set by an operator (SetTier) and no purchase has changed it since.
+  public var setByOperator: Bool {
+    get {_storage._setByOperator}
+    set {_uniqueStorage()._setByOperator = newValue}
+  }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _quietHours: QuietHours? = nil
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 /// Creates a user on a 14-day trial (publishes TierChanged UNSPECIFIED → TRIAL).
@@ -402,34 +469,35 @@ public nonisolated struct CreateUserRequest: Sendable {
   fileprivate var _quietHours: QuietHours? = nil
 }
 
-public nonisolated struct CreateUserResponse: @unchecked Sendable {
+public nonisolated struct CreateUserResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   public var user: User {
-    get {_storage._user ?? User()}
-    set {_uniqueStorage()._user = newValue}
+    get {_user ?? User()}
+    set {_user = newValue}
   }
   /// Returns true if `user` has been explicitly set.
-  public var hasUser: Bool {_storage._user != nil}
+  public var hasUser: Bool {self._user != nil}
   /// Clears the value of `user`. Subsequent reads from it will return its default value.
-  public mutating func clearUser() {_uniqueStorage()._user = nil}
+  public mutating func clearUser() {self._user = nil}
 
   public var entitlements: Entitlements {
-    get {_storage._entitlements ?? Entitlements()}
-    set {_uniqueStorage()._entitlements = newValue}
+    get {_entitlements ?? Entitlements()}
+    set {_entitlements = newValue}
   }
   /// Returns true if `entitlements` has been explicitly set.
-  public var hasEntitlements: Bool {_storage._entitlements != nil}
+  public var hasEntitlements: Bool {self._entitlements != nil}
   /// Clears the value of `entitlements`. Subsequent reads from it will return its default value.
-  public mutating func clearEntitlements() {_uniqueStorage()._entitlements = nil}
+  public mutating func clearEntitlements() {self._entitlements = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _storage = _StorageClass.defaultInstance
+  fileprivate var _user: User? = nil
+  fileprivate var _entitlements: Entitlements? = nil
 }
 
 /// By id, or by email when user_id is empty. Errors: unknown-user.
@@ -447,34 +515,35 @@ public nonisolated struct GetUserRequest: Sendable {
   public init() {}
 }
 
-public nonisolated struct GetUserResponse: @unchecked Sendable {
+public nonisolated struct GetUserResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   public var user: User {
-    get {_storage._user ?? User()}
-    set {_uniqueStorage()._user = newValue}
+    get {_user ?? User()}
+    set {_user = newValue}
   }
   /// Returns true if `user` has been explicitly set.
-  public var hasUser: Bool {_storage._user != nil}
+  public var hasUser: Bool {self._user != nil}
   /// Clears the value of `user`. Subsequent reads from it will return its default value.
-  public mutating func clearUser() {_uniqueStorage()._user = nil}
+  public mutating func clearUser() {self._user = nil}
 
   public var entitlements: Entitlements {
-    get {_storage._entitlements ?? Entitlements()}
-    set {_uniqueStorage()._entitlements = newValue}
+    get {_entitlements ?? Entitlements()}
+    set {_entitlements = newValue}
   }
   /// Returns true if `entitlements` has been explicitly set.
-  public var hasEntitlements: Bool {_storage._entitlements != nil}
+  public var hasEntitlements: Bool {self._entitlements != nil}
   /// Clears the value of `entitlements`. Subsequent reads from it will return its default value.
-  public mutating func clearEntitlements() {_uniqueStorage()._entitlements = nil}
+  public mutating func clearEntitlements() {self._entitlements = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _storage = _StorageClass.defaultInstance
+  fileprivate var _user: User? = nil
+  fileprivate var _entitlements: Entitlements? = nil
 }
 
 /// Changes the fields that are set; the others stay. Publishes
@@ -654,8 +723,55 @@ public nonisolated struct PreferredAirportUsersResponse: Sendable {
   public init() {}
 }
 
-/// A purchase server notification. Idempotent by transaction_id: a repeat
-/// changes nothing and answers duplicate = true. Errors: unknown-user, invalid-field.
+/// The airports users prefer, most preferred first, for search's market
+/// sweep (it sweeps departures from them).
+public nonisolated struct PreferredAirportSummaryRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// Most airports to return; 0 for all.
+  public var limit: Int32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct PreferredAirportCount: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// IATA airport code.
+  public var airport: String = String()
+
+  /// Users with it among their preferred airports.
+  public var users: Int32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct PreferredAirportSummaryResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var airports: [PreferredAirportCount] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// A purchase server notification, modelled on App Store Server
+/// Notifications V2. Idempotent by notification_id and by transaction_id +
+/// kind: a repeat changes nothing and answers duplicate = true. A
+/// notification that occurred before the latest one applied for the same user
+/// is kept in the ledger but does not change the user (stale = true).
+/// Errors: unknown-user, invalid-field.
 public nonisolated struct ApplyPurchaseNotificationRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -689,6 +805,13 @@ public nonisolated struct ApplyPurchaseNotificationRequest: Sendable {
   /// Clears the value of `price`. Subsequent reads from it will return its default value.
   public mutating func clearPrice() {self._price = nil}
 
+  /// The store's id of this notification (App Store notificationUUID); a
+  /// second idempotency key. Empty: transaction_id + kind alone.
+  public var notificationID: String = String()
+
+  /// BILLING_RETRY: end of the grace period (access until then).
+  public var gracePeriodEndsAtUnixMs: Int64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -696,32 +819,196 @@ public nonisolated struct ApplyPurchaseNotificationRequest: Sendable {
   fileprivate var _price: Money? = nil
 }
 
-public nonisolated struct ApplyPurchaseNotificationResponse: @unchecked Sendable {
+public nonisolated struct ApplyPurchaseNotificationResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// The transaction had been applied before; nothing changed.
-  public var duplicate: Bool {
-    get {_storage._duplicate}
-    set {_uniqueStorage()._duplicate = newValue}
-  }
+  public var duplicate: Bool = false
 
   /// The user after applying it.
   public var user: User {
-    get {_storage._user ?? User()}
-    set {_uniqueStorage()._user = newValue}
+    get {_user ?? User()}
+    set {_user = newValue}
   }
   /// Returns true if `user` has been explicitly set.
-  public var hasUser: Bool {_storage._user != nil}
+  public var hasUser: Bool {self._user != nil}
   /// Clears the value of `user`. Subsequent reads from it will return its default value.
-  public mutating func clearUser() {_uniqueStorage()._user = nil}
+  public mutating func clearUser() {self._user = nil}
+
+  /// Older than the latest notification applied for this user: recorded in
+  /// the ledger, the user's state unchanged.
+  public var stale: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _storage = _StorageClass.defaultInstance
+  fileprivate var _user: User? = nil
+}
+
+/// An operator sets a user's tier (cause SET_BY_OPERATOR). TRIAL starts a new
+/// 14-day trial from now; PRO needs a product and lasts until another change
+/// (no paid period: paid_until_unix_ms 0). Errors: unknown-user, invalid-field.
+public nonisolated struct SetTierRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var userID: String = String()
+
+  public var tier: Tier = .unspecified
+
+  /// PRO: MONTHLY or ANNUAL; otherwise UNSPECIFIED.
+  public var product: SubscriptionProduct = .unspecified
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct SetTierResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var user: User {
+    get {_user ?? User()}
+    set {_user = newValue}
+  }
+  /// Returns true if `user` has been explicitly set.
+  public var hasUser: Bool {self._user != nil}
+  /// Clears the value of `user`. Subsequent reads from it will return its default value.
+  public mutating func clearUser() {self._user = nil}
+
+  /// The tier did not change (nothing was published).
+  public var unchanged: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _user: User? = nil
+}
+
+/// All users, for operators; paged in user-id order.
+public nonisolated struct ListUsersRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// From the previous response; empty for the first page.
+  public var pageToken: String = String()
+
+  /// 0 means 100; at most 1,000.
+  public var pageSize: Int32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct ListUsersResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var users: [User] = []
+
+  /// Empty on the last page.
+  public var nextPageToken: String = String()
+
+  /// All users.
+  public var total: Int64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Deletes a user and their ledger; publishes UserDeleted so every other
+/// service erases that user's data. Errors: unknown-user.
+public nonisolated struct DeleteUserRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var userID: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct DeleteUserResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var userID: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// One applied (or stale) notification in a user's ledger.
+public nonisolated struct PurchaseLedgerEntry: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var notification: ApplyPurchaseNotificationRequest {
+    get {_notification ?? ApplyPurchaseNotificationRequest()}
+    set {_notification = newValue}
+  }
+  /// Returns true if `notification` has been explicitly set.
+  public var hasNotification: Bool {self._notification != nil}
+  /// Clears the value of `notification`. Subsequent reads from it will return its default value.
+  public mutating func clearNotification() {self._notification = nil}
+
+  /// When the service applied it, Unix epoch milliseconds.
+  public var appliedAtUnixMs: Int64 = 0
+
+  public var tierBefore: Tier = .unspecified
+
+  public var tierAfter: Tier = .unspecified
+
+  /// Older than the latest applied one: kept, but it changed nothing.
+  public var stale: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _notification: ApplyPurchaseNotificationRequest? = nil
+}
+
+/// A user's purchase ledger, oldest first: why the tier is what it is.
+/// Errors: unknown-user.
+public nonisolated struct PurchaseHistoryRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var userID: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct PurchaseHistoryResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var entries: [PurchaseLedgerEntry] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 /// A user's tier changed, including a new user's trial (previous UNSPECIFIED).
@@ -863,7 +1150,8 @@ public nonisolated struct PurchaseRecorded: Sendable {
 }
 
 /// A user's time zone, airports or quiet hours changed (also sent on
-/// creation). Without the email. Topic subscription.user-preferences-changed.
+/// creation). Without the email. Topic subscription.user-preferences-changed
+/// (durable: the watchlist schedule follows the time zone).
 public nonisolated struct UserPreferencesChanged: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -895,6 +1183,22 @@ public nonisolated struct UserPreferencesChanged: Sendable {
   fileprivate var _quietHours: QuietHours? = nil
 }
 
+/// A user was deleted; every service erases what it holds about them.
+/// Topic subscription.user-deleted (durable: erasure must not be lost).
+public nonisolated struct UserDeleted: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var userID: String = String()
+
+  public var atUnixMs: Int64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "farelens.subscription.v1"
@@ -904,11 +1208,11 @@ nonisolated extension SubscriptionProduct: SwiftProtobuf._ProtoNameProviding {
 }
 
 nonisolated extension PurchaseKind: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0PURCHASE_KIND_UNSPECIFIED\0\u{1}START\0\u{1}RENEW\0\u{1}CANCEL\0\u{1}EXPIRE\0\u{1}REFUND\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0PURCHASE_KIND_UNSPECIFIED\0\u{1}START\0\u{1}RENEW\0\u{1}CANCEL\0\u{1}EXPIRE\0\u{1}REFUND\0\u{1}BILLING_RETRY\0")
 }
 
 nonisolated extension TierChangeCause: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0TIER_CHANGE_CAUSE_UNSPECIFIED\0\u{1}TRIAL_STARTED\0\u{1}TRIAL_EXPIRED\0\u{1}PURCHASE_STARTED\0\u{1}PURCHASE_EXPIRED\0\u{1}PURCHASE_REFUNDED\0\u{1}SET_BY_OPERATOR\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0TIER_CHANGE_CAUSE_UNSPECIFIED\0\u{1}TRIAL_STARTED\0\u{1}TRIAL_EXPIRED\0\u{1}PURCHASE_STARTED\0\u{1}PURCHASE_EXPIRED\0\u{1}PURCHASE_REFUNDED\0\u{1}SET_BY_OPERATOR\0\u{1}GRACE_PERIOD_EXPIRED\0\u{1}PURCHASE_RENEWED\0")
 }
 
 nonisolated extension PreferredAirport: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -1081,88 +1385,160 @@ nonisolated extension Entitlements: SwiftProtobuf.Message, SwiftProtobuf._Messag
 
 nonisolated extension User: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".User"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}email\0\u{3}time_zone\0\u{3}home_airport\0\u{3}preferred_airports\0\u{3}quiet_hours\0\u{1}tier\0\u{3}trial_ends_at_unix_ms\0\u{1}product\0\u{3}paid_until_unix_ms\0\u{3}auto_renew\0\u{3}created_at_unix_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}email\0\u{3}time_zone\0\u{3}home_airport\0\u{3}preferred_airports\0\u{3}quiet_hours\0\u{1}tier\0\u{3}trial_ends_at_unix_ms\0\u{1}product\0\u{3}paid_until_unix_ms\0\u{3}auto_renew\0\u{3}created_at_unix_ms\0\u{3}grace_until_unix_ms\0\u{3}set_by_operator\0")
+
+  fileprivate class _StorageClass {
+    var _userID: String = String()
+    var _email: String = String()
+    var _timeZone: String = String()
+    var _homeAirport: String = String()
+    var _preferredAirports: [PreferredAirport] = []
+    var _quietHours: QuietHours? = nil
+    var _tier: Tier = .unspecified
+    var _trialEndsAtUnixMs: Int64 = 0
+    var _product: SubscriptionProduct = .unspecified
+    var _paidUntilUnixMs: Int64 = 0
+    var _autoRenew: Bool = false
+    var _createdAtUnixMs: Int64 = 0
+    var _graceUntilUnixMs: Int64 = 0
+    var _setByOperator: Bool = false
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _userID = source._userID
+      _email = source._email
+      _timeZone = source._timeZone
+      _homeAirport = source._homeAirport
+      _preferredAirports = source._preferredAirports
+      _quietHours = source._quietHours
+      _tier = source._tier
+      _trialEndsAtUnixMs = source._trialEndsAtUnixMs
+      _product = source._product
+      _paidUntilUnixMs = source._paidUntilUnixMs
+      _autoRenew = source._autoRenew
+      _createdAtUnixMs = source._createdAtUnixMs
+      _graceUntilUnixMs = source._graceUntilUnixMs
+      _setByOperator = source._setByOperator
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularStringField(value: &self.userID) }()
-      case 2: try { try decoder.decodeSingularStringField(value: &self.email) }()
-      case 3: try { try decoder.decodeSingularStringField(value: &self.timeZone) }()
-      case 4: try { try decoder.decodeSingularStringField(value: &self.homeAirport) }()
-      case 5: try { try decoder.decodeRepeatedMessageField(value: &self.preferredAirports) }()
-      case 6: try { try decoder.decodeSingularMessageField(value: &self._quietHours) }()
-      case 7: try { try decoder.decodeSingularEnumField(value: &self.tier) }()
-      case 8: try { try decoder.decodeSingularInt64Field(value: &self.trialEndsAtUnixMs) }()
-      case 9: try { try decoder.decodeSingularEnumField(value: &self.product) }()
-      case 10: try { try decoder.decodeSingularInt64Field(value: &self.paidUntilUnixMs) }()
-      case 11: try { try decoder.decodeSingularBoolField(value: &self.autoRenew) }()
-      case 12: try { try decoder.decodeSingularInt64Field(value: &self.createdAtUnixMs) }()
-      default: break
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularStringField(value: &_storage._userID) }()
+        case 2: try { try decoder.decodeSingularStringField(value: &_storage._email) }()
+        case 3: try { try decoder.decodeSingularStringField(value: &_storage._timeZone) }()
+        case 4: try { try decoder.decodeSingularStringField(value: &_storage._homeAirport) }()
+        case 5: try { try decoder.decodeRepeatedMessageField(value: &_storage._preferredAirports) }()
+        case 6: try { try decoder.decodeSingularMessageField(value: &_storage._quietHours) }()
+        case 7: try { try decoder.decodeSingularEnumField(value: &_storage._tier) }()
+        case 8: try { try decoder.decodeSingularInt64Field(value: &_storage._trialEndsAtUnixMs) }()
+        case 9: try { try decoder.decodeSingularEnumField(value: &_storage._product) }()
+        case 10: try { try decoder.decodeSingularInt64Field(value: &_storage._paidUntilUnixMs) }()
+        case 11: try { try decoder.decodeSingularBoolField(value: &_storage._autoRenew) }()
+        case 12: try { try decoder.decodeSingularInt64Field(value: &_storage._createdAtUnixMs) }()
+        case 13: try { try decoder.decodeSingularInt64Field(value: &_storage._graceUntilUnixMs) }()
+        case 14: try { try decoder.decodeSingularBoolField(value: &_storage._setByOperator) }()
+        default: break
+        }
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
-    if !self.userID.isEmpty {
-      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 1)
-    }
-    if !self.email.isEmpty {
-      try visitor.visitSingularStringField(value: self.email, fieldNumber: 2)
-    }
-    if !self.timeZone.isEmpty {
-      try visitor.visitSingularStringField(value: self.timeZone, fieldNumber: 3)
-    }
-    if !self.homeAirport.isEmpty {
-      try visitor.visitSingularStringField(value: self.homeAirport, fieldNumber: 4)
-    }
-    if !self.preferredAirports.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.preferredAirports, fieldNumber: 5)
-    }
-    try { if let v = self._quietHours {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
-    } }()
-    if self.tier != .unspecified {
-      try visitor.visitSingularEnumField(value: self.tier, fieldNumber: 7)
-    }
-    if self.trialEndsAtUnixMs != 0 {
-      try visitor.visitSingularInt64Field(value: self.trialEndsAtUnixMs, fieldNumber: 8)
-    }
-    if self.product != .unspecified {
-      try visitor.visitSingularEnumField(value: self.product, fieldNumber: 9)
-    }
-    if self.paidUntilUnixMs != 0 {
-      try visitor.visitSingularInt64Field(value: self.paidUntilUnixMs, fieldNumber: 10)
-    }
-    if self.autoRenew != false {
-      try visitor.visitSingularBoolField(value: self.autoRenew, fieldNumber: 11)
-    }
-    if self.createdAtUnixMs != 0 {
-      try visitor.visitSingularInt64Field(value: self.createdAtUnixMs, fieldNumber: 12)
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if !_storage._userID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._userID, fieldNumber: 1)
+      }
+      if !_storage._email.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._email, fieldNumber: 2)
+      }
+      if !_storage._timeZone.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._timeZone, fieldNumber: 3)
+      }
+      if !_storage._homeAirport.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._homeAirport, fieldNumber: 4)
+      }
+      if !_storage._preferredAirports.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._preferredAirports, fieldNumber: 5)
+      }
+      try { if let v = _storage._quietHours {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
+      } }()
+      if _storage._tier != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._tier, fieldNumber: 7)
+      }
+      if _storage._trialEndsAtUnixMs != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._trialEndsAtUnixMs, fieldNumber: 8)
+      }
+      if _storage._product != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._product, fieldNumber: 9)
+      }
+      if _storage._paidUntilUnixMs != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._paidUntilUnixMs, fieldNumber: 10)
+      }
+      if _storage._autoRenew != false {
+        try visitor.visitSingularBoolField(value: _storage._autoRenew, fieldNumber: 11)
+      }
+      if _storage._createdAtUnixMs != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._createdAtUnixMs, fieldNumber: 12)
+      }
+      if _storage._graceUntilUnixMs != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._graceUntilUnixMs, fieldNumber: 13)
+      }
+      if _storage._setByOperator != false {
+        try visitor.visitSingularBoolField(value: _storage._setByOperator, fieldNumber: 14)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: User, rhs: User) -> Bool {
-    if lhs.userID != rhs.userID {return false}
-    if lhs.email != rhs.email {return false}
-    if lhs.timeZone != rhs.timeZone {return false}
-    if lhs.homeAirport != rhs.homeAirport {return false}
-    if lhs.preferredAirports != rhs.preferredAirports {return false}
-    if lhs._quietHours != rhs._quietHours {return false}
-    if lhs.tier != rhs.tier {return false}
-    if lhs.trialEndsAtUnixMs != rhs.trialEndsAtUnixMs {return false}
-    if lhs.product != rhs.product {return false}
-    if lhs.paidUntilUnixMs != rhs.paidUntilUnixMs {return false}
-    if lhs.autoRenew != rhs.autoRenew {return false}
-    if lhs.createdAtUnixMs != rhs.createdAtUnixMs {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._userID != rhs_storage._userID {return false}
+        if _storage._email != rhs_storage._email {return false}
+        if _storage._timeZone != rhs_storage._timeZone {return false}
+        if _storage._homeAirport != rhs_storage._homeAirport {return false}
+        if _storage._preferredAirports != rhs_storage._preferredAirports {return false}
+        if _storage._quietHours != rhs_storage._quietHours {return false}
+        if _storage._tier != rhs_storage._tier {return false}
+        if _storage._trialEndsAtUnixMs != rhs_storage._trialEndsAtUnixMs {return false}
+        if _storage._product != rhs_storage._product {return false}
+        if _storage._paidUntilUnixMs != rhs_storage._paidUntilUnixMs {return false}
+        if _storage._autoRenew != rhs_storage._autoRenew {return false}
+        if _storage._createdAtUnixMs != rhs_storage._createdAtUnixMs {return false}
+        if _storage._graceUntilUnixMs != rhs_storage._graceUntilUnixMs {return false}
+        if _storage._setByOperator != rhs_storage._setByOperator {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1226,74 +1602,36 @@ nonisolated extension CreateUserResponse: SwiftProtobuf.Message, SwiftProtobuf._
   public static let protoMessageName: String = _protobuf_package + ".CreateUserResponse"
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}user\0\u{1}entitlements\0")
 
-  fileprivate class _StorageClass {
-    var _user: User? = nil
-    var _entitlements: Entitlements? = nil
-
-      // This property is used as the initial default value for new instances of the type.
-      // The type itself is protecting the reference to its storage via CoW semantics.
-      // This will force a copy to be made of this reference when the first mutation occurs;
-      // hence, it is safe to mark this as `nonisolated(unsafe)`.
-      static nonisolated(unsafe) let defaultInstance = _StorageClass()
-
-    private init() {}
-
-    init(copying source: _StorageClass) {
-      _user = source._user
-      _entitlements = source._entitlements
-    }
-  }
-
-  fileprivate mutating func _uniqueStorage() -> _StorageClass {
-    if !isKnownUniquelyReferenced(&_storage) {
-      _storage = _StorageClass(copying: _storage)
-    }
-    return _storage
-  }
-
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    _ = _uniqueStorage()
-    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
-      while let fieldNumber = try decoder.nextFieldNumber() {
-        // The use of inline closures is to circumvent an issue where the compiler
-        // allocates stack space for every case branch when no optimizations are
-        // enabled. https://github.com/apple/swift-protobuf/issues/1034
-        switch fieldNumber {
-        case 1: try { try decoder.decodeSingularMessageField(value: &_storage._user) }()
-        case 2: try { try decoder.decodeSingularMessageField(value: &_storage._entitlements) }()
-        default: break
-        }
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._user) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._entitlements) }()
+      default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every if/case branch local when no optimizations
-      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-      // https://github.com/apple/swift-protobuf/issues/1182
-      try { if let v = _storage._user {
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
-      } }()
-      try { if let v = _storage._entitlements {
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
-      } }()
-    }
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._user {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try { if let v = self._entitlements {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: CreateUserResponse, rhs: CreateUserResponse) -> Bool {
-    if lhs._storage !== rhs._storage {
-      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
-        let _storage = _args.0
-        let rhs_storage = _args.1
-        if _storage._user != rhs_storage._user {return false}
-        if _storage._entitlements != rhs_storage._entitlements {return false}
-        return true
-      }
-      if !storagesAreEqual {return false}
-    }
+    if lhs._user != rhs._user {return false}
+    if lhs._entitlements != rhs._entitlements {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1338,74 +1676,36 @@ nonisolated extension GetUserResponse: SwiftProtobuf.Message, SwiftProtobuf._Mes
   public static let protoMessageName: String = _protobuf_package + ".GetUserResponse"
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}user\0\u{1}entitlements\0")
 
-  fileprivate class _StorageClass {
-    var _user: User? = nil
-    var _entitlements: Entitlements? = nil
-
-      // This property is used as the initial default value for new instances of the type.
-      // The type itself is protecting the reference to its storage via CoW semantics.
-      // This will force a copy to be made of this reference when the first mutation occurs;
-      // hence, it is safe to mark this as `nonisolated(unsafe)`.
-      static nonisolated(unsafe) let defaultInstance = _StorageClass()
-
-    private init() {}
-
-    init(copying source: _StorageClass) {
-      _user = source._user
-      _entitlements = source._entitlements
-    }
-  }
-
-  fileprivate mutating func _uniqueStorage() -> _StorageClass {
-    if !isKnownUniquelyReferenced(&_storage) {
-      _storage = _StorageClass(copying: _storage)
-    }
-    return _storage
-  }
-
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    _ = _uniqueStorage()
-    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
-      while let fieldNumber = try decoder.nextFieldNumber() {
-        // The use of inline closures is to circumvent an issue where the compiler
-        // allocates stack space for every case branch when no optimizations are
-        // enabled. https://github.com/apple/swift-protobuf/issues/1034
-        switch fieldNumber {
-        case 1: try { try decoder.decodeSingularMessageField(value: &_storage._user) }()
-        case 2: try { try decoder.decodeSingularMessageField(value: &_storage._entitlements) }()
-        default: break
-        }
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._user) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._entitlements) }()
+      default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every if/case branch local when no optimizations
-      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-      // https://github.com/apple/swift-protobuf/issues/1182
-      try { if let v = _storage._user {
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
-      } }()
-      try { if let v = _storage._entitlements {
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
-      } }()
-    }
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._user {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try { if let v = self._entitlements {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: GetUserResponse, rhs: GetUserResponse) -> Bool {
-    if lhs._storage !== rhs._storage {
-      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
-        let _storage = _args.0
-        let rhs_storage = _args.1
-        if _storage._user != rhs_storage._user {return false}
-        if _storage._entitlements != rhs_storage._entitlements {return false}
-        return true
-      }
-      if !storagesAreEqual {return false}
-    }
+    if lhs._user != rhs._user {return false}
+    if lhs._entitlements != rhs._entitlements {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1688,9 +1988,104 @@ nonisolated extension PreferredAirportUsersResponse: SwiftProtobuf.Message, Swif
   }
 }
 
+nonisolated extension PreferredAirportSummaryRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".PreferredAirportSummaryRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}limit\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularInt32Field(value: &self.limit) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.limit != 0 {
+      try visitor.visitSingularInt32Field(value: self.limit, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: PreferredAirportSummaryRequest, rhs: PreferredAirportSummaryRequest) -> Bool {
+    if lhs.limit != rhs.limit {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension PreferredAirportCount: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".PreferredAirportCount"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}airport\0\u{1}users\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.airport) }()
+      case 2: try { try decoder.decodeSingularInt32Field(value: &self.users) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.airport.isEmpty {
+      try visitor.visitSingularStringField(value: self.airport, fieldNumber: 1)
+    }
+    if self.users != 0 {
+      try visitor.visitSingularInt32Field(value: self.users, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: PreferredAirportCount, rhs: PreferredAirportCount) -> Bool {
+    if lhs.airport != rhs.airport {return false}
+    if lhs.users != rhs.users {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension PreferredAirportSummaryResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".PreferredAirportSummaryResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}airports\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.airports) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.airports.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.airports, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: PreferredAirportSummaryResponse, rhs: PreferredAirportSummaryResponse) -> Bool {
+    if lhs.airports != rhs.airports {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension ApplyPurchaseNotificationRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ApplyPurchaseNotificationRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}transaction_id\0\u{3}original_transaction_id\0\u{3}user_id\0\u{1}kind\0\u{1}product\0\u{3}occurred_at_unix_ms\0\u{3}expires_at_unix_ms\0\u{1}price\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}transaction_id\0\u{3}original_transaction_id\0\u{3}user_id\0\u{1}kind\0\u{1}product\0\u{3}occurred_at_unix_ms\0\u{3}expires_at_unix_ms\0\u{1}price\0\u{3}notification_id\0\u{3}grace_period_ends_at_unix_ms\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1706,6 +2101,8 @@ nonisolated extension ApplyPurchaseNotificationRequest: SwiftProtobuf.Message, S
       case 6: try { try decoder.decodeSingularInt64Field(value: &self.occurredAtUnixMs) }()
       case 7: try { try decoder.decodeSingularInt64Field(value: &self.expiresAtUnixMs) }()
       case 8: try { try decoder.decodeSingularMessageField(value: &self._price) }()
+      case 9: try { try decoder.decodeSingularStringField(value: &self.notificationID) }()
+      case 10: try { try decoder.decodeSingularInt64Field(value: &self.gracePeriodEndsAtUnixMs) }()
       default: break
       }
     }
@@ -1740,6 +2137,12 @@ nonisolated extension ApplyPurchaseNotificationRequest: SwiftProtobuf.Message, S
     try { if let v = self._price {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
     } }()
+    if !self.notificationID.isEmpty {
+      try visitor.visitSingularStringField(value: self.notificationID, fieldNumber: 9)
+    }
+    if self.gracePeriodEndsAtUnixMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.gracePeriodEndsAtUnixMs, fieldNumber: 10)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1752,6 +2155,8 @@ nonisolated extension ApplyPurchaseNotificationRequest: SwiftProtobuf.Message, S
     if lhs.occurredAtUnixMs != rhs.occurredAtUnixMs {return false}
     if lhs.expiresAtUnixMs != rhs.expiresAtUnixMs {return false}
     if lhs._price != rhs._price {return false}
+    if lhs.notificationID != rhs.notificationID {return false}
+    if lhs.gracePeriodEndsAtUnixMs != rhs.gracePeriodEndsAtUnixMs {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1759,76 +2164,371 @@ nonisolated extension ApplyPurchaseNotificationRequest: SwiftProtobuf.Message, S
 
 nonisolated extension ApplyPurchaseNotificationResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ApplyPurchaseNotificationResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}duplicate\0\u{1}user\0")
-
-  fileprivate class _StorageClass {
-    var _duplicate: Bool = false
-    var _user: User? = nil
-
-      // This property is used as the initial default value for new instances of the type.
-      // The type itself is protecting the reference to its storage via CoW semantics.
-      // This will force a copy to be made of this reference when the first mutation occurs;
-      // hence, it is safe to mark this as `nonisolated(unsafe)`.
-      static nonisolated(unsafe) let defaultInstance = _StorageClass()
-
-    private init() {}
-
-    init(copying source: _StorageClass) {
-      _duplicate = source._duplicate
-      _user = source._user
-    }
-  }
-
-  fileprivate mutating func _uniqueStorage() -> _StorageClass {
-    if !isKnownUniquelyReferenced(&_storage) {
-      _storage = _StorageClass(copying: _storage)
-    }
-    return _storage
-  }
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}duplicate\0\u{1}user\0\u{1}stale\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    _ = _uniqueStorage()
-    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
-      while let fieldNumber = try decoder.nextFieldNumber() {
-        // The use of inline closures is to circumvent an issue where the compiler
-        // allocates stack space for every case branch when no optimizations are
-        // enabled. https://github.com/apple/swift-protobuf/issues/1034
-        switch fieldNumber {
-        case 1: try { try decoder.decodeSingularBoolField(value: &_storage._duplicate) }()
-        case 2: try { try decoder.decodeSingularMessageField(value: &_storage._user) }()
-        default: break
-        }
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBoolField(value: &self.duplicate) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._user) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.stale) }()
+      default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every if/case branch local when no optimizations
-      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-      // https://github.com/apple/swift-protobuf/issues/1182
-      if _storage._duplicate != false {
-        try visitor.visitSingularBoolField(value: _storage._duplicate, fieldNumber: 1)
-      }
-      try { if let v = _storage._user {
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
-      } }()
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if self.duplicate != false {
+      try visitor.visitSingularBoolField(value: self.duplicate, fieldNumber: 1)
+    }
+    try { if let v = self._user {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    if self.stale != false {
+      try visitor.visitSingularBoolField(value: self.stale, fieldNumber: 3)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: ApplyPurchaseNotificationResponse, rhs: ApplyPurchaseNotificationResponse) -> Bool {
-    if lhs._storage !== rhs._storage {
-      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
-        let _storage = _args.0
-        let rhs_storage = _args.1
-        if _storage._duplicate != rhs_storage._duplicate {return false}
-        if _storage._user != rhs_storage._user {return false}
-        return true
+    if lhs.duplicate != rhs.duplicate {return false}
+    if lhs._user != rhs._user {return false}
+    if lhs.stale != rhs.stale {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension SetTierRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SetTierRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}tier\0\u{1}product\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      case 2: try { try decoder.decodeSingularEnumField(value: &self.tier) }()
+      case 3: try { try decoder.decodeSingularEnumField(value: &self.product) }()
+      default: break
       }
-      if !storagesAreEqual {return false}
     }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 1)
+    }
+    if self.tier != .unspecified {
+      try visitor.visitSingularEnumField(value: self.tier, fieldNumber: 2)
+    }
+    if self.product != .unspecified {
+      try visitor.visitSingularEnumField(value: self.product, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: SetTierRequest, rhs: SetTierRequest) -> Bool {
+    if lhs.userID != rhs.userID {return false}
+    if lhs.tier != rhs.tier {return false}
+    if lhs.product != rhs.product {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension SetTierResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SetTierResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}user\0\u{1}unchanged\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._user) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.unchanged) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._user {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if self.unchanged != false {
+      try visitor.visitSingularBoolField(value: self.unchanged, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: SetTierResponse, rhs: SetTierResponse) -> Bool {
+    if lhs._user != rhs._user {return false}
+    if lhs.unchanged != rhs.unchanged {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension ListUsersRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ListUsersRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}page_token\0\u{3}page_size\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.pageToken) }()
+      case 2: try { try decoder.decodeSingularInt32Field(value: &self.pageSize) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.pageToken.isEmpty {
+      try visitor.visitSingularStringField(value: self.pageToken, fieldNumber: 1)
+    }
+    if self.pageSize != 0 {
+      try visitor.visitSingularInt32Field(value: self.pageSize, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: ListUsersRequest, rhs: ListUsersRequest) -> Bool {
+    if lhs.pageToken != rhs.pageToken {return false}
+    if lhs.pageSize != rhs.pageSize {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension ListUsersResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ListUsersResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}users\0\u{3}next_page_token\0\u{1}total\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.users) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.nextPageToken) }()
+      case 3: try { try decoder.decodeSingularInt64Field(value: &self.total) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.users.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.users, fieldNumber: 1)
+    }
+    if !self.nextPageToken.isEmpty {
+      try visitor.visitSingularStringField(value: self.nextPageToken, fieldNumber: 2)
+    }
+    if self.total != 0 {
+      try visitor.visitSingularInt64Field(value: self.total, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: ListUsersResponse, rhs: ListUsersResponse) -> Bool {
+    if lhs.users != rhs.users {return false}
+    if lhs.nextPageToken != rhs.nextPageToken {return false}
+    if lhs.total != rhs.total {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension DeleteUserRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DeleteUserRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: DeleteUserRequest, rhs: DeleteUserRequest) -> Bool {
+    if lhs.userID != rhs.userID {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension DeleteUserResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DeleteUserResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: DeleteUserResponse, rhs: DeleteUserResponse) -> Bool {
+    if lhs.userID != rhs.userID {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension PurchaseLedgerEntry: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".PurchaseLedgerEntry"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}notification\0\u{3}applied_at_unix_ms\0\u{3}tier_before\0\u{3}tier_after\0\u{1}stale\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._notification) }()
+      case 2: try { try decoder.decodeSingularInt64Field(value: &self.appliedAtUnixMs) }()
+      case 3: try { try decoder.decodeSingularEnumField(value: &self.tierBefore) }()
+      case 4: try { try decoder.decodeSingularEnumField(value: &self.tierAfter) }()
+      case 5: try { try decoder.decodeSingularBoolField(value: &self.stale) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._notification {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if self.appliedAtUnixMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.appliedAtUnixMs, fieldNumber: 2)
+    }
+    if self.tierBefore != .unspecified {
+      try visitor.visitSingularEnumField(value: self.tierBefore, fieldNumber: 3)
+    }
+    if self.tierAfter != .unspecified {
+      try visitor.visitSingularEnumField(value: self.tierAfter, fieldNumber: 4)
+    }
+    if self.stale != false {
+      try visitor.visitSingularBoolField(value: self.stale, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: PurchaseLedgerEntry, rhs: PurchaseLedgerEntry) -> Bool {
+    if lhs._notification != rhs._notification {return false}
+    if lhs.appliedAtUnixMs != rhs.appliedAtUnixMs {return false}
+    if lhs.tierBefore != rhs.tierBefore {return false}
+    if lhs.tierAfter != rhs.tierAfter {return false}
+    if lhs.stale != rhs.stale {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension PurchaseHistoryRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".PurchaseHistoryRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: PurchaseHistoryRequest, rhs: PurchaseHistoryRequest) -> Bool {
+    if lhs.userID != rhs.userID {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension PurchaseHistoryResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".PurchaseHistoryResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}entries\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.entries) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.entries.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.entries, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: PurchaseHistoryResponse, rhs: PurchaseHistoryResponse) -> Bool {
+    if lhs.entries != rhs.entries {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2069,6 +2769,41 @@ nonisolated extension UserPreferencesChanged: SwiftProtobuf.Message, SwiftProtob
     if lhs.homeAirport != rhs.homeAirport {return false}
     if lhs.preferredAirports != rhs.preferredAirports {return false}
     if lhs._quietHours != rhs._quietHours {return false}
+    if lhs.atUnixMs != rhs.atUnixMs {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension UserDeleted: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".UserDeleted"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{3}at_unix_ms\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      case 2: try { try decoder.decodeSingularInt64Field(value: &self.atUnixMs) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 1)
+    }
+    if self.atUnixMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.atUnixMs, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: UserDeleted, rhs: UserDeleted) -> Bool {
+    if lhs.userID != rhs.userID {return false}
     if lhs.atUnixMs != rhs.atUnixMs {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true

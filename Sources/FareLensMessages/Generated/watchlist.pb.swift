@@ -20,6 +20,11 @@
 ///   watchlist-limit    the user's tier allows no more active watchlists
 ///                      (Free: 5); the message says so, the app shows the upgrade offer
 ///   watchlist-inactive CheckWatchlistNow on an inactive watchlist
+///   unknown-user       CreateWatchlist for a user the subscription service does not know
+///   subscription-unavailable the subscription service could not be asked for the limit
+///   search-unavailable CheckWatchlistNow could not reach search (search's own
+///                      codes, e.g. no-fares-available, pass through as they are)
+///   storage            the service's database failed
 
 public import SwiftProtobuf
 

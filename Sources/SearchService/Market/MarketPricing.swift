@@ -1,3 +1,4 @@
+public import FareLensMessages
 import Foundation
 
 /// The simulated market's price model for one person, one way, economy,

@@ -1,3 +1,4 @@
+import FareLensMessages
 import Foundation
 
 /// Date-time text as the providers send it, turned into the message forms

@@ -15,13 +15,9 @@ struct BusAirportChecker: AirportChecker {
     let bus: MessageBus
 
     func isKnown(_ code: String) async throws(SubscriptionError) -> Bool {
-        var request = AirportLookupRequest()
-        request.code = code
         do {
-            _ = try await bus.request(request)
-            return true
+            return try await AirportLookupRequest.isKnown(code, on: bus)
         } catch {
-            if error.kind == .remote, error.remoteCode == "unknown-airport" || error.remoteCode == "invalid-field" { return false }
             throw .airportsUnavailable("\(error)")
         }
     }

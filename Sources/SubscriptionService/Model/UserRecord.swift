@@ -40,6 +40,12 @@ struct UserRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var paidUntilUnixMs: Int64
     var autoRenew: Bool
     var createdAtUnixMs: Int64
+    /// Pro in a billing retry: access until then; 0 otherwise (migration `subscription-002-purchases`).
+    var graceUntilUnixMs: Int64 = 0
+    /// The tier was set by an operator and no purchase has changed it since.
+    var setByOperator = false
+    /// When the latest applied purchase notification occurred; an older one is stale.
+    var lastNotificationAtUnixMs: Int64 = 0
 
     /// The default quiet hours, 22:00–07:00.
     static let defaultQuietStart = 22 * 60
@@ -67,6 +73,8 @@ struct UserRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
         user.paidUntilUnixMs = paidUntilUnixMs
         user.autoRenew = autoRenew
         user.createdAtUnixMs = createdAtUnixMs
+        user.graceUntilUnixMs = graceUntilUnixMs
+        user.setByOperator = setByOperator
         return user
     }
 
@@ -99,5 +107,15 @@ struct UserRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
             table.column("autoRenew", .boolean).notNull()
             table.column("createdAtUnixMs", .integer).notNull()
         }
+    }
+
+    /// Migration `subscription-002-purchases`: the columns purchases and operators need.
+    static func migrateForPurchases(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: "graceUntilUnixMs", .integer).notNull().defaults(to: 0)
+            table.add(column: "setByOperator", .boolean).notNull().defaults(to: false)
+            table.add(column: "lastNotificationAtUnixMs", .integer).notNull().defaults(to: 0)
+        }
+        try db.create(index: "user_on_paidUntilUnixMs", on: databaseTableName, columns: ["paidUntilUnixMs"])
     }
 }

@@ -1,4 +1,3 @@
-public import FareLensMessages
 public import Foundation
 
 /// A calendar day with no time and no zone (a departure date), valid by

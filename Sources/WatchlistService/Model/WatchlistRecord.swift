@@ -1,0 +1,155 @@
+import FareLensMessages
+import Foundation
+import GRDB
+
+/// One watchlist, as the `watchlist` table stores it (migration
+/// `watchlist-001-watchlists`), with the result of its latest check. The
+/// wire form is ``FareLensMessages/Watchlist``.
+struct WatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "watchlist"
+
+    var watchlistID: String
+    var userID: String
+    var origin: String
+    var destination: String
+    /// "Any dates" with a trip length, or a fixed trip.
+    var flexible: Bool
+    var minTripDays: Int
+    var maxTripDays: Int
+    /// Fixed trips: `yyyymmdd`; 0 when unset.
+    var departureDate: Int
+    var returnDate: Int
+    var cabin: Int
+    var thresholdMinorUnits: Int64?
+    var thresholdCurrency: String
+    var alertMode: Int
+    var muteUntilUnixMs: Int64
+    var active: Bool
+    var inactiveReason: Int
+    var createdAtUnixMs: Int64
+    var updatedAtUnixMs: Int64
+    /// The latest successful check; nil before the first.
+    var lastPriceMinorUnits: Int64?
+    var lastPriceCurrency: String = ""
+    var lastChangeMinorUnits: Int64?
+    var lastChangeBasisPoints: Int?
+    var lastCheckedAtUnixMs: Int64 = 0
+    var lastDepartureDate: Int = 0
+    var lastReturnDate: Int = 0
+    var lastOfferID: String = ""
+    var lastProvider: String = ""
+    var lastSimulated: Bool = false
+    var lastStale: Bool = false
+    /// The threshold's state: true once a check found the price at or below
+    /// it, until a check finds it above it by more than the hysteresis.
+    var belowThreshold: Bool = false
+
+    var threshold: Money? {
+        thresholdMinorUnits.map { StoredMoney.money($0, thresholdCurrency) }
+    }
+
+    /// The wire form.
+    var message: Watchlist {
+        var watchlist = Watchlist()
+        watchlist.watchlistID = watchlistID
+        watchlist.userID = userID
+        watchlist.origin = origin
+        watchlist.destination = destination
+        if flexible {
+            watchlist.dates.flexible.minTripDays = Int32(minTripDays)
+            watchlist.dates.flexible.maxTripDays = Int32(maxTripDays)
+        } else {
+            watchlist.dates.fixed.departureDate = LocalDateNumber.message(departureDate)
+            if returnDate != 0 { watchlist.dates.fixed.returnDate = LocalDateNumber.message(returnDate) }
+        }
+        watchlist.cabin = Cabin(rawValue: cabin) ?? .economy
+        if let threshold { watchlist.priceThreshold = threshold }
+        watchlist.alertMode = AlertMode(rawValue: alertMode) ?? .priceDrop
+        watchlist.muteUntilUnixMs = muteUntilUnixMs
+        watchlist.active = active
+        watchlist.inactiveReason = Watchlist.InactiveReason(rawValue: inactiveReason) ?? .unspecified
+        if let check = lastCheck { watchlist.lastCheck = check }
+        watchlist.createdAtUnixMs = createdAtUnixMs
+        watchlist.updatedAtUnixMs = updatedAtUnixMs
+        return watchlist
+    }
+
+    /// The latest check on the wire; nil before the first.
+    var lastCheck: WatchlistCheck? {
+        guard let lastPriceMinorUnits else { return nil }
+        var check = WatchlistCheck()
+        check.lowestPrice = StoredMoney.money(lastPriceMinorUnits, lastPriceCurrency)
+        if let lastChangeMinorUnits { check.change = StoredMoney.money(lastChangeMinorUnits, lastPriceCurrency) }
+        if let lastChangeBasisPoints { check.changeBasisPoints = Int32(clamping: lastChangeBasisPoints) }
+        check.checkedAtUnixMs = lastCheckedAtUnixMs
+        if lastDepartureDate != 0 { check.departureDate = LocalDateNumber.message(lastDepartureDate) }
+        if lastReturnDate != 0 { check.returnDate = LocalDateNumber.message(lastReturnDate) }
+        check.offerID = lastOfferID
+        check.provider = lastProvider
+        check.simulated = lastSimulated
+        check.stale = lastStale
+        check.belowThreshold = belowThreshold
+        return check
+    }
+
+    /// The table, created by migration `watchlist-001-watchlists`.
+    static func migrate(_ db: Database) throws {
+        try db.create(table: databaseTableName) { table in
+            table.column("watchlistID", .text).primaryKey()
+            table.column("userID", .text).notNull()
+            table.column("origin", .text).notNull()
+            table.column("destination", .text).notNull()
+            table.column("flexible", .boolean).notNull()
+            table.column("minTripDays", .integer).notNull()
+            table.column("maxTripDays", .integer).notNull()
+            table.column("departureDate", .integer).notNull()
+            table.column("returnDate", .integer).notNull()
+            table.column("cabin", .integer).notNull()
+            table.column("thresholdMinorUnits", .integer)
+            table.column("thresholdCurrency", .text).notNull()
+            table.column("alertMode", .integer).notNull()
+            table.column("muteUntilUnixMs", .integer).notNull()
+            table.column("active", .boolean).notNull()
+            table.column("inactiveReason", .integer).notNull()
+            table.column("createdAtUnixMs", .integer).notNull()
+            table.column("updatedAtUnixMs", .integer).notNull()
+            table.column("lastPriceMinorUnits", .integer)
+            table.column("lastPriceCurrency", .text).notNull()
+            table.column("lastChangeMinorUnits", .integer)
+            table.column("lastChangeBasisPoints", .integer)
+            table.column("lastCheckedAtUnixMs", .integer).notNull()
+            table.column("lastDepartureDate", .integer).notNull()
+            table.column("lastReturnDate", .integer).notNull()
+            table.column("lastOfferID", .text).notNull()
+            table.column("lastProvider", .text).notNull()
+            table.column("lastSimulated", .boolean).notNull()
+            table.column("lastStale", .boolean).notNull()
+            table.column("belowThreshold", .boolean).notNull()
+        }
+        try db.create(index: "watchlist_on_user", on: databaseTableName, columns: ["userID", "createdAtUnixMs"])
+        try db.create(index: "watchlist_on_route", on: databaseTableName, columns: ["active", "origin", "destination", "cabin"])
+    }
+}
+
+/// Calendar dates as `yyyymmdd` integers in the table.
+enum LocalDateNumber {
+    static func number(_ date: LocalDate) -> Int { Int(date.year) * 10_000 + Int(date.month) * 100 + Int(date.day) }
+
+    static func message(_ number: Int) -> LocalDate {
+        var date = LocalDate()
+        date.year = Int32(number / 10_000)
+        date.month = Int32(number / 100 % 100)
+        date.day = Int32(number % 100)
+        return date
+    }
+}
+
+/// `Money` values built from the table's columns.
+enum StoredMoney {
+    static func money(_ minorUnits: Int64, _ currency: String) -> Money {
+        var money = Money()
+        money.minorUnits = minorUnits
+        money.currency = currency
+        return money
+    }
+}

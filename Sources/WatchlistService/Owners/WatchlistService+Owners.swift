@@ -1,0 +1,40 @@
+import FareLensBus
+import FareLensMessages
+import Foundation
+import GRDB
+
+extension WatchlistService {
+    /// The user as the subscription service knows them now: time zone, tier
+    /// and the tier's active-watchlist limit (nil for unlimited).
+    func currentOwner(_ userID: String) async throws(WatchlistError) -> OwnerRecord {
+        guard !userID.isEmpty else { throw .invalidField("user_id", "is required") }
+        var request = GetUserRequest()
+        request.userID = userID
+        let response: GetUserResponse
+        do {
+            response = try await bus.request(request)
+        } catch {
+            if error.kind == .remote, error.remoteCode == "unknown-user" { throw .unknownUser(userID) }
+            throw .subscriptionUnavailable("\(error)")
+        }
+        let limit = response.entitlements.hasActiveWatchlists ? Int(response.entitlements.activeWatchlists) : nil
+        var owner = OwnerRecord(userID: userID, timeZone: response.user.timeZone, tier: response.user.tier.rawValue, activeLimit: limit, nextCheckAtUnixMs: 0)
+        owner.nextCheckAtUnixMs = Self.unixMs(owner.schedule.next(after: clock.now(), in: owner.zone))
+        return owner
+    }
+
+    /// Stores `fresh` (from ``currentOwner(_:)``), keeping the planned check
+    /// when the schedule did not change.
+    static func save(_ fresh: OwnerRecord, in db: Database) throws {
+        var owner = fresh
+        if let stored = try OwnerRecord.fetchOne(db, key: fresh.userID), stored.timeZone == fresh.timeZone, stored.isPro == fresh.isPro {
+            owner.nextCheckAtUnixMs = stored.nextCheckAtUnixMs
+        }
+        try owner.save(db)
+    }
+
+    /// The user's local date now.
+    func today(for owner: OwnerRecord) -> CalendarDate {
+        CalendarDate.of(clock.now(), in: owner.zone)
+    }
+}

@@ -1,0 +1,89 @@
+public import FareLensBus
+
+/// What the watchlist service answers when it cannot do what was asked: a
+/// stable code (the `remote_code` its callers see) and a message naming the
+/// field or watchlist at fault. Codes are listed in `Protos/watchlist.proto`.
+public struct WatchlistError: ServiceError, Equatable, CustomStringConvertible {
+    private enum Kind: Equatable, Sendable {
+        case invalidField
+        case unknownAirport
+        case notFound
+        case watchlistLimit
+        case watchlistInactive
+        case unknownUser
+        case subscriptionUnavailable
+        case searchUnavailable
+        case storage
+        /// A code another service answered, passed through as it is.
+        case passedThrough(String)
+    }
+
+    private let kind: Kind
+    /// The request field at fault, when one is (e.g. `destination`).
+    public let field: String?
+    public let message: String
+
+    private init(_ kind: Kind, field: String? = nil, _ message: String) {
+        self.kind = kind
+        self.field = field
+        self.message = message
+    }
+
+    public var code: String {
+        switch kind {
+        case .invalidField: "invalid-field"
+        case .unknownAirport: "unknown-airport"
+        case .notFound: "not-found"
+        case .watchlistLimit: "watchlist-limit"
+        case .watchlistInactive: "watchlist-inactive"
+        case .unknownUser: "unknown-user"
+        case .subscriptionUnavailable: "subscription-unavailable"
+        case .searchUnavailable: "search-unavailable"
+        case .storage: "storage"
+        case .passedThrough(let code): code
+        }
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    /// A field is missing or out of range; `field` is its name in the request.
+    public static func invalidField(_ field: String, _ reason: String) -> WatchlistError {
+        .init(.invalidField, field: field, "\(field): \(reason)")
+    }
+    /// The directory knows no airport or metro with this code.
+    public static func unknownAirport(_ code: String, field: String) -> WatchlistError {
+        .init(.unknownAirport, field: field, "\(field): '\(code)' is not a known IATA airport or metro code")
+    }
+    /// No such watchlist for this user (another user's is not found either).
+    public static func notFound(_ watchlistID: String) -> WatchlistError {
+        .init(.notFound, field: "watchlist_id", "no watchlist '\(watchlistID)' for this user")
+    }
+    /// The tier allows no more active watchlists; says the limit and that Pro removes it.
+    public static func watchlistLimit(_ limit: Int, tier: String) -> WatchlistError {
+        .init(.watchlistLimit, "\(tier) allows \(limit) active watchlists and this user has \(limit); Pro has no limit (or deactivate one first)")
+    }
+    /// On-demand check of an inactive watchlist.
+    public static func watchlistInactive(_ watchlistID: String) -> WatchlistError {
+        .init(.watchlistInactive, field: "watchlist_id", "watchlist '\(watchlistID)' is inactive; activate it to check it")
+    }
+    /// The subscription service does not know this user.
+    public static func unknownUser(_ userID: String) -> WatchlistError {
+        .init(.unknownUser, field: "user_id", "no user '\(userID)'")
+    }
+    /// The subscription service could not be asked.
+    public static func subscriptionUnavailable(_ reason: String) -> WatchlistError {
+        .init(.subscriptionUnavailable, "the user's tier cannot be checked now: \(reason)")
+    }
+    /// Search could not be asked, or had only stale prices.
+    public static func searchUnavailable(_ reason: String) -> WatchlistError {
+        .init(.searchUnavailable, "no live price now: \(reason)")
+    }
+    /// The service's database failed.
+    public static func storage(_ reason: String) -> WatchlistError {
+        .init(.storage, "storage: \(reason)")
+    }
+    /// Another service's error, with its code and message unchanged.
+    public static func passedThrough(code: String, message: String) -> WatchlistError {
+        .init(.passedThrough(code), message)
+    }
+}

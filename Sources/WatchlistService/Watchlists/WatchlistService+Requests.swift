@@ -1,0 +1,212 @@
+import FareLensBus
+import FareLensMessages
+import Foundation
+import GRDB
+
+extension WatchlistService {
+    /// Creates an active watchlist after checking every field; refused with
+    /// `watchlist-limit` when the user's tier (asked of the subscription
+    /// service now) allows no more active ones. Publishes `WatchlistChanged(CREATED)`.
+    func create(_ request: CreateWatchlistRequest, context: RequestContext? = nil) async throws(WatchlistError) -> CreateWatchlistResponse {
+        let owner = try await currentOwner(request.userID)
+        let origin = try await validator.airport(request.origin, field: "origin")
+        let destination = try await validator.airport(request.destination, field: "destination")
+        try WatchlistValidator.route(origin: origin, destination: destination)
+        let dates = try WatchlistValidator.dates(request.hasDates ? request.dates : nil, today: today(for: owner))
+        let cabin = try WatchlistValidator.cabin(request.cabin)
+        let threshold = request.hasPriceThreshold ? try WatchlistValidator.threshold(request.priceThreshold) : nil
+        let mode = try WatchlistValidator.alertMode(request.alertMode)
+        let nowMs = Self.unixMs(clock.now())
+        let record = WatchlistRecord(
+            watchlistID: Self.newID("w-"), userID: owner.userID, origin: origin, destination: destination,
+            flexible: dates.flexible, minTripDays: dates.minTripDays, maxTripDays: dates.maxTripDays,
+            departureDate: dates.departure, returnDate: dates.return, cabin: cabin.rawValue,
+            thresholdMinorUnits: threshold?.minorUnits, thresholdCurrency: threshold?.currency ?? "", alertMode: mode.rawValue,
+            muteUntilUnixMs: 0, active: true, inactiveReason: 0, createdAtUnixMs: nowMs, updatedAtUnixMs: nowMs
+        )
+        try write { db throws(WatchlistError) in
+            try Self.catching { try Self.save(owner, in: db) }
+            if let limit = owner.activeLimit {
+                let active = try Self.catching { try Self.activeCount(owner.userID, in: db) }
+                guard active < limit else { throw .watchlistLimit(limit, tier: Self.tierName(owner.tierValue)) }
+            }
+            try Self.catching { try record.insert(db) }
+        }
+        logger.info("watchlist created", metadata: ["user": "\(owner.userID)", "watchlist": "\(record.watchlistID)", "route": "\(origin)-\(destination)"])
+        publishChange(.created, record, parent: context)
+        var response = CreateWatchlistResponse()
+        response.watchlist = record.message
+        return response
+    }
+
+    /// One of the user's watchlists.
+    func get(_ request: GetWatchlistRequest) throws(WatchlistError) -> GetWatchlistResponse {
+        var response = GetWatchlistResponse()
+        response.watchlist = try owned(request.watchlistID, by: request.userID).message
+        return response
+    }
+
+    /// Changes the fields that are set. A new route, dates or cabin forget
+    /// the last check (it was another trip's price); a new or cleared
+    /// threshold re-arms. Activating is refused with `watchlist-limit` when
+    /// the tier allows no more. Publishes `WatchlistChanged`.
+    func update(_ request: UpdateWatchlistRequest, context: RequestContext? = nil) async throws(WatchlistError) -> UpdateWatchlistResponse {
+        let current = try owned(request.watchlistID, by: request.userID)
+        let origin = request.hasOrigin ? try await validator.airport(request.origin, field: "origin") : current.origin
+        let destination = request.hasDestination ? try await validator.airport(request.destination, field: "destination") : current.destination
+        try WatchlistValidator.route(origin: origin, destination: destination)
+        let activating = request.hasActive && request.active && !current.active
+        // Fresh from the subscription service when it matters: the time zone for dates, the limit for activation.
+        let owner = request.hasDates || activating ? try await currentOwner(request.userID) : nil
+        var newDates: StoredDates?
+        if request.hasDates, let owner { newDates = try WatchlistValidator.dates(request.dates, today: today(for: owner)) }
+        let dates = newDates
+        let cabin = request.hasCabin ? try WatchlistValidator.cabin(request.cabin) : nil
+        let threshold = request.hasPriceThreshold && !request.clearPriceThreshold_p ? try WatchlistValidator.threshold(request.priceThreshold) : nil
+        let mode = request.hasAlertMode ? try WatchlistValidator.alertMode(request.alertMode) : nil
+        let mute = request.hasMuteDays ? try WatchlistValidator.muteDays(request.muteDays) : nil
+        let nowMs = Self.unixMs(clock.now())
+        let (updated, change) = try write { db throws(WatchlistError) -> (WatchlistRecord, WatchlistChanged.Change) in
+            guard var record = try Self.catching({ try WatchlistRecord.fetchOne(db, key: request.watchlistID) }), record.userID == request.userID else {
+                throw .notFound(request.watchlistID)
+            }
+            let tripChanged = origin != record.origin || destination != record.destination || dates.map { $0 != record.storedDates } ?? false
+                || cabin.map { $0.rawValue != record.cabin } ?? false
+            record.origin = origin
+            record.destination = destination
+            if let dates { record.storedDates = dates }
+            if let cabin { record.cabin = cabin.rawValue }
+            if tripChanged { record.forgetLastCheck() }
+            if request.clearPriceThreshold_p || threshold != nil {
+                record.thresholdMinorUnits = threshold?.minorUnits
+                record.thresholdCurrency = threshold?.currency ?? ""
+                record.belowThreshold = false
+            }
+            if let mode { record.alertMode = mode.rawValue }
+            if let mute { record.muteUntilUnixMs = mute == 0 ? 0 : nowMs + Int64(mute) * 86_400_000 }
+            var change = WatchlistChanged.Change.updated
+            if request.hasActive, request.active != record.active {
+                if request.active, let owner {
+                    try Self.catching { try Self.save(owner, in: db) }
+                    if let limit = owner.activeLimit, try Self.catching({ try Self.activeCount(owner.userID, in: db) }) >= limit {
+                        throw .watchlistLimit(limit, tier: Self.tierName(owner.tierValue))
+                    }
+                }
+                record.active = request.active
+                record.inactiveReason = request.active ? 0 : Watchlist.InactiveReason.byUser.rawValue
+                change = request.active ? .activated : .deactivated
+            }
+            record.updatedAtUnixMs = nowMs
+            try Self.catching { try record.update(db) }
+            return (record, change)
+        }
+        publishChange(change, updated, parent: context)
+        var response = UpdateWatchlistResponse()
+        response.watchlist = updated.message
+        return response
+    }
+
+    /// Deletes for good; publishes `WatchlistChanged(DELETED)` with the watchlist as it was.
+    func delete(_ request: DeleteWatchlistRequest, context: RequestContext? = nil) throws(WatchlistError) -> DeleteWatchlistResponse {
+        let record = try write { db throws(WatchlistError) -> WatchlistRecord in
+            guard let record = try Self.catching({ try WatchlistRecord.fetchOne(db, key: request.watchlistID) }), record.userID == request.userID else {
+                throw .notFound(request.watchlistID)
+            }
+            _ = try Self.catching { try record.delete(db) }
+            return record
+        }
+        publishChange(.deleted, record, parent: context)
+        var response = DeleteWatchlistResponse()
+        response.watchlistID = record.watchlistID
+        return response
+    }
+
+    /// The user's watchlists, newest first, with the active count and the
+    /// tier's limit as last learned from the subscription service.
+    func list(_ request: ListWatchlistsRequest) throws(WatchlistError) -> ListWatchlistsResponse {
+        guard !request.userID.isEmpty else { throw .invalidField("user_id", "is required") }
+        let (records, owner) = try read { db in
+            var query = WatchlistRecord.filter(Column("userID") == request.userID)
+            if !request.includeInactive { query = query.filter(Column("active") == true) }
+            return (try query.order(Column("createdAtUnixMs").desc, Column("watchlistID").desc).fetchAll(db), try OwnerRecord.fetchOne(db, key: request.userID))
+        }
+        var response = ListWatchlistsResponse()
+        response.watchlists = records.map(\.message)
+        response.activeCount = Int32(records.count(where: \.active))
+        if let limit = owner?.activeLimit { response.activeLimit = Int32(limit) }
+        return response
+    }
+
+    /// The distinct routes on active watchlists, most watched first.
+    func watchedRoutes(_ request: WatchedRoutesRequest) throws(WatchlistError) -> WatchedRoutesResponse {
+        guard request.limit >= 0 else { throw .invalidField("limit", "must not be negative") }
+        let routes = try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT origin, destination, cabin, COUNT(*) AS watchers FROM watchlist WHERE active = 1
+                GROUP BY origin, destination, cabin ORDER BY watchers DESC, origin, destination, cabin
+                \(request.limit > 0 ? "LIMIT \(request.limit)" : "")
+                """).map { row in
+                var route = WatchedRoute()
+                route.origin = row["origin"]
+                route.destination = row["destination"]
+                route.cabin = Cabin(rawValue: row["cabin"]) ?? .economy
+                route.watchlistCount = row["watchers"]
+                return route
+            }
+        }
+        var response = WatchedRoutesResponse()
+        response.routes = routes
+        return response
+    }
+
+    // MARK: Helpers
+
+    func owned(_ watchlistID: String, by userID: String) throws(WatchlistError) -> WatchlistRecord {
+        let record = try read { db in try WatchlistRecord.fetchOne(db, key: watchlistID) }
+        guard let record, record.userID == userID else { throw .notFound(watchlistID) }
+        return record
+    }
+
+    static func activeCount(_ userID: String, in db: Database) throws -> Int {
+        try WatchlistRecord.filter(Column("userID") == userID && Column("active") == true).fetchCount(db)
+    }
+
+    static func tierName(_ tier: Tier) -> String {
+        switch tier {
+        case .free: "Free"
+        case .pro: "Pro"
+        case .trial: "The trial"
+        default: "This tier"
+        }
+    }
+}
+
+extension WatchlistRecord {
+    /// The dates in the table's form.
+    var storedDates: StoredDates {
+        get { StoredDates(flexible: flexible, minTripDays: minTripDays, maxTripDays: maxTripDays, departure: departureDate, return: returnDate) }
+        set {
+            flexible = newValue.flexible
+            minTripDays = newValue.minTripDays
+            maxTripDays = newValue.maxTripDays
+            departureDate = newValue.departure
+            returnDate = newValue.return
+        }
+    }
+
+    /// Forgets the last check and re-arms the threshold.
+    mutating func forgetLastCheck() {
+        lastPriceMinorUnits = nil
+        lastPriceCurrency = ""
+        lastChangeMinorUnits = nil
+        lastChangeBasisPoints = nil
+        lastCheckedAtUnixMs = 0
+        lastDepartureDate = 0
+        lastReturnDate = 0
+        lastOfferID = ""
+        lastProvider = ""
+        lastSimulated = false
+        lastStale = false
+        belowThreshold = false
+    }
+}

@@ -1,0 +1,111 @@
+import FareLensBus
+import FareLensMessages
+import Foundation
+
+/// Checks what a create or update asks for before anything is written; each
+/// failure is a ``WatchlistError`` naming the field (SPEC §3; the list is in
+/// docs/watchlist.md).
+struct WatchlistValidator: Sendable {
+    /// Asks whether an airport or metro code is known (search's directory, over the bus).
+    let isKnownAirport: @Sendable (String) async throws(WatchlistError) -> Bool
+
+    /// Longest "any dates" trip, in days.
+    static let maximumTripDays = 60
+    /// Furthest fixed departure, in days from the user's today.
+    static let maximumDaysAhead = 365
+    /// The mutes a user may choose, in days (SPEC §3).
+    static let muteChoices: Set<Int32> = [7, 30]
+    /// ISO 4217 codes a threshold may use.
+    static let currencies = Set(Locale.commonISOCurrencyCodes)
+
+    /// A code upper-cased, three letters, known to the directory.
+    func airport(_ raw: String, field: String) async throws(WatchlistError) -> String {
+        let code = raw.trimmingCharacters(in: .whitespaces).uppercased()
+        guard !code.isEmpty else { throw .invalidField(field, "is required") }
+        guard code.count == 3, code.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            throw .invalidField(field, "'\(raw)' is not a three-letter IATA code")
+        }
+        guard try await isKnownAirport(code) else { throw .unknownAirport(code, field: field) }
+        return code
+    }
+
+    /// Origin and destination must differ.
+    static func route(origin: String, destination: String) throws(WatchlistError) {
+        guard origin != destination else { throw .invalidField("destination", "is the same as the origin (\(origin))") }
+    }
+
+    /// The dates as stored: flexible `(min, max)` trip days, or a fixed trip
+    /// that departs no earlier than `today` (the user's local date) and
+    /// returns no earlier than it departs.
+    static func dates(_ dates: WatchlistDates?, today: CalendarDate) throws(WatchlistError) -> StoredDates {
+        guard let dates, let kind = dates.kind else { throw .invalidField("dates", "is required: flexible (trip length) or fixed (departure and return)") }
+        switch kind {
+        case .flexible(let flexible):
+            let (low, high) = (Int(flexible.minTripDays), Int(flexible.maxTripDays))
+            guard low >= 0, high <= maximumTripDays, low <= high, !(low == 0 && high > 0) else {
+                throw .invalidField("dates.flexible", "trip length \(low)–\(high) days is out of range (1–\(maximumTripDays), minimum ≤ maximum; 0–0 for one-way)")
+            }
+            return StoredDates(flexible: true, minTripDays: low, maxTripDays: high, departure: 0, return: 0)
+        case .fixed(let fixed):
+            guard fixed.hasDepartureDate, let departure = CalendarDate(fixed.departureDate) else {
+                throw .invalidField("dates.fixed.departure_date", "is not a real calendar date")
+            }
+            guard departure >= today else { throw .invalidField("dates.fixed.departure_date", "\(departure) is in the past (today is \(today) in the user's time zone)") }
+            guard today.days(until: departure) <= maximumDaysAhead else {
+                throw .invalidField("dates.fixed.departure_date", "\(departure) is more than \(maximumDaysAhead) days ahead")
+            }
+            var returning = 0
+            if fixed.hasReturnDate {
+                guard let date = CalendarDate(fixed.returnDate) else { throw .invalidField("dates.fixed.return_date", "is not a real calendar date") }
+                guard date >= departure else { throw .invalidField("dates.fixed.return_date", "\(date) is before the departure date \(departure)") }
+                returning = LocalDateNumber.number(date.message)
+            }
+            return StoredDates(flexible: false, minTripDays: 0, maxTripDays: 0, departure: LocalDateNumber.number(departure.message), return: returning)
+        }
+    }
+
+    /// Unspecified means economy.
+    static func cabin(_ cabin: Cabin) throws(WatchlistError) -> Cabin {
+        switch cabin {
+        case .unspecified: return .economy
+        case .economy, .premiumEconomy, .business, .first: return cabin
+        default: throw .invalidField("cabin", "\(cabin) is not a cabin")
+        }
+    }
+
+    /// A threshold above zero in a known currency.
+    static func threshold(_ money: Money) throws(WatchlistError) -> Money {
+        var threshold = money
+        threshold.currency = money.currency.uppercased()
+        guard currencies.contains(threshold.currency) else {
+            throw .invalidField("price_threshold.currency", "'\(money.currency)' is not an ISO 4217 currency code")
+        }
+        guard threshold.minorUnits > 0 else { throw .invalidField("price_threshold", "must be above zero") }
+        return threshold
+    }
+
+    /// Unspecified means price drop.
+    static func alertMode(_ mode: AlertMode) throws(WatchlistError) -> AlertMode {
+        switch mode {
+        case .unspecified: return .priceDrop
+        case .priceDrop, .dailyDigest, .priceDropAndDigest: return mode
+        default: throw .invalidField("alert_mode", "\(mode) is not an alert mode")
+        }
+    }
+
+    /// 7 or 30 days; 0 unmutes.
+    static func muteDays(_ days: Int32) throws(WatchlistError) -> Int32 {
+        guard days == 0 || muteChoices.contains(days) else { throw .invalidField("mute_days", "\(days) is not 7 or 30 (0 unmutes)") }
+        return days
+    }
+}
+
+/// Dates in the `watchlist` table's form.
+struct StoredDates: Sendable, Equatable {
+    var flexible: Bool
+    var minTripDays: Int
+    var maxTripDays: Int
+    /// `yyyymmdd`, 0 when unset.
+    var departure: Int
+    var `return`: Int
+}

@@ -1,0 +1,146 @@
+import FareLensBus
+import FareLensMessages
+import FareLensRuntime
+import FareLensStore
+import FareLensTesting
+import Foundation
+@testable import SubscriptionService
+@testable import WatchlistService
+
+/// Search as a test controls it: one offer per search at the price set for
+/// its route (USD cents), or a failure.
+final class FakeSearch: Sendable {
+    static let knownAirports: Set<String> = ["JFK", "LGA", "EWR", "NYC", "LIS", "OPO", "LHR", "NRT", "DEL", "SYD", "BOS", "SFO", "LAX", "CDG"]
+
+    /// Price by "ORIGIN-DESTINATION"; a route with no price has no fares.
+    let prices = Locked<[String: Int64]>([:])
+    /// When set, every search fails with this code.
+    let failure = Locked<String?>(nil)
+    let requests = Locked<[SearchFlightsRequest]>([])
+
+    func setPrice(_ route: String, _ cents: Int64) { prices.update { $0[route] = cents } }
+
+    /// Answers `SearchFlightsRequest` and `AirportLookupRequest` on `bus`.
+    func serve(on bus: MessageBus) throws {
+        try bus.serve(AirportLookupRequest.self) { request, _ in
+            guard Self.knownAirports.contains(request.code.uppercased()) else { throw FakeSearchError(code: "unknown-airport", message: "code: '\(request.code)' is unknown") }
+            return AirportLookupResponse()
+        }
+        try bus.serve(SearchFlightsRequest.self) { request, _ in
+            self.requests.update { $0.append(request) }
+            if let code = self.failure.get() { throw FakeSearchError(code: code, message: "search failed (\(code))") }
+            guard let cents = self.prices.get()["\(request.origin)-\(request.destination)"] else {
+                throw FakeSearchError(code: "no-fares-available", message: "no fares")
+            }
+            var offer = FlightOffer()
+            offer.offerID = "o-\(request.origin)\(request.destination)\(cents)"
+            offer.price.currency = "USD"
+            offer.price.minorUnits = cents
+            offer.provider = "fake"
+            var segment = FlightSegment()
+            segment.fromAirport = request.origin
+            segment.toAirport = request.destination
+            segment.departureLocal = "\(CalendarDate(request.departureDate)?.description ?? "2026-01-01")T09:00"
+            offer.outbound.segments = [segment]
+            var response = SearchFlightsResponse()
+            response.offers = [offer]
+            return response
+        }
+    }
+}
+
+struct FakeSearchError: ServiceError {
+    let code: String
+    let message: String
+}
+
+/// A subscription service, a watchlist service and a fake search, on one
+/// bus or two (watchlist on `watchlistBus`), with in-memory databases and one manual clock.
+struct WatchlistFixture {
+    /// 2026-09-21T14:13:20Z, a Monday.
+    static let start = Date(timeIntervalSince1970: 1_790_000_000)
+
+    let clock: ManualWallClock
+    let search = FakeSearch()
+    let subscription: SubscriptionService
+    let watchlists: WatchlistService
+    let database: ServiceDatabase
+
+    /// - Parameters:
+    ///   - bus: where subscription and search serve.
+    ///   - watchlistBus: where the watchlist service serves (the same bus when nil).
+    init(bus: MessageBus, watchlistBus: MessageBus? = nil, start: Date = WatchlistFixture.start, serveSearch: Bool = true) throws {
+        clock = ManualWallClock(start)
+        if serveSearch { try search.serve(on: bus) }
+        subscription = SubscriptionService(
+            database: try Self.database("subscription", SubscriptionServiceEntry.migrations), airports: BusAirportChecker(bus: bus), clock: clock, bus: bus,
+            logger: quietLogger()
+        )
+        try subscription.register(on: bus)
+        database = try Self.database("watchlist", WatchlistServiceEntry.migrations)
+        watchlists = WatchlistService(database: database, bus: watchlistBus ?? bus, clock: clock, checkTick: .seconds(3600), logger: quietLogger())
+        try watchlists.register(on: watchlistBus ?? bus)
+    }
+
+    static func database(_ service: String, _ serviceMigrations: ServiceMigrations) throws -> ServiceDatabase {
+        var migrations = ServiceMigrations()
+        migrations.register(ServiceDatabase.inboxMigrationName, ServiceDatabase.migrateInbox)
+        serviceMigrations.forEachMigration { name, migrate in migrations.register(name, migrate) }
+        return try ServiceDatabase.inMemory(service: service, migrations: migrations)
+    }
+
+    /// Runs both services around `body`.
+    func running<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let subscriptionTask = Task { try await subscription.run() }
+        let watchlistTask = Task { try await watchlists.run() }
+        defer {
+            subscriptionTask.cancel()
+            watchlistTask.cancel()
+        }
+        return try await withTimeLimit("the test body finished") { try await body() }
+    }
+
+    /// A new user (on a trial), optionally set to `tier` by an operator; returns the id.
+    func user(_ email: String = "ana@example.com", timeZone: String = "America/New_York", tier: Tier = .trial) async throws -> String {
+        var request = CreateUserRequest()
+        request.email = email
+        request.timeZone = timeZone
+        let id = try await subscription.createUser(request).user.userID
+        if tier != .trial {
+            var set = SetTierRequest()
+            set.userID = id
+            set.tier = tier
+            set.product = tier == .pro ? .monthly : .unspecified
+            _ = try await subscription.setTier(set)
+        }
+        return id
+    }
+
+    /// Watchlists of `user` in the table, active or not.
+    func rows(_ user: String) throws -> [WatchlistRecord] {
+        try database.writer.read { db in try WatchlistRecord.filter(sql: "userID = ?", arguments: [user]).fetchAll(db) }
+    }
+
+    func owner(_ user: String) throws -> OwnerRecord? {
+        try database.writer.read { db in try OwnerRecord.fetchOne(db, key: user) }
+    }
+}
+
+/// A create request: "any dates" 7–14 days unless adjusted.
+func addRequest(_ user: String, _ origin: String = "JFK", _ destination: String = "NRT", _ adjust: (inout CreateWatchlistRequest) -> Void = { _ in }) -> CreateWatchlistRequest {
+    var request = CreateWatchlistRequest()
+    request.userID = user
+    request.origin = origin
+    request.destination = destination
+    request.dates.flexible.minTripDays = 7
+    request.dates.flexible.maxTripDays = 14
+    adjust(&request)
+    return request
+}
+
+func usd(_ cents: Int64) -> Money {
+    var money = Money()
+    money.currency = "USD"
+    money.minorUnits = cents
+    return money
+}

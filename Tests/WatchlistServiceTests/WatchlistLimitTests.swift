@@ -1,0 +1,102 @@
+import FareLensBus
+import FareLensMessages
+import FareLensTesting
+import Foundation
+import Testing
+@testable import SubscriptionService
+@testable import WatchlistService
+
+@Suite("Watchlist limits from the tier")
+struct WatchlistLimitTests {
+    @Test("a Free user keeps 5 active watchlists; the 6th is refused with watchlist-limit saying the limit and that Pro removes it")
+    func freeLimit() async throws {
+        let fixture = try WatchlistFixture(bus: MessageBus())
+        try await fixture.running {
+            let user = try await fixture.user(tier: .free)
+            for _ in 0 ..< 5 { _ = try await fixture.watchlists.create(addRequest(user)) }
+            do throws(WatchlistError) {
+                _ = try await fixture.watchlists.create(addRequest(user))
+                Issue.record("the 6th watchlist on Free was accepted")
+            } catch {
+                #expect(error.code == "watchlist-limit")
+                #expect(error.message.contains("Free allows 5 active watchlists") && error.message.contains("Pro has no limit"))
+            }
+            #expect(try fixture.rows(user).count == 5, "nothing half-written")
+        }
+    }
+
+    @Test("a trial user (Pro's entitlements) is not limited")
+    func trialUnlimited() async throws {
+        let fixture = try WatchlistFixture(bus: MessageBus())
+        try await fixture.running {
+            let user = try await fixture.user()
+            for _ in 0 ..< 8 { _ = try await fixture.watchlists.create(addRequest(user)) }
+            var list = ListWatchlistsRequest()
+            list.userID = user
+            let listed = try await fixture.watchlists.list(list)
+            #expect(listed.activeCount == 8 && !listed.hasActiveLimit)
+        }
+    }
+
+    @Test("on a downgrade the newest watchlists beyond the limit become inactive (over-tier-limit), none is deleted; on an upgrade they return")
+    func downgradeAndUpgrade() async throws {
+        let fixture = try WatchlistFixture(bus: MessageBus())
+        try await fixture.running {
+            let user = try await fixture.user()
+            var created: [String] = []
+            for _ in 0 ..< 7 {
+                created.append(try await fixture.watchlists.create(addRequest(user)).watchlist.watchlistID)
+                fixture.clock.advance(by: 1)
+            }
+            var byUser = UpdateWatchlistRequest()
+            byUser.watchlistID = created[0]
+            byUser.userID = user
+            byUser.active = false
+            _ = try await fixture.watchlists.update(byUser)
+
+            var set = SetTierRequest()
+            set.userID = user
+            set.tier = .free
+            _ = try await fixture.subscription.setTier(set)
+            try await waitUntil("the downgrade reached the watchlists") { (try? fixture.rows(user).count(where: { !$0.active })) == 2 }
+            let rows = try fixture.rows(user)
+            #expect(rows.count == 7, "nothing is deleted")
+            let over = Set(rows.filter { $0.inactiveReason == Watchlist.InactiveReason.overTierLimit.rawValue }.map(\.watchlistID))
+            #expect(over == [created[6]], "the newest beyond Free's 5 active: \(over)")
+            #expect(rows.first { $0.watchlistID == created[0] }?.inactiveReason == Watchlist.InactiveReason.byUser.rawValue)
+            #expect(rows.count(where: \.active) == 5)
+
+            set.tier = .pro
+            set.product = .annual
+            _ = try await fixture.subscription.setTier(set)
+            try await waitUntil("the upgrade reached the watchlists") { (try? fixture.rows(user).count(where: \.active)) == 6 }
+            #expect(try fixture.rows(user).first { $0.watchlistID == created[0] }?.active == false, "one the user switched off stays off")
+        }
+    }
+
+    @Test("a redelivered TierChanged is applied once (the inbox)")
+    func tierChangeOnce() async throws {
+        let bus = MessageBus()
+        let fixture = try WatchlistFixture(bus: bus)
+        let changes = bus.subscribe(TierChanged.self)
+        let subscriptionTask = Task { try await fixture.subscription.run() }
+        defer { subscriptionTask.cancel() }
+        try await withTimeLimit("the test body finished") {
+            let user = try await fixture.user()
+            for _ in 0 ..< 6 { _ = try await fixture.watchlists.create(addRequest(user)) }
+            var set = SetTierRequest()
+            set.userID = user
+            set.tier = .free
+            _ = try await fixture.subscription.setTier(set)
+            var iterator = changes.makeAsyncIterator()
+            var downgrade: Delivery<TierChanged>?
+            while let delivery = await iterator.next() {
+                if delivery.event.current == .free { downgrade = delivery; break }
+            }
+            let delivery = try #require(downgrade)
+            #expect(await fixture.watchlists.apply(delivery)?.count == 1)
+            #expect(await fixture.watchlists.apply(delivery) == nil, "the second delivery of the same event changes nothing")
+            #expect(try fixture.rows(user).count(where: \.active) == 5)
+        }
+    }
+}

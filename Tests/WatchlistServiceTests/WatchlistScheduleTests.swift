@@ -1,0 +1,125 @@
+import FareLensBus
+import FareLensMessages
+import FareLensTesting
+import Foundation
+import Testing
+@testable import SubscriptionService
+@testable import WatchlistService
+
+@Suite("Scheduled checks in the user's local time")
+struct WatchlistScheduleTests {
+    /// The local hour and minute of `date` in `zone`.
+    func local(_ date: Date, _ zone: String) throws -> (Int, Int) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: zone))
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        return (parts.hour ?? -1, parts.minute ?? -1)
+    }
+
+    @Test("a Free user's watchlists are checked at 09:00 local plus their jitter, not a second earlier, and the next check is planned for the next day")
+    func freeAtNine() async throws {
+        let fixture = try WatchlistFixture(bus: MessageBus())
+        try await fixture.running {
+            let user = try await fixture.user(tier: .free)
+            fixture.search.setPrice("JFK-NRT", 70_000)
+            _ = try await fixture.watchlists.create(addRequest(user))
+            _ = try await fixture.watchlists.create(addRequest(user, "JFK", "LHR"))
+            fixture.search.setPrice("JFK-LHR", 40_000)
+            let owner = try #require(try fixture.owner(user))
+            let due = WatchlistService.date(owner.nextCheckAtUnixMs)
+            let jitter = CheckSchedule.jitter(forUser: user)
+            let unjittered = due.addingTimeInterval(-Double(jitter))
+            #expect(try local(unjittered, "America/New_York") == (9, 0))
+            fixture.clock.advance(by: due.timeIntervalSince(fixture.clock.now()) - 1)
+            #expect(await fixture.watchlists.runDueChecks() == 0)
+            fixture.clock.advance(by: 1)
+            #expect(await fixture.watchlists.runDueChecks() == 2)
+            #expect(await fixture.watchlists.runDueChecks() == 0, "checked once per slot")
+            let next = WatchlistService.date(try #require(try fixture.owner(user)).nextCheckAtUnixMs)
+            #expect(next.timeIntervalSince(due) == 86_400, "Free: the next day's 09:00 (no DST change in September)")
+            #expect(fixture.search.requests.get().allSatisfy { $0.purpose == .freeWatchlist })
+        }
+    }
+
+    @Test("a Pro user is checked at 09:00 and 18:00 local")
+    func proTwiceADay() async throws {
+        let fixture = try WatchlistFixture(bus: MessageBus())
+        try await fixture.running {
+            let user = try await fixture.user(timeZone: "Asia/Kolkata", tier: .pro)
+            fixture.search.setPrice("DEL-LHR", 50_000)
+            _ = try await fixture.watchlists.create(addRequest(user, "DEL", "LHR"))
+            var hours: [Int] = []
+            for _ in 0 ..< 4 {
+                let owner = try #require(try fixture.owner(user))
+                let due = WatchlistService.date(owner.nextCheckAtUnixMs)
+                hours.append(try local(due.addingTimeInterval(-Double(CheckSchedule.jitter(forUser: user))), "Asia/Kolkata").0)
+                fixture.clock.advance(by: due.timeIntervalSince(fixture.clock.now()))
+                #expect(await fixture.watchlists.runDueChecks() == 1)
+            }
+            #expect(hours == [9, 18, 9, 18] || hours == [18, 9, 18, 9])
+        }
+    }
+
+    @Test("checks that fell due while the service was down run once on start, not once per missed slot")
+    func missedChecksOnce() async throws {
+        let bus = MessageBus()
+        let fixture = try WatchlistFixture(bus: bus)
+        let changes = bus.subscribe(PriceChanged.self)
+        let user = try await withTimeLimit("set-up") {
+            let user = try await fixture.user()
+            fixture.search.setPrice("JFK-NRT", 70_000)
+            _ = try await fixture.watchlists.create(addRequest(user))
+            return user
+        }
+        // Three days (six Pro slots) pass with the service stopped.
+        fixture.clock.advance(by: 3 * 86_400)
+        try await fixture.running {
+            // run() checks what is due as it starts.
+            _ = try await firstEvents(1, of: changes)
+            #expect(await fixture.watchlists.runDueChecks() == 0)
+            #expect(fixture.search.requests.get().count == 1)
+            let next = WatchlistService.date(try #require(try fixture.owner(user)).nextCheckAtUnixMs)
+            #expect(next > fixture.clock.now() && next.timeIntervalSince(fixture.clock.now()) <= 12 * 3600 + 1800)
+        }
+    }
+
+    @Test("a user who changes time zone is next checked at 09:00 or 18:00 in the new zone")
+    func timeZoneChange() async throws {
+        let fixture = try WatchlistFixture(bus: MessageBus())
+        try await fixture.running {
+            let user = try await fixture.user()
+            _ = try await fixture.watchlists.create(addRequest(user))
+            var update = UpdateUserRequest()
+            update.userID = user
+            update.timeZone = "Australia/Lord_Howe"
+            _ = try await fixture.subscription.updateUser(update)
+            try await waitUntil("the new time zone reached the watchlists") { (try? fixture.owner(user))??.timeZone == "Australia/Lord_Howe" }
+            let owner = try #require(try fixture.owner(user))
+            let unjittered = WatchlistService.date(owner.nextCheckAtUnixMs).addingTimeInterval(-Double(CheckSchedule.jitter(forUser: user)))
+            let (hour, minute) = try local(unjittered, "Australia/Lord_Howe")
+            #expect([9, 18].contains(hour) && minute == 0)
+            #expect(unjittered > fixture.clock.now())
+        }
+    }
+
+    @Test("on New York's November change day the 09:00 check is at 14:00Z, an hour later in UTC than the day before")
+    func newYorkFallBack() async throws {
+        // 2026-10-31T12:00:00Z: the morning before the change (EDT).
+        let fixture = try WatchlistFixture(bus: MessageBus(), start: Date(timeIntervalSince1970: 1_793_448_000))
+        try await fixture.running {
+            let user = try await fixture.user(tier: .free)
+            fixture.search.setPrice("JFK-NRT", 70_000)
+            _ = try await fixture.watchlists.create(addRequest(user))
+            let jitter = Double(CheckSchedule.jitter(forUser: user))
+            var checkedAt: [Date] = []
+            for _ in 0 ..< 2 {
+                let due = WatchlistService.date(try #require(try fixture.owner(user)).nextCheckAtUnixMs)
+                fixture.clock.advance(by: due.timeIntervalSince(fixture.clock.now()))
+                #expect(await fixture.watchlists.runDueChecks() == 1)
+                checkedAt.append(due.addingTimeInterval(-jitter))
+            }
+            let formatter = ISO8601DateFormatter()
+            #expect(checkedAt.map { formatter.string(from: $0) } == ["2026-10-31T13:00:00Z", "2026-11-01T14:00:00Z"])
+        }
+    }
+}
