@@ -53,6 +53,8 @@ let package = Package(
         .library(name: "FareLensWire", targets: ["FareLensWire"]),
         .library(name: "FareLensServices", targets: ["FareLensServices"]),
         .library(name: "SearchService", targets: ["SearchService"]),
+        /// For the watchlist benchmark, which loads the service's own database and serves it on a bus.
+        .library(name: "WatchlistService", targets: ["WatchlistService"]),
         /// For the soak benchmark, which opens the search service's (in-memory) database as a node would.
         .library(name: "FareLensStore", targets: ["FareLensStore"]),
     ],

@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Benchmarks live in their own package so the test build never compiles
 /// them. Run: `swift run -c release --package-path Benchmarks bus-benchmarks`
-/// or `... wire-benchmarks` or `... search-benchmarks`.
+/// or `... wire-benchmarks`, `... search-benchmarks`, `... watchlist-benchmarks`.
 let package = Package(
     name: "FareLensBenchmarks",
     platforms: [.macOS(.v15)],
@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         /// The same-run comparison harness shared by every benchmark (docs/decisions/0002).
@@ -51,6 +52,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/SearchBenchmarks",
+            swiftSettings: [.treatAllWarnings(as: .error)]
+        ),
+        /// The watchlist service with 1 M watchlists for 200 k users: RSS, list latency, planning one day.
+        .executableTarget(
+            name: "watchlist-benchmarks",
+            dependencies: [
+                "BenchmarkHarness",
+                .product(name: "FareLensBus", package: "FareLens"),
+                .product(name: "FareLensMessages", package: "FareLens"),
+                .product(name: "FareLensRuntime", package: "FareLens"),
+                .product(name: "FareLensStore", package: "FareLens"),
+                .product(name: "WatchlistService", package: "FareLens"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/WatchlistBenchmarks",
             swiftSettings: [.treatAllWarnings(as: .error)]
         ),
         /// Distinct user searches through the in-process bus to the real search

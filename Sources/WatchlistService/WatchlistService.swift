@@ -89,6 +89,9 @@ actor WatchlistService: ServiceBehaviour {
         guard case .idle = state else { return }
         state = .running
         defer { state = .stopped }
+        if let day = try? WatchlistPlanning.day(database: database, from: clock.now()) {
+            logger.info("checks planned in the next 24 h", metadata: ["users": "\(day.users)", "checks": "\(day.checks)"])
+        }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.events.run() }
             group.addTask { for await delivery in self.tierChanges { await self.apply(delivery) } }

@@ -1111,7 +1111,9 @@ public nonisolated struct TrialEnding: Sendable {
   public init() {}
 }
 
-/// A purchase notification was applied (not published for duplicates).
+/// A purchase notification was recorded: published once per notification,
+/// not for duplicates. Also published for a stale one (money moved even if
+/// the user's state did not), with `tier` unchanged.
 /// Topic subscription.purchase-recorded (durable: revenue and conversion).
 public nonisolated struct PurchaseRecorded: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the

@@ -69,11 +69,14 @@ struct UserRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
         user.quietHours = quietHours
         user.tier = tierValue
         user.trialEndsAtUnixMs = trialEndsAtUnixMs
-        user.product = SubscriptionProduct(rawValue: product) ?? .unspecified
-        user.paidUntilUnixMs = paidUntilUnixMs
-        user.autoRenew = autoRenew
+        // The paid fields describe a Pro user only; the row keeps them after a downgrade (the ledger explains them).
+        if tierValue == .pro {
+            user.product = SubscriptionProduct(rawValue: product) ?? .unspecified
+            user.paidUntilUnixMs = paidUntilUnixMs
+            user.autoRenew = autoRenew
+            user.graceUntilUnixMs = graceUntilUnixMs
+        }
         user.createdAtUnixMs = createdAtUnixMs
-        user.graceUntilUnixMs = graceUntilUnixMs
         user.setByOperator = setByOperator
         return user
     }
