@@ -99,4 +99,27 @@ struct WatchlistLimitTests {
             #expect(try fixture.rows(user).count(where: \.active) == 5)
         }
     }
+
+    @Test("activating a watchlist beyond the tier's limit is refused with watchlist-limit and changes nothing")
+    func activationLimit() async throws {
+        let fixture = try WatchlistFixture(bus: MessageBus())
+        try await fixture.running {
+            let user = try await fixture.user(tier: .free)
+            let first = try await fixture.watchlists.create(addRequest(user)).watchlist.watchlistID
+            var update = UpdateWatchlistRequest()
+            update.watchlistID = first
+            update.userID = user
+            update.active = false
+            _ = try await fixture.watchlists.update(update)
+            for _ in 0 ..< 5 { _ = try await fixture.watchlists.create(addRequest(user)) }
+            update.active = true
+            do throws(WatchlistError) {
+                _ = try await fixture.watchlists.update(update)
+                Issue.record("a 6th active watchlist on Free was activated")
+            } catch {
+                #expect(error.code == "watchlist-limit")
+            }
+            #expect(try fixture.rows(user).first { $0.watchlistID == first }?.active == false)
+        }
+    }
 }

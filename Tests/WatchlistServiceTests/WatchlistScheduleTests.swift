@@ -122,4 +122,17 @@ struct WatchlistScheduleTests {
             #expect(checkedAt.map { formatter.string(from: $0) } == ["2026-10-31T13:00:00Z", "2026-11-01T14:00:00Z"])
         }
     }
+
+    @Test("the day ahead counts two checks for each Pro or trial user and one for each Free user")
+    func dayAhead() async throws {
+        let fixture = try WatchlistFixture(bus: MessageBus())
+        try await fixture.running {
+            let pro = try await fixture.user()
+            let free = try await fixture.user("bo@example.com", timeZone: "Asia/Kolkata", tier: .free)
+            _ = try await fixture.watchlists.create(addRequest(pro))
+            _ = try await fixture.watchlists.create(addRequest(free, "DEL", "LHR"))
+            let day = try WatchlistPlanning.day(database: fixture.database, from: fixture.clock.now())
+            #expect(day.users == 2 && day.checks == 3 && day.checksPerHour.reduce(0, +) == 3)
+        }
+    }
 }
