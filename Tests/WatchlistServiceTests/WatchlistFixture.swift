@@ -69,9 +69,10 @@ struct WatchlistFixture {
     /// - Parameters:
     ///   - bus: where subscription and search serve.
     ///   - watchlistBus: where the watchlist service serves (the same bus when nil).
-    init(bus: MessageBus, watchlistBus: MessageBus? = nil, start: Date = WatchlistFixture.start, serveSearch: Bool = true) throws {
+    ///   - searchBus: where the fake search serves (`bus` when nil).
+    init(bus: MessageBus, watchlistBus: MessageBus? = nil, searchBus: MessageBus? = nil, start: Date = WatchlistFixture.start) throws {
         clock = ManualWallClock(start)
-        if serveSearch { try search.serve(on: bus) }
+        try search.serve(on: searchBus ?? bus)
         subscription = SubscriptionService(
             database: try Self.database("subscription", SubscriptionServiceEntry.migrations), airports: BusAirportChecker(bus: bus), clock: clock, bus: bus,
             logger: quietLogger()

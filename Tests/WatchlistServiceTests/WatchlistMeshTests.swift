@@ -1,6 +1,7 @@
 import FareLensBus
 import FareLensMessages
 import FareLensTesting
+import FareLensWire
 import Foundation
 import Testing
 @testable import SubscriptionService
@@ -24,54 +25,101 @@ struct WatchlistMeshTests {
             holder.fixture.set(try WatchlistFixture(bus: server, watchlistBus: client))
         } body: { mesh in
             let fixture = try #require(holder.fixture.get())
-            let priceChanges = mesh.clientBus.subscribe(PriceChanged.self)
-            let crossings = mesh.clientBus.subscribe(ThresholdCrossed.self)
-            try await fixture.running {
-                var create = CreateUserRequest()
-                create.email = "ana@example.com"
-                create.timeZone = "America/New_York"
-                let user = try await mesh.clientBus.request(create).user
-                #expect(user.tier == .trial)
-                var set = SetTierRequest()
-                set.userID = user.userID
-                set.tier = .free
-                _ = try await mesh.clientBus.request(set)
-
-                fixture.search.setPrice("JFK-NRT", 50_000)
-                for destination in ["NRT", "LHR", "CDG", "SFO", "LAX"] {
-                    fixture.search.setPrice("JFK-\(destination)", 50_000)
-                    _ = try await mesh.clientBus.request(addRequest(user.userID, "JFK", destination) { $0.priceThreshold = usd(45_000) })
-                }
-                do throws(BusError) {
-                    _ = try await mesh.clientBus.request(addRequest(user.userID, "JFK", "BOS"))
-                    Issue.record("the 6th watchlist on Free was accepted")
-                } catch {
-                    #expect(error.kind == .remote && error.remoteCode == "watchlist-limit")
-                }
-
-                // Day 1, 09:00 New York (+ jitter): five checks, no crossing.
-                try await Self.runNextSlot(fixture, user: user.userID, expect: 5)
-                // Day 2: JFK-NRT falls to 440.00, below the 450.00 threshold: one crossing.
-                fixture.search.setPrice("JFK-NRT", 44_000)
-                try await Self.runNextSlot(fixture, user: user.userID, expect: 5)
-                // Day 3: still below: no second crossing.
-                fixture.search.setPrice("JFK-NRT", 43_000)
-                try await Self.runNextSlot(fixture, user: user.userID, expect: 5)
-
-                let changes = try await firstEvents(15, of: priceChanges)
-                #expect(changes.filter { $0.destination == "NRT" }.map(\.check.lowestPrice.minorUnits) == [50_000, 44_000, 43_000])
-                let crossed = try await firstEvents(1, of: crossings)
-                #expect(crossed.map(\.destination) == ["NRT"] && crossed[0].check.lowestPrice.minorUnits == 44_000)
-                var list = ListWatchlistsRequest()
-                list.userID = user.userID
-                let listed = try await mesh.clientBus.request(list)
-                #expect(listed.activeCount == 5 && listed.activeLimit == 5)
-                let nrt = try #require(listed.watchlists.first { $0.destination == "NRT" })
-                #expect(nrt.lastCheck.belowThreshold && nrt.lastCheck.change == usd(-1_000))
-            }
-            // No second ThresholdCrossed was published (day 3): the subscription holds nothing more.
-            #expect(crossings.bufferedCount == 0)
+            try await Self.story(fixture, client: mesh.clientBus)
         }
+    }
+
+    @Test("the same story with search, subscription and watchlists on three nodes joined over the socket (the hub and two spokes)")
+    func threeNodes() async throws {
+        let socket = temporarySocketPath()
+        var configuration = BridgeConfiguration(socketPath: socket)
+        configuration.reconnectBackoff = (.milliseconds(10), .milliseconds(100))
+        var busConfiguration = BusConfiguration()
+        busConfiguration.defaultDeadline = .seconds(20)
+        let buses = ["hub", "subscription", "watchlist"].map { name in
+            var named = busConfiguration
+            named.nodeName = name
+            return MessageBus(configuration: named)
+        }
+        let fixture = try WatchlistFixture(bus: buses[1], watchlistBus: buses[2], searchBus: buses[0])
+        let hub = BridgeHub(bus: buses[0], configuration: configuration, identity: testIdentity("hub"), logger: quietLogger())
+        buses[0].attach(hub)
+        let spokes = buses.dropFirst().map { bus in
+            let spoke = BridgeSpoke(bus: bus, configuration: configuration, identity: testIdentity(bus.configuration.nodeName), logger: quietLogger())
+            bus.attach(spoke)
+            return spoke
+        }
+        let tasks = [Task { try await hub.run() }] + spokes.map { spoke in Task { try await spoke.run() } }
+        defer { for task in tasks { task.cancel() } }
+        try await waitUntil("both spokes joined") { spokes.allSatisfy(\.isConnected) }
+        try await waitUntil("the watchlist node reaches search and subscription") {
+            var user = GetUserRequest()
+            user.userID = "u-nobody"
+            var airport = AirportLookupRequest()
+            airport.code = "JFK"
+            let subscriptionAnswers: Bool
+            do throws(BusError) {
+                _ = try await buses[2].request(user, timeout: .seconds(1))
+                subscriptionAnswers = true
+            } catch {
+                subscriptionAnswers = error.remoteCode == "unknown-user"
+            }
+            let searchAnswers = (try? await buses[2].request(airport, timeout: .seconds(1))) != nil
+            return subscriptionAnswers && searchAnswers
+        }
+        try await withTimeLimit("the story finished") { try await Self.story(fixture, client: buses[2]) }
+    }
+
+    /// A user created over the bus gets a trial and is moved to Free; five
+    /// watchlists, the 6th refused; three 09:00-local slots with one crossing.
+    static func story(_ fixture: WatchlistFixture, client: MessageBus) async throws {
+        let priceChanges = client.subscribe(PriceChanged.self)
+        let crossings = client.subscribe(ThresholdCrossed.self)
+        try await fixture.running {
+            var create = CreateUserRequest()
+            create.email = "ana@example.com"
+            create.timeZone = "America/New_York"
+            let user = try await client.request(create).user
+            #expect(user.tier == .trial)
+            var set = SetTierRequest()
+            set.userID = user.userID
+            set.tier = .free
+            _ = try await client.request(set)
+
+            fixture.search.setPrice("JFK-NRT", 50_000)
+            for destination in ["NRT", "LHR", "CDG", "SFO", "LAX"] {
+                fixture.search.setPrice("JFK-\(destination)", 50_000)
+                _ = try await client.request(addRequest(user.userID, "JFK", destination) { $0.priceThreshold = usd(45_000) })
+            }
+            do throws(BusError) {
+                _ = try await client.request(addRequest(user.userID, "JFK", "BOS"))
+                Issue.record("the 6th watchlist on Free was accepted")
+            } catch {
+                #expect(error.kind == .remote && error.remoteCode == "watchlist-limit")
+            }
+
+            // Day 1, 09:00 New York (+ jitter): five checks, no crossing.
+            try await Self.runNextSlot(fixture, user: user.userID, expect: 5)
+            // Day 2: JFK-NRT falls to 440.00, below the 450.00 threshold: one crossing.
+            fixture.search.setPrice("JFK-NRT", 44_000)
+            try await Self.runNextSlot(fixture, user: user.userID, expect: 5)
+            // Day 3: still below: no second crossing.
+            fixture.search.setPrice("JFK-NRT", 43_000)
+            try await Self.runNextSlot(fixture, user: user.userID, expect: 5)
+
+            let changes = try await firstEvents(15, of: priceChanges)
+            #expect(changes.filter { $0.destination == "NRT" }.map(\.check.lowestPrice.minorUnits) == [50_000, 44_000, 43_000])
+            let crossed = try await firstEvents(1, of: crossings)
+            #expect(crossed.map(\.destination) == ["NRT"] && crossed[0].check.lowestPrice.minorUnits == 44_000)
+            var list = ListWatchlistsRequest()
+            list.userID = user.userID
+            let listed = try await client.request(list)
+            #expect(listed.activeCount == 5 && listed.activeLimit == 5)
+            let nrt = try #require(listed.watchlists.first { $0.destination == "NRT" })
+            #expect(nrt.lastCheck.belowThreshold && nrt.lastCheck.change == usd(-1_000))
+        }
+        // No second ThresholdCrossed was published (day 3): the subscription holds nothing more.
+        #expect(crossings.bufferedCount == 0)
     }
 
     /// Moves the clock to the user's next planned check and runs what is due.
