@@ -74,14 +74,13 @@ struct WatchlistsCommand: AsyncParsableCommand {
             abstract: "Show one of a user's watchlists.",
             discussion: "Example: farelensctl watchlists show --user u-0f3a9c2b7d1e4a55 w-7c1d2e3f4a5b6c7d --json"
         )
-        @Option(name: .long, help: "The owner's user id (u-…).") var user: String
-        @Argument(help: "The watchlist id (w-…).") var watchlist: String
+        @OptionGroup var target: WatchlistTarget
         @OptionGroup var options: ConnectionOptions
 
         func run() async throws {
             var request = GetWatchlistRequest()
-            request.userID = user
-            request.watchlistID = watchlist
+            request.userID = target.user
+            request.watchlistID = target.watchlist
             let response = try await CtlRun.request(options, request)
             try WatchlistOutput.print(response.watchlist, json: options.json)
         }
@@ -94,14 +93,13 @@ struct WatchlistsCommand: AsyncParsableCommand {
             abstract: "Delete one of a user's watchlists for good.",
             discussion: "Example: farelensctl watchlists rm --user u-0f3a9c2b7d1e4a55 w-7c1d2e3f4a5b6c7d"
         )
-        @Option(name: .long, help: "The owner's user id (u-…).") var user: String
-        @Argument(help: "The watchlist id (w-…).") var watchlist: String
+        @OptionGroup var target: WatchlistTarget
         @OptionGroup var options: ConnectionOptions
 
         func run() async throws {
             var request = DeleteWatchlistRequest()
-            request.userID = user
-            request.watchlistID = watchlist
+            request.userID = target.user
+            request.watchlistID = target.watchlist
             let response = try await CtlRun.request(options, request)
             if options.json {
                 try CtlRun.printJSON(["deleted": response.watchlistID])
@@ -117,8 +115,7 @@ struct WatchlistsCommand: AsyncParsableCommand {
             abstract: "Mute a watchlist's alerts for 7 or 30 days from now; --days 0 unmutes.",
             discussion: "Example: farelensctl watchlists mute --user u-0f3a9c2b7d1e4a55 w-7c1d2e3f4a5b6c7d --days 7"
         )
-        @Option(name: .long, help: "The owner's user id (u-…).") var user: String
-        @Argument(help: "The watchlist id (w-…).") var watchlist: String
+        @OptionGroup var target: WatchlistTarget
         @Option(name: .long, help: "7 or 30 days from now; 0 unmutes.") var days: Int
         @OptionGroup var options: ConnectionOptions
 
@@ -128,8 +125,8 @@ struct WatchlistsCommand: AsyncParsableCommand {
 
         func run() async throws {
             var request = UpdateWatchlistRequest()
-            request.userID = user
-            request.watchlistID = watchlist
+            request.userID = target.user
+            request.watchlistID = target.watchlist
             request.muteDays = Int32(days)
             let response = try await CtlRun.request(options, request)
             try WatchlistOutput.print(response.watchlist, json: options.json)
@@ -142,14 +139,13 @@ struct WatchlistsCommand: AsyncParsableCommand {
             abstract: "Check an active watchlist now (a search), as the schedule would; publishes the same events.",
             discussion: "Example: farelensctl watchlists check --user u-0f3a9c2b7d1e4a55 w-7c1d2e3f4a5b6c7d"
         )
-        @Option(name: .long, help: "The owner's user id (u-…).") var user: String
-        @Argument(help: "The watchlist id (w-…).") var watchlist: String
+        @OptionGroup var target: WatchlistTarget
         @OptionGroup var options: ConnectionOptions
 
         func run() async throws {
             var request = CheckWatchlistNowRequest()
-            request.userID = user
-            request.watchlistID = watchlist
+            request.userID = target.user
+            request.watchlistID = target.watchlist
             let response = try await CtlRun.request(options, request)
             try WatchlistOutput.print(response.watchlist, json: options.json, thresholdCrossed: response.thresholdCrossed)
         }
@@ -220,4 +216,11 @@ enum WatchlistArguments {
     static func isDigits(_ text: Substring) -> Bool {
         !text.isEmpty && text.allSatisfy { $0.isASCII && $0.isNumber }
     }
+}
+
+/// Which watchlist a command acts on: the owner (the service checks
+/// ownership) and the watchlist id.
+struct WatchlistTarget: ParsableArguments {
+    @Option(name: .long, help: "The owner's user id (u-…).") var user: String
+    @Argument(help: "The watchlist id (w-…).") var watchlist: String
 }
