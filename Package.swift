@@ -32,11 +32,15 @@ let serviceNames = [
     "SubscriptionService", "AlertsService", "AnalyticsService",
 ]
 let serviceTargets: [Target] = serviceNames.map { name in
-    let extra: [Target.Dependency] = name == "SearchService" ? [httpClient, nioCore, configuration] : []
+    let extra: [Target.Dependency] = switch name {
+    case "SearchService": [httpClient, nioCore, configuration]
+    case "ScoringService": [protobuf]
+    default: []
+    }
     return .target(
         name: name,
         dependencies: ["FareLensBus", "FareLensMessages", "FareLensStore", "FareLensRuntime", log, lifecycle, grdb] + extra,
-        resources: name == "SearchService" ? [.copy("Resources")] : nil,
+        resources: ["SearchService", "ScoringService"].contains(name) ? [.copy("Resources")] : nil,
         swiftSettings: strict
     )
 }
@@ -178,9 +182,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "ScoringServiceTests",
+            dependencies: ["ScoringService", "SearchService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log, propertyBased, configuration],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "WatchlistServiceTests",
             dependencies: ["WatchlistService", "SubscriptionService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log],
             swiftSettings: strict
         ),
+        .testTarget(name: "FarelensctlTests", dependencies: ["farelensctl", "FareLensMessages"], swiftSettings: strict),
     ] + serviceTargets
 )

@@ -1,31 +1,119 @@
 import FareLensBus
+import FareLensMessages
 import FareLensRuntime
+import FareLensStore
+import Foundation
+import GRDB
+import Logging
 
-/// The scoring service's actor: the template its features will fill in.
+/// The scoring service's actor: price history, DealScore and the deal feed
+/// (SPEC §2; docs/scoring.md).
 ///
-/// A shell today, honestly: it registers **no** handlers and subscribes to
-/// nothing, and `run()` has no background work. What it fixes is the shape
-/// DESIGN.md asks for: the service's mutable state will be this actor's
-/// (kept in `State` and re-checked after every `await`), the bus will reach
-/// it with an actor hop, and its long-running work will live in `run()`.
+/// It learns only from `search.fare-observed`, each event applied once
+/// through the inbox (a redelivered fare is not counted twice): the fare is
+/// scored against its route's history *before* it, folded into that history,
+/// and kept as a current deal when it scores 60 or more (`DealScored`; 90 or
+/// more also durable `ExceptionalDeal`). Its state is `scoring.sqlite`
+/// (tables `daily_minimum` and `deal`) and, for the feed, the current deals
+/// in memory (`current`), loaded from `deal` when `run()` starts.
 actor ScoringService: ServiceBehaviour {
     private enum State {
         /// Built, `run()` not yet called.
         case idle
-        /// `run()` was called; there is no background work yet.
+        /// `run()` is ingesting fares and publishing.
         case running
+        /// `run()` returned.
+        case stopped
     }
 
     private var state = State.idle
+    let database: ServiceDatabase
+    let bus: MessageBus
+    let clock: any WallClock
+    let reference: ReferenceData
+    let events: DeferredPublisher
+    let logger: Logger
+    private let fares: EventSubscription<FareObserved>
+    /// Current deals by id: the feed's working set.
+    var current: [String: Deal] = [:]
+    /// How often expired deals and history past retention are removed.
+    let housekeepingInterval: Duration
 
-    init() {}
+    /// The inbox consumer name under which observed fares are recorded.
+    static let fareConsumer = "scoring.fare-observed"
 
-    /// Registers nothing yet: the scoring messages have no handlers.
-    nonisolated func register(on bus: MessageBus) throws {}
+    init(database: ServiceDatabase, bus: MessageBus, clock: any WallClock, reference: ReferenceData, housekeepingInterval: Duration = .seconds(3600), logger: Logger) {
+        self.database = database
+        self.bus = bus
+        self.clock = clock
+        self.reference = reference
+        self.events = DeferredPublisher(bus: bus, owner: "scoring", logger: logger)
+        self.housekeepingInterval = housekeepingInterval
+        self.logger = logger
+        // Subscribed here, before the node's hello, so the topic is routed to this node from the start.
+        self.fares = bus.subscribe(FareObserved.self, bufferSize: 4096)
+    }
 
-    /// No background work yet: marks the service running and returns at once.
+    nonisolated func register(on bus: MessageBus) throws {
+        try bus.serve(ScoreFareRequest.self) { request, _ in try await self.scoreFare(request) }
+        try bus.serve(PriceHistoryRequest.self) { request, _ in try await self.priceHistory(request) }
+        try bus.serve(DealFeedRequest.self) { request, context in try await self.dealFeed(request, context: context) }
+    }
+
+    /// Loads the current deals, then ingests observed fares, publishes and
+    /// keeps house every `housekeepingInterval` until cancelled.
     func run() async throws {
         guard case .idle = state else { return }
         state = .running
+        defer { state = .stopped }
+        loadCurrentDeals()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.events.run() }
+            group.addTask { for await delivery in self.fares { await self.ingest(delivery) } }
+            group.addTask {
+                while !Task.isCancelled {
+                    await self.keepHouse()
+                    try? await Task.sleep(for: self.housekeepingInterval)  // safe: the housekeeping period; ends on cancellation
+                }
+                self.fares.cancel()
+                self.events.finish()
+            }
+        }
     }
+
+    /// Reads the unexpired deals into `current`.
+    func loadCurrentDeals() {
+        let nowMs = Self.unixMs(clock.now())
+        do {
+            let records = try database.writer.read { db in try DealRecord.filter(Column("expiresAtUnixMs") > nowMs).fetchAll(db) }
+            current = Dictionary(records.compactMap { $0.deal.map { ($0.dealID, $0) } }, uniquingKeysWith: { first, _ in first })
+            logger.info("current deals loaded", metadata: ["deals": "\(current.count)"])
+        } catch {
+            logger.error("current deals not loaded; the feed starts empty", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Drops expired deals, history past retention and inbox entries older than the retention.
+    func keepHouse() {
+        let now = clock.now()
+        let nowMs = Self.unixMs(now)
+        current = current.filter { $0.value.expiresAtUnixMs > nowMs }
+        let oldestDay = Self.day(of: now) - DailyMinimumRecord.retentionDays
+        do {
+            try database.writer.write { db in
+                try DealRecord.filter(Column("expiresAtUnixMs") <= nowMs).deleteAll(db)
+                try DailyMinimumRecord.filter(Column("day") < oldestDay).deleteAll(db)
+            }
+            try database.pruneInbox(appliedBefore: now.addingTimeInterval(-7 * 86_400))
+        } catch {
+            logger.error("housekeeping failed; retrying on the next round", metadata: ["error": "\(error)"])
+        }
+    }
+
+    static func unixMs(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    /// Days since 1970-01-01 in UTC.
+    static func day(of date: Date) -> Int { Int((date.timeIntervalSince1970 / 86_400).rounded(.down)) }
+
+    static func day(ofUnixMs unixMs: Int64) -> Int { Int((Double(unixMs) / 86_400_000).rounded(.down)) }
 }

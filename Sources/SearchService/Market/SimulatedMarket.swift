@@ -1,3 +1,4 @@
+public import FareLensRuntime
 public import FareLensMessages
 public import Foundation
 

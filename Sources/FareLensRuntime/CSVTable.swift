@@ -1,13 +1,17 @@
 /// Reads the bundled data files: RFC 4180 CSV (quoted fields may hold
 /// commas and doubled quotes; no embedded newlines in our files).
 /// Hand-written instead of a dependency: see docs/decisions/0004-bundled-csv-reader.md.
-struct CSVTable {
-    let header: [String]
-    let rows: [[String]]
+/// Shared by the services that bundle real data (search, scoring).
+public struct CSVTable: Sendable {
+    /// The first line's fields.
+    public let header: [String]
+    /// Every other line's fields, as many as the header's.
+    public let rows: [[String]]
+    /// The file's name without `.csv`, for errors.
+    public let name: String
 
-    let name: String
-
-    init(text: String, name: String) throws(BundledDataError) {
+    /// Parses `text`; a line with another field count than the header is an error.
+    public init(text: String, name: String) throws(BundledDataError) {
         self.name = name
         var lines = text.split(whereSeparator: \.isNewline).map(String.init)
         let header = lines.isEmpty ? [] : Self.fields(lines.removeFirst())
@@ -20,14 +24,15 @@ struct CSVTable {
     }
 
     /// The column index of `column`.
-    func column(_ column: String) throws(BundledDataError) -> Int {
+    public func column(_ column: String) throws(BundledDataError) -> Int {
         guard let index = header.firstIndex(of: column) else {
             throw BundledDataError(file: name + ".csv", reason: "no column '\(column)' (regenerate with ops/data/derive.py)")
         }
         return index
     }
 
-    static func fields(_ line: String) -> [String] {
+    /// The fields of one line.
+    public static func fields(_ line: String) -> [String] {
         var fields: [String] = []
         var current = ""
         var quoted = false
@@ -50,4 +55,15 @@ struct CSVTable {
         fields.append(current)
         return fields
     }
+}
+
+/// A bundled data file is missing or malformed: a packaging fault, reported at start-up.
+public struct BundledDataError: Error, Sendable, CustomStringConvertible {
+    public let file: String
+    public let reason: String
+    public init(file: String, reason: String) {
+        self.file = file
+        self.reason = reason
+    }
+    public var description: String { "data file \(file): \(reason)" }
 }

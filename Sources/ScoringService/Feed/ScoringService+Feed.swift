@@ -1,0 +1,65 @@
+import FareLensBus
+import FareLensMessages
+import Foundation
+
+extension ScoringService {
+    /// One user's deal feed: the current deals (score ≥ 60, departing today
+    /// or later in the user's zone, not expired) that pass the filter, ranked
+    /// by ``DealRanking``; Free sees the top `visible_deals` (20), trial and
+    /// Pro all. The user's tier, entitlements and preferred airports come
+    /// from the subscription service and their watchlists from the watchlist
+    /// service, over the bus (the request's own `tier` is not trusted).
+    func dealFeed(_ request: DealFeedRequest, context: RequestContext? = nil) async throws(ScoringError) -> DealFeedResponse {
+        guard !request.userID.isEmpty else { throw .invalidField("user_id", "is required") }
+        guard request.limit >= 0 else { throw .invalidField("limit", "must not be negative") }
+        if request.filter.hasMaxPrice { _ = try Self.price(request.filter.maxPrice) }
+        var userRequest = GetUserRequest()
+        userRequest.userID = request.userID
+        let user: GetUserResponse
+        do {
+            user = try await bus.request(userRequest, parent: context)
+        } catch {
+            if error.kind == .remote, error.remoteCode == "unknown-user" { throw .unknownUser(request.userID) }
+            throw .unavailable("subscription", "\(error)")
+        }
+        let watchlists = await activeWatchlists(request.userID, context: context)
+        let zone = TimeZone(identifier: user.user.timeZone) ?? .gmt
+        let now = clock.now()
+        let ranking = DealRanking(
+            preferred: Dictionary(user.user.preferredAirports.map { ($0.code, $0.weight) }, uniquingKeysWith: max),
+            watchlists: watchlists, metroOf: reference.metroOf)
+        let matching = DealRanking.filter(
+            Array(current.values), request.filter, today: CalendarDate.of(now, in: zone), nowMs: Self.unixMs(now), metroOf: reference.metroOf)
+        let ranked = ranking.rank(matching)
+        var response = DealFeedResponse()
+        response.totalMatching = Int32(ranked.count)
+        var shown = ranked
+        if user.entitlements.hasVisibleDeals, shown.count > Int(user.entitlements.visibleDeals) {
+            shown = Array(shown.prefix(Int(user.entitlements.visibleDeals)))
+            response.cappedByTier = true
+        }
+        if request.limit > 0 { shown = Array(shown.prefix(Int(request.limit))) }
+        response.deals = shown
+        return response
+    }
+
+    /// The user's active watchlists' routes; none when the watchlist service
+    /// cannot be asked (the feed is then ranked without the watchlist boost).
+    private func activeWatchlists(_ userID: String, context: RequestContext?) async -> [DealRanking.WatchedRoute] {
+        var request = ListWatchlistsRequest()
+        request.userID = userID
+        do {
+            return try await bus.request(request, parent: context).watchlists.map {
+                DealRanking.WatchedRoute(watchlistID: $0.watchlistID, origin: $0.origin, destination: $0.destination, cabin: $0.cabin)
+            }
+        } catch {
+            logger.notice("deal feed without watchlists: the watchlist service did not answer", metadata: ["user": "\(userID)", "error": "\(error)"])
+            return []
+        }
+    }
+
+    /// Puts a deal in the feed's working set directly (tests of the feed, without fares).
+    func setCurrentForTesting(_ deal: Deal) {
+        current[deal.dealID] = deal
+    }
+}

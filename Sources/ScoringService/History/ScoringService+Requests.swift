@@ -1,0 +1,127 @@
+import FareLensBus
+import FareLensMessages
+import Foundation
+import GRDB
+
+extension ScoringService {
+    /// Scores a hypothetical fare against its route's history (nothing is
+    /// recorded): "not enough data yet" with fewer than 7 days of history.
+    func scoreFare(_ request: ScoreFareRequest) async throws(ScoringError) -> ScoreFareResponse {
+        let origin = try await airport(request.origin, field: "origin")
+        let destination = try await airport(request.destination, field: "destination")
+        guard origin != destination else { throw .invalidField("destination", "is the same as the origin (\(origin))") }
+        guard request.hasDepartureDate, let departure = CalendarDate(request.departureDate) else {
+            throw .invalidField("departure_date", "is not a real calendar date")
+        }
+        let today = Self.day(of: clock.now())
+        guard departure.daysSinceEpoch >= today else { throw .invalidField("departure_date", "\(departure) is in the past") }
+        let price = try Self.price(request.price)
+        let cabin = try Self.cabin(request.cabin)
+        let month = departure.year * 100 + departure.month
+        let history = try read { db in
+            try DailyMinimumRecord.days(
+                origin: origin, destination: destination, cabin: cabin.rawValue, departureMonth: month, currency: price.currency,
+                since: today - DailyMinimumRecord.retentionDays, in: db)
+        }
+        var response = ScoreFareResponse()
+        response.score = DealScoreFormula.score(ScoreInput(
+            price: price.minorUnits, currency: price.currency, statistics: RouteStatistics.compute(history, today: today),
+            routeObservations: reference.observations(origin, destination), daysToDeparture: departure.daysSinceEpoch - today,
+            carrier: reference.carriers[request.carrier.uppercased()]))
+        return response
+    }
+
+    /// A route's history for one departure month (or all months): averages,
+    /// typical range, 6-month low and the 30-day series, each from the
+    /// route's main currency. With fewer than 7 days only the count and the series.
+    func priceHistory(_ request: PriceHistoryRequest) async throws(ScoringError) -> PriceHistoryResponse {
+        let origin = try await airport(request.origin, field: "origin")
+        let destination = try await airport(request.destination, field: "destination")
+        let month: Int
+        switch (request.departureYear, request.departureMonth) {
+        case (0, 0): month = 0
+        case (2000 ... 2100, 1 ... 12): month = Int(request.departureYear) * 100 + Int(request.departureMonth)
+        case (_, 1 ... 12): throw .invalidField("departure_year", "\(request.departureYear) is not in 2000–2100")
+        default: throw .invalidField("departure_month", "\(request.departureMonth) is not a month (1–12)")
+        }
+        let cabin = try Self.cabin(request.cabin)
+        let today = Self.day(of: clock.now())
+        let (currency, days) = try read { db in
+            let currency = try DailyMinimumRecord.mainCurrency(origin: origin, destination: destination, cabin: cabin.rawValue, in: db)
+            return (currency, try DailyMinimumRecord.days(
+                origin: origin, destination: destination, cabin: cabin.rawValue, departureMonth: month, currency: currency,
+                since: today - DailyMinimumRecord.retentionDays, in: db))
+        }
+        var response = PriceHistoryResponse()
+        response.series30Days = days.filter { $0.day > today - 30 && $0.day <= today }.map { day in
+            var point = PricePoint()
+            point.date = CalendarDate(daysSinceEpoch: day.day).message
+            point.minPrice = Self.money(Double(day.minimum), currency)
+            point.observations = Int32(clamping: day.observations)
+            return point
+        }
+        guard let statistics = RouteStatistics.compute(days, today: today) else { return response }
+        response.daysOfHistory = Int32(statistics.daysOfHistory)
+        response.enoughData = statistics.enoughData
+        response.updatedAtUnixMs = Int64(days.last?.day ?? 0) * 86_400_000
+        guard statistics.enoughData else { return response }
+        if let average30 = statistics.average30 { response.average30Days = Self.money(average30, currency) }
+        response.average90Days = Self.money(statistics.average90, currency)
+        response.typicalLow = Self.money(statistics.typicalLow, currency)
+        response.typicalHigh = Self.money(statistics.typicalHigh, currency)
+        response.lowSixMonths = Self.money(Double(statistics.lowestSixMonths), currency)
+        response.lowSixMonthsDate = CalendarDate(daysSinceEpoch: statistics.lowestSixMonthsDay).message
+        return response
+    }
+
+    // MARK: Checks and helpers
+
+    /// A code search's directory knows, upper-cased.
+    func airport(_ raw: String, field: String) async throws(ScoringError) -> String {
+        let code = raw.trimmingCharacters(in: .whitespaces).uppercased()
+        guard code.count == 3, code.allSatisfy({ $0.isASCII && $0.isLetter }) else { throw .invalidField(field, "'\(raw)' is not a three-letter IATA code") }
+        do {
+            guard try await AirportLookupRequest.isKnown(code, on: bus) else { throw ScoringError.unknownAirport(code, field: field) }
+        } catch let error as ScoringError {
+            throw error
+        } catch {
+            throw .unavailable("search's airport directory", "\(error)")
+        }
+        return code
+    }
+
+    /// A price above zero in a known currency.
+    static func price(_ money: Money) throws(ScoringError) -> Money {
+        var price = money
+        price.currency = money.currency.uppercased()
+        guard Self.currencies.contains(price.currency) else { throw .invalidField("price.currency", "'\(money.currency)' is not an ISO 4217 currency code") }
+        guard price.minorUnits > 0 else { throw .invalidField("price", "must be above zero") }
+        return price
+    }
+
+    static let currencies = Set(Locale.commonISOCurrencyCodes)
+
+    /// Unspecified means economy.
+    static func cabin(_ cabin: Cabin) throws(ScoringError) -> Cabin {
+        switch cabin {
+        case .unspecified: return .economy
+        case .economy, .premiumEconomy, .business, .first: return cabin
+        default: throw .invalidField("cabin", "\(cabin) is not a cabin")
+        }
+    }
+
+    static func money(_ minorUnits: Double, _ currency: String) -> Money {
+        var money = Money()
+        money.currency = currency
+        money.minorUnits = Int64(minorUnits.rounded())
+        return money
+    }
+
+    func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws(ScoringError) -> T {
+        do {
+            return try database.writer.read { db in try body(db) }
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+}

@@ -1,0 +1,415 @@
+import FareLensMessages
+import Foundation
+
+/// A carrier's record (real data, carrier-reliability.csv): fractions, e.g. 0.818 and 0.0094.
+struct CarrierRecord: Sendable, Equatable {
+    /// The fraction of flights on time (0.818 for 81.8%).
+    var onTime: Double
+    /// The fraction of flights cancelled or diverted (0.0094 for 0.94%).
+    var cancelledOrDiverted: Double
+}
+
+/// Everything one score needs.
+struct ScoreInput: Sendable {
+    /// Per-person price, minor units.
+    var price: Int64
+    /// ISO 4217, the same as the history's.
+    var currency: String
+    /// The route's history; nil or not `enoughData` → NOT_ENOUGH_DATA.
+    var statistics: RouteStatistics?
+    /// Observation count in the real fare data; nil when the route is not in it (scored as a median route).
+    var routeObservations: Int?
+    /// Days from today to the departure date.
+    var daysToDeparture: Int
+    /// The carrier's record; nil → neutral.
+    var carrier: CarrierRecord?
+}
+
+/// The DealScore: an integer 0–100, the documented weighted sum of four
+/// components (docs/scoring.md, "DealScore formula"; SPEC §2).
+///
+/// Each component scores a fraction `f` in 0…1 of its weight and contributes
+/// `round(weight × f)` points, so the points of the four components always
+/// sum to the score and the score is in 0…100 (the weights sum to 100).
+///
+/// Pure and O(1): no allocation beyond the message's own arrays and the
+/// typical-price text; the other reason texts come from tables built once.
+enum DealScoreFormula {
+    // MARK: Weights (the components' max points; they sum to 100)
+
+    /// Discount against the 90-day average, tempered by dispersion: the dominant factor.
+    static let discountWeight = 70
+    /// Route popularity: observation counts in the real fare data.
+    static let popularityWeight = 10
+    /// Time to departure: best 3–8 weeks out.
+    static let departureWeight = 10
+    /// Carrier reliability: on-time and cancelled-or-diverted rates.
+    static let reliabilityWeight = 10
+
+    // MARK: Discount
+
+    /// Share of the z-score in the discount strength `s = zShare · z + (1 − zShare) · d / referenceDiscount`.
+    static let zShare = 0.8
+    /// The discount `d` that counts as much as one standard deviation in the strength.
+    static let referenceDiscount = 0.25
+    /// The standard deviation is taken as at least this fraction of the average,
+    /// so a route whose price never moves does not make a cent's drop exceptional.
+    static let dispersionFloor = 0.04
+    /// Steepness `k` of the saturating curve `f = tanh(k · s)`.
+    static let discountSteepness = 1.15
+
+    // MARK: Popularity
+
+    /// The observation count scored as neutral (f = ½): about the median route in the fare data (69).
+    static let medianObservations = 70.0
+    /// Popularity reaches f = 1 at this many times the median count, and 0 at the median over it.
+    static let popularitySpan = 20.0
+
+    // MARK: Time to departure
+
+    /// Departures in this window (days) score full points.
+    static let bestDepartureWindow = 21 ... 56
+    /// f when departing today; rises linearly to 1 at the window's start.
+    static let departingTodayFraction = 0.2
+    /// From the window's end, f falls linearly to `farFractionFloor` at this many days and stays there.
+    static let farDepartureDays = 240
+    /// f for departures `farDepartureDays` or more away.
+    static let farFractionFloor = 0.3
+
+    // MARK: Reliability
+
+    /// The reference carrier (f = ½, as an unknown carrier): about the flight-weighted mean of the data.
+    static let referenceOnTime = 0.78
+    /// The reference carrier's cancelled-or-diverted fraction.
+    static let referenceCancelled = 0.02
+    /// f gains this much per unit of on-time fraction above the reference (+0.1 → +0.2).
+    static let onTimeSlope = 2.0
+    /// f loses this much per unit of cancelled-or-diverted fraction above the reference (+0.01 → −0.05).
+    static let cancelledSlope = 5.0
+
+    // MARK: Rules
+
+    /// More than this fraction below the 90-day average is a hot deal (exactly 40% is not).
+    /// Compared exactly as `5 · price < 3 · average`, so rounding never makes exactly 40% hot.
+    static let hotDealDiscount = 0.40
+
+    // MARK: Scoring
+
+    /// The fare's DealScore with every field filled (NOT_ENOUGH_DATA: score 0, no components).
+    static func score(_ input: ScoreInput) -> DealScore {
+        var result = DealScore()
+        guard let statistics = input.statistics, statistics.enoughData else {
+            result.score = 0
+            result.tier = .notEnoughData
+            result.reasons = [Reasons.notEnoughData(days: input.statistics?.daysOfHistory ?? 0)]
+            return result
+        }
+
+        let average = statistics.average90
+        let price = Double(input.price)
+        let discount = average > 0 ? (average - price) / average : 0
+        let basisPoints = clampedInt32((discount * 10_000).rounded())
+
+        let discountPoints = points(discountWeight, discountFraction(price: price, statistics: statistics))
+        let popularityPoints = points(popularityWeight, popularityFraction(input.routeObservations))
+        let departurePoints = points(departureWeight, departureFraction(days: input.daysToDeparture))
+        let reliability = reliabilityFraction(input.carrier)
+        let reliabilityPoints = points(reliabilityWeight, reliability)
+        let total = discountPoints + popularityPoints + departurePoints + reliabilityPoints
+
+        let discountReason = Reasons.discount(basisPoints: basisPoints)
+        let lowest = input.price <= statistics.lowestSixMonths
+        let typicalLow = minorUnits(statistics.typicalLow)
+        let typicalHigh = minorUnits(statistics.typicalHigh)
+        let code = Reasons.normalizedCode(input.currency)
+
+        result.score = Int32(total)
+        result.tier = tier(total)
+        result.hotDeal = average > 0 && price * 5 < average * 3 // price < (1 − hotDealDiscount) · average
+        result.discountBasisPoints = basisPoints
+        result.lowestInSixMonths = lowest
+        result.average90Days = money(minorUnits(average), code: code)
+        result.typicalLow = money(typicalLow, code: code)
+        result.typicalHigh = money(typicalHigh, code: code)
+        result.components = [
+            component(.discount, discountPoints, discountWeight, input: discount, reason: discountReason),
+            component(
+                .routePopularity, popularityPoints, popularityWeight,
+                input: Double(input.routeObservations ?? 0),
+                reason: Reasons.popularity(input.routeObservations, points: popularityPoints)
+            ),
+            component(
+                .timeToDeparture, departurePoints, departureWeight,
+                input: Double(input.daysToDeparture), reason: Reasons.departure(days: input.daysToDeparture)
+            ),
+            component(
+                .carrierReliability, reliabilityPoints, reliabilityWeight,
+                input: input.carrier?.onTime ?? 0, reason: Reasons.reliability(input.carrier, fraction: reliability)
+            ),
+        ]
+        var reasons: [String] = []
+        reasons.reserveCapacity(3)
+        reasons.append(discountReason)
+        if lowest { reasons.append(Reasons.lowestInSixMonths) }
+        reasons.append(Reasons.typicalPrice(low: typicalLow, high: typicalHigh, code: code))
+        result.reasons = reasons
+        return result
+    }
+
+    /// The tier of a score: ≥ 90 EXCEPTIONAL_PUSHED, ≥ 80 EXCEPTIONAL, ≥ 60 GOOD, below NOT_SHOWN.
+    /// (NOT_ENOUGH_DATA is decided by the history, not by a score.)
+    static func tier(_ score: Int) -> DealTier {
+        switch score {
+        case 90...: .exceptionalPushed
+        case 80 ..< 90: .exceptional
+        case 60 ..< 80: .good
+        default: .notShown
+        }
+    }
+
+    // MARK: Component fractions (each 0…1)
+
+    /// Discount fraction: `tanh(k · s)` for strength `s = 0.8 · z + 0.2 · d / 0.25 > 0`, else 0, where
+    /// `d = (average − price) / average` and `z = (average − price) / max(sd, 0.04 · average)`.
+    static func discountFraction(price: Double, statistics: RouteStatistics) -> Double {
+        let average = statistics.average90
+        guard average > 0 else { return 0 }
+        let drop = average - price
+        let spread = max(statistics.standardDeviation90, dispersionFloor * average)
+        let strength = zShare * (drop / spread) + (1 - zShare) * (drop / average) / referenceDiscount
+        guard strength > 0 else { return 0 }
+        return tanh(discountSteepness * strength)
+    }
+
+    /// Popularity fraction on a log scale: `½ + ln(n / 70) / (2 · ln 20)`, clamped to 0…1;
+    /// ½ (a median route) when the route is not in the fare data.
+    static func popularityFraction(_ observations: Int?) -> Double {
+        guard let observations else { return 0.5 }
+        guard observations > 0 else { return 0 }
+        let fraction = 0.5 + log(Double(observations) / medianObservations) / (2 * log(popularitySpan))
+        return min(max(fraction, 0), 1)
+    }
+
+    /// Time-to-departure fraction: 1 in the best window (21–56 days); from 0.2 today rising
+    /// linearly to 1 at 21 days; falling linearly from 1 at 56 days to 0.3 at 240 days and beyond.
+    static func departureFraction(days: Int) -> Double {
+        let window = bestDepartureWindow
+        if days <= 0 { return departingTodayFraction }
+        if days < window.lowerBound {
+            return departingTodayFraction + (1 - departingTodayFraction) * Double(days) / Double(window.lowerBound)
+        }
+        if days <= window.upperBound { return 1 }
+        if days >= farDepartureDays { return farFractionFloor }
+        let progress = Double(days - window.upperBound) / Double(farDepartureDays - window.upperBound)
+        return 1 - (1 - farFractionFloor) * progress
+    }
+
+    /// Reliability fraction: `½ + 2 · (onTime − 0.78) − 5 · (cancelled − 0.02)`, clamped to 0…1;
+    /// ½ (neutral) for an unknown carrier.
+    static func reliabilityFraction(_ carrier: CarrierRecord?) -> Double {
+        guard let carrier else { return 0.5 }
+        let fraction = 0.5 + onTimeSlope * (carrier.onTime - referenceOnTime)
+            - cancelledSlope * (carrier.cancelledOrDiverted - referenceCancelled)
+        guard fraction.isFinite else { return 0.5 }
+        return min(max(fraction, 0), 1)
+    }
+
+    // MARK: Helpers
+
+    /// `round(weight × fraction)`, within 0…weight.
+    private static func points(_ weight: Int, _ fraction: Double) -> Int {
+        guard fraction.isFinite else { return 0 }
+        return Int((Double(weight) * min(max(fraction, 0), 1)).rounded())
+    }
+
+    /// One structured component.
+    private static func component(
+        _ factor: ScoreFactor, _ points: Int, _ weight: Int, input: Double, reason: String
+    ) -> ScoreComponent {
+        var component = ScoreComponent()
+        component.factor = factor
+        component.points = Int32(points)
+        component.maxPoints = Int32(weight)
+        component.input = input.isFinite ? input : 0
+        component.reason = reason
+        return component
+    }
+
+    /// Money in an upper-case `code` (what `Money(minorUnits:currency:)` builds, without upper-casing again).
+    private static func money(_ minorUnits: Int64, code: String) -> Money {
+        var money = Money()
+        money.minorUnits = minorUnits
+        money.currency = code
+        return money
+    }
+
+    /// A money amount rounded to whole minor units (half away from zero), clamped to Int64.
+    static func minorUnits(_ value: Double) -> Int64 {
+        guard value.isFinite else { return 0 }
+        let rounded = value.rounded()
+        if rounded >= 9.2e18 { return Int64.max }
+        if rounded <= -9.2e18 { return Int64.min }
+        return Int64(rounded)
+    }
+
+    /// A rounded value clamped to Int32.
+    private static func clampedInt32(_ value: Double) -> Int32 {
+        guard value.isFinite else { return 0 }
+        if value >= Double(Int32.max) { return Int32.max }
+        if value <= Double(Int32.min) { return Int32.min }
+        return Int32(value)
+    }
+}
+
+extension DealScoreFormula {
+    /// The plain-word reasons of a score. Fixed texts are built once in tables,
+    /// so a score costs no string building beyond the typical-price range.
+    enum Reasons {
+        /// "Lowest price in 6 months".
+        static let lowestInSixMonths = "Lowest price in 6 months"
+        /// Discount texts for 0…`tableLimit` percent, below and above.
+        private static let tableLimit = 400
+        /// "N% below the 90-day average" for N in 0…tableLimit (0 unused).
+        private static let below: [String] = (0 ... tableLimit).map { "\($0)% below the 90-day average" }
+        /// "N% above the 90-day average" for N in 0…tableLimit (0 unused).
+        private static let above: [String] = (0 ... tableLimit).map { "\($0)% above the 90-day average" }
+        /// "Departs in N days" for N in 0…tableLimit (0 and 1 have their own words).
+        private static let departures: [String] = (0 ... tableLimit).map { days in
+            switch days {
+            case 0: "Departs today"
+            case 1: "Departs tomorrow"
+            default: "Departs in \(days) days"
+            }
+        }
+        /// Reliability texts by band (reliable, average, unreliable) and on-time percent 0…100.
+        private static let reliabilityBands: [[String]] = ["Reliable", "Average", "Unreliable"].map { band in
+            (0 ... 100).map { "\(band) carrier: \($0)% on time" }
+        }
+
+        /// "24% below the 90-day average", "5% above the 90-day average", or
+        /// "At the 90-day average": the basis points rounded to a whole percent (half up).
+        static func discount(basisPoints: Int32) -> String {
+            let magnitude = (Int(basisPoints.magnitude) + 50) / 100
+            if magnitude == 0 { return "At the 90-day average" }
+            if magnitude <= tableLimit { return basisPoints > 0 ? below[magnitude] : above[magnitude] }
+            return "\(magnitude)% \(basisPoints > 0 ? "below" : "above") the 90-day average"
+        }
+
+        /// "Departs in 45 days" ("Departs today", "Departs tomorrow"); past departures read as today.
+        static func departure(days: Int) -> String {
+            let days = max(days, 0)
+            return days <= tableLimit ? departures[days] : "Departs in \(days) days"
+        }
+
+        /// The popularity band in words, by the points it earned (neutral when not in the data).
+        static func popularity(_ observations: Int?, points: Int) -> String {
+            guard observations != nil else { return "Route not in the fare data: neutral popularity" }
+            switch points {
+            case 8...: return "Very popular route"
+            case 6 ..< 8: return "Popular route"
+            case 4 ..< 6: return "Typical route popularity"
+            default: return "Less-travelled route"
+            }
+        }
+
+        /// "Reliable carrier: 82% on time" (band by the reliability fraction), or neutral for an unknown carrier.
+        static func reliability(_ carrier: CarrierRecord?, fraction: Double) -> String {
+            guard let carrier else { return "Carrier reliability unknown: neutral" }
+            let band = fraction >= 0.6 ? 0 : (fraction >= 0.4 ? 1 : 2)
+            let percent = carrier.onTime.isFinite ? Int((min(max(carrier.onTime, 0), 1) * 100).rounded()) : 0
+            return reliabilityBands[band][percent]
+        }
+
+        /// "Not enough price history yet (3 of 7 days)".
+        static func notEnoughData(days: Int) -> String {
+            "Not enough price history yet (\(days) of \(RouteStatistics.minimumDays) days)"
+        }
+
+        /// "Typical price: €80–95": the range in whole currency units (each rounded half
+        /// away from zero), the symbol or code written once. `code` is upper case.
+        ///
+        /// The amounts read exactly as `Money.formatted` writes them with the
+        /// all-zero fraction dropped — the same symbols, codes, minor units and
+        /// "," grouping, taken from `Money.unambiguousSymbols` and
+        /// `Money.minorUnitExponents` — but are written straight into one string:
+        /// `Money.formatted` costs about 1 µs, more than the whole rest of a score.
+        /// `DealScoreFormulaTests` checks the two agree across currencies and sizes.
+        static func typicalPrice(low: Int64, high: Int64, code: String) -> String {
+            let unit = unitSize(code)
+            let low = roundedToUnit(low, unit) / unit
+            let high = roundedToUnit(high, unit) / unit
+            let symbol = Money.unambiguousSymbols[code]
+            let prefix = "Typical price: "
+            // Each amount: a sign, a symbol, up to 20 digits and 6 commas.
+            let amountBytes = 1 + (symbol?.utf8.count ?? 0) + 26
+            let capacity = prefix.utf8.count + 2 * amountBytes + "–".utf8.count + 1 + code.utf8.count
+            return String(unsafeUninitializedCapacity: capacity) { buffer in
+                var count = 0
+                func write(_ text: String) {
+                    for byte in text.utf8 {
+                        buffer[count] = byte
+                        count += 1
+                    }
+                }
+                func writeAmount(_ value: Int64, symbol: String?) {
+                    if value < 0 {
+                        buffer[count] = UInt8(ascii: "-")
+                        count += 1
+                    }
+                    if let symbol { write(symbol) }
+                    let magnitude = value.magnitude
+                    var divisor: UInt64 = 1
+                    var remaining = 1
+                    while magnitude / divisor >= 10 {
+                        divisor *= 10
+                        remaining += 1
+                    }
+                    while divisor > 0 {
+                        buffer[count] = UInt8(ascii: "0") + UInt8(magnitude / divisor % 10)
+                        count += 1
+                        remaining -= 1
+                        if remaining > 0, remaining % 3 == 0 {
+                            buffer[count] = UInt8(ascii: ",")
+                            count += 1
+                        }
+                        divisor /= 10
+                    }
+                }
+                write(prefix)
+                writeAmount(low, symbol: symbol)
+                if low != high {
+                    // The symbol is written once ("€80–95") unless the high end is negative.
+                    write("–")
+                    writeAmount(high, symbol: high < 0 ? symbol : nil)
+                }
+                if symbol == nil {
+                    write(" ")
+                    write(code)
+                }
+                return count
+            }
+        }
+
+        /// The currency code in upper case, without work when it already is.
+        static func normalizedCode(_ currency: String) -> String {
+            currency.utf8.allSatisfy { $0 < UInt8(ascii: "a") || $0 > UInt8(ascii: "z") } ? currency : currency.uppercased()
+        }
+
+        /// Minor units in one whole unit of `code` (100 for EUR, 1 for JPY).
+        private static func unitSize(_ code: String) -> Int64 {
+            var unit: Int64 = 1
+            for _ in 0 ..< (Money.minorUnitExponents[code] ?? 2) { unit *= 10 }
+            return unit
+        }
+
+        /// `amount` rounded to a multiple of `unit` (half away from zero); toward zero where that would overflow.
+        private static func roundedToUnit(_ amount: Int64, _ unit: Int64) -> Int64 {
+            guard unit > 1 else { return amount }
+            let quotient = amount / unit
+            let remainder = amount % unit
+            let whole = remainder.magnitude * 2 >= unit.magnitude ? quotient + (amount < 0 ? -1 : 1) : quotient
+            let (product, overflow) = whole.multipliedReportingOverflow(by: unit)
+            return overflow ? quotient * unit : product
+        }
+    }
+}

@@ -1,0 +1,49 @@
+public import FareLensBus
+
+/// What the scoring service answers when it cannot do what was asked: a
+/// stable code (the `remote_code` its callers see) and a message naming the
+/// field at fault. Codes are listed in `Protos/scoring.proto`.
+public struct ScoringError: ServiceError, Equatable, CustomStringConvertible {
+    private enum Kind: String, Sendable {
+        case invalidField = "invalid-field"
+        case unknownAirport = "unknown-airport"
+        case unknownUser = "unknown-user"
+        case unavailable = "service-unavailable"
+        case storage = "storage"
+    }
+
+    private let kind: Kind
+    /// The request field at fault, when one is (e.g. `price`).
+    public let field: String?
+    public let message: String
+
+    private init(_ kind: Kind, field: String? = nil, _ message: String) {
+        self.kind = kind
+        self.field = field
+        self.message = message
+    }
+
+    public var code: String { kind.rawValue }
+    public var description: String { "\(code): \(message)" }
+
+    /// A field is missing or out of range; `field` is its name in the request.
+    public static func invalidField(_ field: String, _ reason: String) -> ScoringError {
+        .init(.invalidField, field: field, "\(field): \(reason)")
+    }
+    /// Search's directory knows no airport or metro with this code.
+    public static func unknownAirport(_ code: String, field: String) -> ScoringError {
+        .init(.unknownAirport, field: field, "\(field): '\(code)' is not a known IATA airport or metro code")
+    }
+    /// The subscription service does not know this user.
+    public static func unknownUser(_ userID: String) -> ScoringError {
+        .init(.unknownUser, field: "user_id", "no user '\(userID)'")
+    }
+    /// A service this answer needs (search's directory, subscription) could not be asked.
+    public static func unavailable(_ service: String, _ reason: String) -> ScoringError {
+        .init(.unavailable, "\(service) cannot be asked now: \(reason)")
+    }
+    /// The service's database failed.
+    public static func storage(_ reason: String) -> ScoringError {
+        .init(.storage, "storage: \(reason)")
+    }
+}

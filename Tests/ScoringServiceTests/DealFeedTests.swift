@@ -1,0 +1,118 @@
+import FareLensBus
+import FareLensMessages
+import FareLensTesting
+import Foundation
+import Testing
+@testable import ScoringService
+
+@Suite("Deal feed")
+struct DealFeedTests {
+    static func deal(
+        _ id: String, _ origin: String = "JFK", _ destination: String = "LHR", score: Int32, cents: Int64, departure: CalendarDate,
+        stops: Int32 = 0, carrier: String = "BA", countries: (String, String) = ("US", "GB")
+    ) -> Deal {
+        var deal = Deal()
+        deal.dealID = id
+        deal.origin = origin
+        deal.destination = destination
+        deal.originCountry = countries.0
+        deal.destinationCountry = countries.1
+        deal.departureDate = departure.message
+        deal.cabin = .economy
+        deal.carrier = carrier
+        deal.stops = stops
+        deal.price.currency = "EUR"
+        deal.price.minorUnits = cents
+        deal.expiresAtUnixMs = .max
+        deal.score.score = score
+        deal.score.tier = DealScoreFormula.tier(Int(score))
+        return deal
+    }
+
+    static let day = CalendarDate(year: 2026, month: 10, day: 20)!  // safe: a real date
+
+    @Test("the SPEC's worked example: score 85, a watchlist match and a preferred airport of weight 0.6 rank at 85 × 1.2 × 1.6 = 163.2")
+    func workedExample() {
+        let ranking = DealRanking(preferred: ["JFK": 0.6], watchlists: [.init(watchlistID: "w-1", origin: "JFK", destination: "LHR", cabin: .economy)], metroOf: [:])
+        let ranked = ranking.scored(Self.deal("d-1", score: 85, cents: 30_000, departure: Self.day))
+        #expect(abs(ranked.queueScore - 163.2) < 1e-9)
+        #expect(ranked.matchedWatchlistID == "w-1" && ranked.preferredAirportWeight == 0.6)
+    }
+
+    @Test("a watchlist or preferred airport given as a metro code matches the deal's airports")
+    func metroMatches() {
+        let ranking = DealRanking(preferred: ["NYC": 0.5], watchlists: [.init(watchlistID: "w-1", origin: "NYC", destination: "LON", cabin: .economy)], metroOf: ["JFK": "NYC", "LHR": "LON"])
+        let ranked = ranking.scored(Self.deal("d-1", score: 70, cents: 30_000, departure: Self.day))
+        #expect(ranked.matchedWatchlistID == "w-1" && ranked.preferredAirportWeight == 0.5)
+    }
+
+    @Test("equal queue scores rank by lower price, then earlier departure")
+    func ties() {
+        let ranking = DealRanking(preferred: [:], watchlists: [], metroOf: [:])
+        let ranked = ranking.rank([
+            Self.deal("d-late", score: 70, cents: 20_000, departure: Self.day.adding(days: 5)),
+            Self.deal("d-dear", score: 70, cents: 25_000, departure: Self.day),
+            Self.deal("d-early", score: 70, cents: 20_000, departure: Self.day),
+            Self.deal("d-best", score: 71, cents: 90_000, departure: Self.day),
+        ])
+        #expect(ranked.map(\.dealID) == ["d-best", "d-early", "d-late", "d-dear"])
+    }
+
+    @Test("each filter keeps only what it names: international, nonstop, under a price, this month, route, carrier; past and expired deals never show")
+    func filters() {
+        let today = Self.day
+        var expired = Self.deal("expired", score: 80, cents: 1, departure: today.adding(days: 3))
+        expired.expiresAtUnixMs = 10
+        let deals = [
+            Self.deal("domestic", "JFK", "LAX", score: 80, cents: 20_000, departure: today.adding(days: 3), countries: ("US", "US")),
+            Self.deal("one-stop", score: 80, cents: 20_000, departure: today.adding(days: 3), stops: 1),
+            Self.deal("dear", score: 80, cents: 90_000, departure: today.adding(days: 3)),
+            Self.deal("next-month", score: 80, cents: 20_000, departure: today.adding(days: 20)),
+            Self.deal("other-carrier", score: 80, cents: 20_000, departure: today.adding(days: 3), carrier: "AA"),
+            Self.deal("from-lisbon", "LIS", "LHR", score: 80, cents: 20_000, departure: today.adding(days: 3), countries: ("PT", "GB")),
+            Self.deal("past", score: 80, cents: 20_000, departure: today.adding(days: -1)),
+            Self.deal("not-shown", score: 59, cents: 20_000, departure: today.adding(days: 3)),
+            expired,
+        ]
+        func kept(_ adjust: (inout DealFeedFilter) -> Void) -> Set<String> {
+            var filter = DealFeedFilter()
+            adjust(&filter)
+            return Set(DealRanking.filter(deals, filter, today: today, nowMs: 1_000, metroOf: ["JFK": "NYC"]).map(\.dealID))
+        }
+        let all: Set<String> = ["domestic", "one-stop", "dear", "next-month", "other-carrier", "from-lisbon"]
+        #expect(kept { _ in } == all)
+        #expect(kept { $0.internationalOnly = true } == all.subtracting(["domestic"]))
+        #expect(kept { $0.nonstopOnly = true } == all.subtracting(["one-stop"]))
+        #expect(kept { $0.maxPrice.currency = "EUR"; $0.maxPrice.minorUnits = 50_000 } == all.subtracting(["dear"]))
+        #expect(kept { $0.departingThisMonth = true } == all.subtracting(["next-month"]))
+        #expect(kept { $0.origin = "NYC" } == all.subtracting(["from-lisbon"]))
+        #expect(kept { $0.origin = "LIS"; $0.destination = "LHR" } == ["from-lisbon"])
+        #expect(kept { $0.carrier = "aa" } == ["other-carrier"])
+    }
+
+    @Test("a Free user sees the top 20 (capped_by_tier), a Pro user all; the ranking uses the user's watchlists and preferred airports from the other services")
+    func tierCapThroughTheFeed() async throws {
+        let fixture = try ScoringFixture()
+        fixture.neighbours.users.update {
+            $0["u-free"] = (.free, "Europe/Lisbon", [("LIS", 1.0)])
+            $0["u-pro"] = (.pro, "Europe/Lisbon", [])
+        }
+        fixture.neighbours.watchlists.update { $0["u-free"] = [("JFK", "LHR")] }
+        let today = CalendarDate.of(fixture.clock.now(), in: .gmt)
+        for index in 0 ..< 25 {
+            let deal = Self.deal("d-\(index)", score: 60 + Int32(index), cents: 20_000, departure: today.adding(days: 30))
+            await fixture.service.setCurrentForTesting(deal)
+        }
+        await fixture.service.setCurrentForTesting(Self.deal("d-watched", "JFK", "LHR", score: 61, cents: 20_000, departure: today.adding(days: 30)))
+        var request = DealFeedRequest()
+        request.userID = "u-free"
+        let free = try await fixture.service.dealFeed(request)
+        #expect(free.deals.count == 20 && free.totalMatching == 26 && free.cappedByTier)
+        #expect(free.deals.allSatisfy { $0.matchedWatchlistID == "w-0" && abs($0.queueScore - Double($0.score.score) * 1.2) < 1e-9 })
+        request.userID = "u-pro"
+        let pro = try await fixture.service.dealFeed(request)
+        #expect(pro.deals.count == 26 && !pro.cappedByTier && pro.deals.first?.dealID == "d-24")
+        request.limit = 3
+        #expect(try await fixture.service.dealFeed(request).deals.count == 3)
+    }
+}

@@ -1,0 +1,118 @@
+import FareLensBus
+import FareLensMessages
+import FareLensTesting
+import Foundation
+import Testing
+@testable import ScoringService
+
+@Suite("Price history and observed fares")
+struct HistoryAndIngestTests {
+    /// 20 days around €100 (9,000–11,000 cents), so a fare far below is a deal.
+    static let steady: [Int64] = (0 ..< 20).map { 10_000 + Int64(($0 * 37) % 21 - 10) * 100 }
+
+    func historyRequest(month: CalendarDate) -> PriceHistoryRequest {
+        var request = PriceHistoryRequest()
+        request.origin = "LIS"
+        request.destination = "LON"
+        request.departureYear = Int32(month.year)
+        request.departureMonth = Int32(month.month)
+        return request
+    }
+
+    @Test("observed fares become a per-route, per-departure-month history of daily minimums with averages, typical range, 6-month low and a 30-day series")
+    func historyAnswers() async throws {
+        let fixture = try ScoringFixture()
+        let departure = fixture.departure(in: 45)
+        await fixture.history(Self.steady, departure: departure)
+        // A second, dearer fare on the last day does not change that day's minimum.
+        let dearer = ScoringFixture.fare(cents: 50_000, daysAgo: 1, from: fixture.clock.now(), departure: departure)
+        await fixture.service.ingest(ScoringFixture.delivery(dearer, sequence: 100))
+        let history = try await fixture.service.priceHistory(historyRequest(month: departure))
+        #expect(history.enoughData && history.daysOfHistory == 20)
+        #expect(history.series30Days.count == 20 && history.series30Days.last?.observations == 2)
+        #expect(history.series30Days.last?.minPrice.minorUnits == Self.steady.last)
+        let average = Double(Self.steady.reduce(0, +)) / 20
+        #expect(history.average90Days.minorUnits == Int64(average.rounded()) && history.average90Days.currency == "EUR")
+        #expect(history.lowSixMonths.minorUnits == Self.steady.min())
+        #expect(history.typicalLow.minorUnits < history.typicalHigh.minorUnits)
+        var otherMonth = historyRequest(month: departure.adding(days: 62))
+        otherMonth.cabin = .economy
+        #expect(try await fixture.service.priceHistory(otherMonth).daysOfHistory == 0, "history is kept per departure month")
+    }
+
+    @Test("with fewer than 7 days of history a fare gets no score (NOT_ENOUGH_DATA), never a made-up one; with 7 it is scored")
+    func thinHistory() async throws {
+        let fixture = try ScoringFixture()
+        let departure = fixture.departure(in: 45)
+        await fixture.history(Array(Self.steady.prefix(6)), departure: departure)
+        var request = ScoreFareRequest()
+        request.origin = "LIS"
+        request.destination = "LON"
+        request.departureDate = departure.message
+        request.price.currency = "EUR"
+        request.price.minorUnits = 5_000
+        let thin = try await fixture.service.scoreFare(request).score
+        #expect(thin.tier == .notEnoughData && thin.score == 0 && thin.components.isEmpty)
+        let seventhDay = ScoringFixture.fare(cents: 10_000, daysAgo: 7, from: fixture.clock.now(), departure: departure)
+        await fixture.service.ingest(ScoringFixture.delivery(seventhDay, sequence: 50))
+        let scored = try await fixture.service.scoreFare(request).score
+        #expect(scored.tier != .notEnoughData && scored.score > 0)
+    }
+
+    @Test("a fare far below its route's history is a deal: DealScored, and ExceptionalDeal when it scores 90 or more; a fare at the average is not")
+    func dealsPublished() async throws {
+        let fixture = try ScoringFixture()
+        let scored = fixture.bus.subscribe(DealScored.self)
+        let exceptional = fixture.bus.subscribe(ExceptionalDeal.self)
+        let departure = fixture.departure(in: 45)
+        await fixture.history(Self.steady, departure: departure)
+        let average = ScoringFixture.fare(cents: 10_000, daysAgo: 0, from: fixture.clock.now(), departure: departure)
+        #expect(await fixture.service.ingest(ScoringFixture.delivery(average, sequence: 200)) == nil)
+        let cheap = ScoringFixture.fare(cents: 5_500, daysAgo: 0, from: fixture.clock.now(), departure: departure)
+        let deal = try #require(await fixture.service.ingest(ScoringFixture.delivery(cheap, sequence: 201)))
+        #expect(deal.score.score >= 90 && deal.score.hotDeal && deal.price.minorUnits == 5_500)
+        #expect(deal.expiresAtUnixMs == cheap.observedAtUnixMs + 7 * 86_400_000)
+        #expect(deal.score.reasons.first?.contains("below the 90-day average") == true)
+        let task = Task { try await fixture.service.run() }
+        defer { task.cancel() }
+        let published = try await firstMatching(scored) { $0.deal.dealID == deal.dealID }
+        let pushed = try await firstMatching(exceptional) { $0.deal.dealID == deal.dealID }
+        #expect(published.deal.score == deal.score && pushed.deal.price == deal.price)
+    }
+
+    @Test("a redelivered observed fare (same event id) is counted once: the inbox")
+    func redeliveryCountedOnce() async throws {
+        let fixture = try ScoringFixture()
+        let departure = fixture.departure(in: 45)
+        let fare = ScoringFixture.fare(cents: 9_000, daysAgo: 1, from: fixture.clock.now(), departure: departure)
+        await fixture.service.ingest(ScoringFixture.delivery(fare, sequence: 7))
+        await fixture.service.ingest(ScoringFixture.delivery(fare, sequence: 7))
+        await fixture.service.ingest(ScoringFixture.delivery(fare, publisher: "another-publisher", sequence: 7))
+        let history = try await fixture.service.priceHistory(historyRequest(month: departure))
+        #expect(history.series30Days.map(\.observations) == [2], "two distinct events, the redelivery skipped")
+    }
+
+    @Test("bad input is refused with named errors naming the field")
+    func badInput() async throws {
+        let fixture = try ScoringFixture()
+        var score = ScoreFareRequest()
+        score.origin = "LIS"
+        score.destination = "LON"
+        score.departureDate = fixture.departure(in: 10).message
+        score.price.currency = "EUR"
+        score.price.minorUnits = 0
+        await #expect(throws: ScoringError.invalidField("price", "must be above zero")) { try await fixture.service.scoreFare(score) }
+        score.price.minorUnits = 100
+        score.price.currency = "XYZ"
+        await #expect(throws: ScoringError.invalidField("price.currency", "'XYZ' is not an ISO 4217 currency code")) { try await fixture.service.scoreFare(score) }
+        score.price.currency = "EUR"
+        score.destination = "QQQ"
+        await #expect(throws: ScoringError.unknownAirport("QQQ", field: "destination")) { try await fixture.service.scoreFare(score) }
+        var history = historyRequest(month: fixture.departure(in: 10))
+        history.departureMonth = 13
+        await #expect(throws: ScoringError.invalidField("departure_month", "13 is not a month (1–12)")) { try await fixture.service.priceHistory(history) }
+        var feed = DealFeedRequest()
+        feed.userID = "u-nobody"
+        await #expect(throws: ScoringError.unknownUser("u-nobody")) { try await fixture.service.dealFeed(feed) }
+    }
+}
