@@ -59,6 +59,8 @@ let package = Package(
         .library(name: "SearchService", targets: ["SearchService"]),
         /// For the watchlist benchmark, which loads the service's own database and serves it on a bus.
         .library(name: "WatchlistService", targets: ["WatchlistService"]),
+        /// For the scoring benchmark: the score function and the service built from its descriptor.
+        .library(name: "ScoringService", targets: ["ScoringService"]),
         /// For the soak benchmark, which opens the search service's (in-memory) database as a node would.
         .library(name: "FareLensStore", targets: ["FareLensStore"]),
     ],

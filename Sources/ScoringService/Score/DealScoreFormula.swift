@@ -1,28 +1,44 @@
-import FareLensMessages
+public import FareLensMessages
 import Foundation
 
 /// A carrier's record (real data, carrier-reliability.csv): fractions, e.g. 0.818 and 0.0094.
-struct CarrierRecord: Sendable, Equatable {
+public struct CarrierRecord: Sendable, Equatable {
     /// The fraction of flights on time (0.818 for 81.8%).
-    var onTime: Double
+    public var onTime: Double
     /// The fraction of flights cancelled or diverted (0.0094 for 0.94%).
-    var cancelledOrDiverted: Double
+    public var cancelledOrDiverted: Double
+
+    /// A record from fractions (0.818 on time, 0.0094 cancelled or diverted).
+    public init(onTime: Double, cancelledOrDiverted: Double) {
+        self.onTime = onTime
+        self.cancelledOrDiverted = cancelledOrDiverted
+    }
 }
 
 /// Everything one score needs.
-struct ScoreInput: Sendable {
+public struct ScoreInput: Sendable {
     /// Per-person price, minor units.
-    var price: Int64
+    public var price: Int64
     /// ISO 4217, the same as the history's.
-    var currency: String
+    public var currency: String
     /// The route's history; nil or not `enoughData` → NOT_ENOUGH_DATA.
-    var statistics: RouteStatistics?
+    public var statistics: RouteStatistics?
     /// Observation count in the real fare data; nil when the route is not in it (scored as a median route).
-    var routeObservations: Int?
+    public var routeObservations: Int?
     /// Days from today to the departure date.
-    var daysToDeparture: Int
+    public var daysToDeparture: Int
     /// The carrier's record; nil → neutral.
-    var carrier: CarrierRecord?
+    public var carrier: CarrierRecord?
+
+    /// An input; see each property.
+    public init(price: Int64, currency: String, statistics: RouteStatistics?, routeObservations: Int?, daysToDeparture: Int, carrier: CarrierRecord?) {
+        self.price = price
+        self.currency = currency
+        self.statistics = statistics
+        self.routeObservations = routeObservations
+        self.daysToDeparture = daysToDeparture
+        self.carrier = carrier
+    }
 }
 
 /// The DealScore: an integer 0–100, the documented weighted sum of four
@@ -34,7 +50,7 @@ struct ScoreInput: Sendable {
 ///
 /// Pure and O(1): no allocation beyond the message's own arrays and the
 /// typical-price text; the other reason texts come from tables built once.
-enum DealScoreFormula {
+public enum DealScoreFormula {
     // MARK: Weights (the components' max points; they sum to 100)
 
     /// Discount against the 90-day average, tempered by dispersion: the dominant factor.
@@ -78,10 +94,11 @@ enum DealScoreFormula {
 
     // MARK: Reliability
 
-    /// The reference carrier (f = ½, as an unknown carrier): about the flight-weighted mean of the data.
-    static let referenceOnTime = 0.78
-    /// The reference carrier's cancelled-or-diverted fraction.
-    static let referenceCancelled = 0.02
+    /// The reference carrier (f = ½, as an unknown carrier): the flight-weighted mean on-time
+    /// fraction of carrier-reliability.csv (76.2%), so an average carrier scores as an unknown one.
+    static let referenceOnTime = 0.762
+    /// The reference carrier's cancelled-or-diverted fraction: the data's flight-weighted mean (2.8%).
+    static let referenceCancelled = 0.028
     /// f gains this much per unit of on-time fraction above the reference (+0.1 → +0.2).
     static let onTimeSlope = 2.0
     /// f loses this much per unit of cancelled-or-diverted fraction above the reference (+0.01 → −0.05).
@@ -96,7 +113,7 @@ enum DealScoreFormula {
     // MARK: Scoring
 
     /// The fare's DealScore with every field filled (NOT_ENOUGH_DATA: score 0, no components).
-    static func score(_ input: ScoreInput) -> DealScore {
+    public static func score(_ input: ScoreInput) -> DealScore {
         var result = DealScore()
         guard let statistics = input.statistics, statistics.enoughData else {
             result.score = 0
@@ -204,7 +221,7 @@ enum DealScoreFormula {
         return 1 - (1 - farFractionFloor) * progress
     }
 
-    /// Reliability fraction: `½ + 2 · (onTime − 0.78) − 5 · (cancelled − 0.02)`, clamped to 0…1;
+    /// Reliability fraction: `½ + 2 · (onTime − 0.762) − 5 · (cancelled − 0.028)`, clamped to 0…1;
     /// ½ (neutral) for an unknown carrier.
     static func reliabilityFraction(_ carrier: CarrierRecord?) -> Double {
         guard let carrier else { return 0.5 }
@@ -312,10 +329,11 @@ extension DealScoreFormula {
             }
         }
 
-        /// "Reliable carrier: 82% on time" (band by the reliability fraction), or neutral for an unknown carrier.
+        /// "Reliable carrier: 82% on time", by band of the reliability fraction (reliable from 0.65,
+        /// average from 0.35, unreliable below), or neutral for an unknown carrier.
         static func reliability(_ carrier: CarrierRecord?, fraction: Double) -> String {
             guard let carrier else { return "Carrier reliability unknown: neutral" }
-            let band = fraction >= 0.6 ? 0 : (fraction >= 0.4 ? 1 : 2)
+            let band = fraction >= 0.65 ? 0 : (fraction >= 0.35 ? 1 : 2)
             let percent = carrier.onTime.isFinite ? Int((min(max(carrier.onTime, 0), 1) * 100).rounded()) : 0
             return reliabilityBands[band][percent]
         }

@@ -1,11 +1,18 @@
 /// One day's minimum observed per-person price on a route (minor units).
-struct DailyMinimum: Sendable, Equatable {
+public struct DailyMinimum: Sendable, Equatable {
     /// The day the prices were observed: days since 1970-01-01, UTC.
-    var day: Int
+    public var day: Int
     /// The lowest per-person price observed that day, in minor units.
-    var minimum: Int64
+    public var minimum: Int64
     /// How many fares were observed that day.
-    var observations: Int
+    public var observations: Int
+
+    /// One day's minimum.
+    public init(day: Int, minimum: Int64, observations: Int) {
+        self.day = day
+        self.minimum = minimum
+        self.observations = observations
+    }
 }
 
 /// What a route's history says, for scoring and the PriceHistory answer (SPEC §2).
@@ -15,27 +22,27 @@ struct DailyMinimum: Sendable, Equatable {
 /// `today − 182 … today`. Several entries for the same day (histories of
 /// several departure months combined) count as one day: its minimum is the
 /// lowest of them.
-struct RouteStatistics: Sendable, Equatable {
+public struct RouteStatistics: Sendable, Equatable {
     /// Distinct days with data in the last 90 days.
-    var daysOfHistory: Int
+    public var daysOfHistory: Int
     /// Mean of the daily minimums of the last 30 days; nil when there are none.
-    var average30: Double?
+    public var average30: Double?
     /// Mean of the daily minimums of the last 90 days (0 when there are none).
-    var average90: Double
+    public var average90: Double
     /// Population standard deviation of the last 90 days' daily minimums.
-    var standardDeviation90: Double
+    public var standardDeviation90: Double
     /// 25th percentile (linear interpolation) of the 90-day daily minimums.
-    var typicalLow: Double
+    public var typicalLow: Double
     /// 75th percentile (linear interpolation) of the 90-day daily minimums.
-    var typicalHigh: Double
+    public var typicalHigh: Double
     /// The lowest daily minimum in the last 183 days.
-    var lowestSixMonths: Int64
+    public var lowestSixMonths: Int64
     /// The day of `lowestSixMonths` (the most recent one when several days tie).
-    var lowestSixMonthsDay: Int
+    public var lowestSixMonthsDay: Int
     /// How many daily minimums are behind the 90-day figures.
-    var samples90: Int
+    public var samples90: Int
     /// How many daily minimums are behind `average30`.
-    var samples30: Int
+    public var samples30: Int
 
     /// Fewer days of history than this: "not enough data yet", never a score.
     static let minimumDays = 7
@@ -47,14 +54,14 @@ struct RouteStatistics: Sendable, Equatable {
     static let sixMonthsDays = 183
 
     /// Whether there is enough history to score a fare (at least `minimumDays` days).
-    var enoughData: Bool { daysOfHistory >= Self.minimumDays }
+    public var enoughData: Bool { daysOfHistory >= Self.minimumDays }
 
     /// From daily minimums (any order, any age); `today` is days since epoch; days after today are ignored.
     ///
     /// Returns nil when no day falls in the last 183 days. With days in the
     /// last 6 months but none in the last 90, the 90-day figures are 0 and
     /// `daysOfHistory` is 0 (not enough data).
-    static func compute(_ days: [DailyMinimum], today: Int) -> RouteStatistics? {
+    public static func compute(_ days: [DailyMinimum], today: Int) -> RouteStatistics? {
         let sixMonthsStart = today - (sixMonthsDays - 1)
         let longStart = today - (longWindowDays - 1)
         let shortStart = today - (shortWindowDays - 1)
