@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Benchmarks live in their own package so the test build never compiles
 /// them. Run: `swift run -c release --package-path Benchmarks bus-benchmarks`
-/// or `... wire-benchmarks`, `... search-benchmarks`, `... watchlist-benchmarks`.
+/// or `... wire-benchmarks`, `... search-benchmarks`, `... watchlist-benchmarks`, `... scoring-benchmarks`.
 let package = Package(
     name: "FareLensBenchmarks",
     platforms: [.macOS(.v15)],
@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
     ],
     targets: [
         /// The same-run comparison harness shared by every benchmark (docs/decisions/0002).
@@ -68,6 +69,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/WatchlistBenchmarks",
+            swiftSettings: [.treatAllWarnings(as: .error)]
+        ),
+        /// The scoring service: the pure score function, history ingest through the bus, the deal feed with 10 k deals.
+        .executableTarget(
+            name: "scoring-benchmarks",
+            dependencies: [
+                "BenchmarkHarness",
+                .product(name: "FareLensBus", package: "FareLens"),
+                .product(name: "FareLensMessages", package: "FareLens"),
+                .product(name: "FareLensRuntime", package: "FareLens"),
+                .product(name: "FareLensStore", package: "FareLens"),
+                .product(name: "ScoringService", package: "FareLens"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/ScoringBenchmarks",
             swiftSettings: [.treatAllWarnings(as: .error)]
         ),
         /// Distinct user searches through the in-process bus to the real search

@@ -35,7 +35,7 @@ actor ScoringService: ServiceBehaviour {
     let logger: Logger
     private let fares: EventSubscription<FareObserved>
     /// Current deals by id: the feed's working set.
-    var current: [String: Deal] = [:]
+    var current: [String: FeedEntry] = [:]
     /// How often expired deals and history past retention are removed.
     let housekeepingInterval: Duration
 
@@ -86,7 +86,12 @@ actor ScoringService: ServiceBehaviour {
         let nowMs = Self.unixMs(clock.now())
         do {
             let records = try database.writer.read { db in try DealRecord.filter(Column("expiresAtUnixMs") > nowMs).fetchAll(db) }
-            current = Dictionary(records.compactMap { $0.deal.map { ($0.dealID, $0) } }, uniquingKeysWith: { first, _ in first })
+            let metroOf = reference.metroOf
+            var loaded: [String: FeedEntry] = [:]
+            for record in records {
+                if let deal = record.deal, let entry = FeedEntry(deal, metroOf: metroOf) { loaded[entry.id] = entry }
+            }
+            current = loaded
             logger.info("current deals loaded", metadata: ["deals": "\(current.count)"])
         } catch {
             logger.error("current deals not loaded; the feed starts empty", metadata: ["error": "\(error)"])

@@ -8,14 +8,13 @@ struct DealsCommand: AsyncParsableCommand {
         commandName: "deals",
         abstract: "Show a user's deal feed, best first, with filters (the scoring service).",
         discussion: """
-            Example: farelensctl deals --user u-0f3a9c2b7d1e4a55 --tier pro --from JFK --under 600.00USD --nonstop --limit 10
+            Example: farelensctl deals --user u-0f3a9c2b7d1e4a55 --from JFK --under 600.00USD --nonstop --limit 10
 
-            Without --tier the service ranks the feed as Free (the top 20): it treats an unspecified tier as Free and does not look the user's tier up.
+            The service looks the user's tier up with the subscription service: Free sees the top 20, trial and Pro all.
             """
     )
 
     @Option(name: .long, help: "The user whose feed it is (u-…): their preferred airports and watchlists rank it.") var user: String
-    @Option(name: .long, help: "free, trial or pro: Free shows the top 20, Trial and Pro show all. Default: Free.") var tier: String?
     @Flag(name: .long, help: "Only routes between two countries.") var international = false
     @Flag(name: .long, help: "Only nonstop flights.") var nonstop = false
     @Option(name: .long, help: "Only deals at or under this per-person price, e.g. 300.00EUR.") var under: String?
@@ -32,7 +31,7 @@ struct DealsCommand: AsyncParsableCommand {
     func run() async throws {
         let response = try await CtlRun.request(options, try makeRequest())
         if options.json {
-            try CtlRun.printJSON(DealsJSON(response, tier: tier.map { $0.lowercased() }))
+            try CtlRun.printJSON(DealsJSON(response))
         } else {
             print(Self.text(response))
         }
@@ -42,7 +41,6 @@ struct DealsCommand: AsyncParsableCommand {
         guard !user.isEmpty else { throw ValidationError("--user must be a user id (u-…)") }
         var request = DealFeedRequest()
         request.userID = user
-        if let tier { request.tier = try ScoringArguments.tier(tier) }  // unset: UNSPECIFIED, which the service treats as Free
         var filter = DealFeedFilter()
         filter.internationalOnly = international
         filter.nonstopOnly = nonstop
@@ -99,15 +97,12 @@ struct DealsJSON: Encodable {
     let shown: Int
     let totalMatching: Int32
     let cappedByTier: Bool
-    /// The tier asked for; null when none was (the service then ranks as Free).
-    let tier: ScoringOutput.OrNull<String>
 
-    init(_ response: DealFeedResponse, tier: String?) {
+    init(_ response: DealFeedResponse) {
         deals = response.deals.enumerated().map { DealJSON($1, rank: $0 + 1) }
         shown = response.deals.count
         totalMatching = response.totalMatching
         cappedByTier = response.cappedByTier
-        self.tier = ScoringOutput.OrNull(tier)
     }
 }
 

@@ -114,6 +114,12 @@ struct HistoryJSON: Encodable {
     let series30Days: [Point]
     let updatedAt: ScoringOutput.OrNull<String>
 
+    /// The proto's spellings: the encoder's snake case would write "average30_days".
+    enum CodingKeys: String, CodingKey {
+        case origin, destination, cabin, month, enoughData, daysOfHistory, typicalLow, typicalHigh, lowSixMonths, lowSixMonthsDate, updatedAt
+        case average30Days = "average_30_days", average90Days = "average_90_days", series30Days = "series_30_days"
+    }
+
     init(_ request: PriceHistoryRequest, _ response: PriceHistoryResponse) {
         typealias MoneyJSON = ScoringOutput.MoneyJSON
         origin = request.origin

@@ -19,10 +19,11 @@ struct PriceChart {
     /// What an empty series renders as.
     static let noHistory = "no history for this route yet"
 
-    /// The chart: at most `height` plot rows (fewer, so that every y label
-    /// sits exactly on its row), the x-axis, its dates and the legend; no line
-    /// longer than `width` Characters. Unicode mode uses single-width box
-    /// and block glyphs only; ASCII mode printable ASCII only.
+    /// The chart: `height` plot rows (at least 5) with the y labels on the
+    /// left, the x-axis, its first and last dates and the legend, every line
+    /// filling but never exceeding `width` Characters (cut as a last resort
+    /// only on a terminal too narrow for labels and dates). Unicode mode uses
+    /// single-width box and block glyphs only; ASCII mode printable ASCII only.
     func render(width: Int = 80, height: Int = 16, unicode: Bool) -> String {
         guard !series.isEmpty else { return Self.noHistory }
         let glyphs = unicode ? Glyphs.unicode : Glyphs.ascii
@@ -30,7 +31,7 @@ struct PriceChart {
                          maxRows: max(height, 5))
         let labels = axis.labels.map { Self.label($0, currency: currency, unicode: unicode) }
         let labelWidth = labels.map(\.count).max() ?? 0
-        let plotWidth = max(width - labelWidth - 1, 2)
+        let plotWidth = max(width - labelWidth - 2, 2)
         var canvas = Canvas(rows: axis.rows, columns: plotWidth)
 
         // Background: the deal zone (at and below its row) wins over the typical band.
@@ -59,9 +60,9 @@ struct PriceChart {
         for (row, cells) in plot.enumerated() {
             let label = axis.labelRows.firstIndex(of: row).map { labels[$0] } ?? ""
             let tick = label.isEmpty ? glyphs.axis : glyphs.tick
-            lines.append(String(repeating: " ", count: labelWidth - label.count) + label + String(tick) + cells)
+            lines.append(String(repeating: " ", count: labelWidth - label.count) + label + " " + String(tick) + cells)
         }
-        let indent = String(repeating: " ", count: labelWidth)
+        let indent = String(repeating: " ", count: labelWidth + 1)
         lines.append(indent + String(glyphs.corner) + String(repeating: glyphs.rule, count: plotWidth))
         let first = CalendarDate(daysSinceEpoch: firstDay).description, last = CalendarDate(daysSinceEpoch: lastDay).description
         let gap = plotWidth + 1 - first.count - last.count
@@ -104,7 +105,7 @@ extension PriceChart {
         let line: @Sendable (Canvas.Joins) -> Character
 
         static let unicode = Glyphs(
-            axis: "│", tick: "┤", corner: "└", rule: "─", band: "░", deal: "▒", today: "█", average: "┄", lineSample: "─",
+            axis: "│", tick: "┤", corner: "└", rule: "─", band: "░", deal: "╱", today: "█", average: "┄", lineSample: "─",
             dashed: { _ in true },
             line: { joins in
                 switch joins {
@@ -130,8 +131,9 @@ extension PriceChart {
         )
     }
 
-    /// The y-axis: round labels 3–5 apart by a 1-2-5 step, and as many rows
-    /// as fit `maxRows` with every label exactly on a row.
+    /// The y-axis: the prices' own range (widened only where needed for three
+    /// labels), with 3–5 round labels inside it a 1-2-5 step apart, each on
+    /// its nearest row, where a price equal to it is drawn too.
     struct YAxis {
         let low: Int64, high: Int64
         let labels: [Int64]        // top first
@@ -139,38 +141,57 @@ extension PriceChart {
         let rows: Int
 
         init(values: [Int64], maxRows: Int) {
-            let least = values.min() ?? 0, most = values.max() ?? 0
+            var low = values.min() ?? 0, high = values.max() ?? 0
             // A flat series still gets a readable scale: steps of at least ~1% of the price.
-            let floorStep = max(1, Int64(most.magnitude / 100))
-            var step: Int64 = 1, bottom = least, top = most
+            let floorStep = max(1, Int64(high.magnitude / 100))
+            var step: Int64 = 1
             search: for power in 0 ... 17 {
                 var unit: Int64 = 1
                 for _ in 0 ..< power { unit *= 10 }
                 for multiple: Int64 in [1, 2, 5] where multiple * unit >= floorStep {
                     step = multiple * unit
-                    bottom = Self.floor(least, step)
-                    top = Self.ceil(most, step)
-                    if (top - bottom) / step + 1 <= 5 { break search }
+                    if Self.labelCount(low, high, step) <= 5 { break search }
                 }
             }
-            // At least three labels: widen below (not under zero for a non-negative scale), then above.
+            // At least three labels: widen to the next multiple below (not under zero
+            // for a non-negative scale), then above, in turn.
             var below = true
-            while (top - bottom) / step + 1 < 3 {
-                if below, bottom - step >= 0 || least < 0 { bottom -= step } else { top += step }
+            while Self.labelCount(low, high, step) < 3 {
+                let next = below ? Self.floor(low - 1, step) : Self.ceil(high + 1, step)
+                if below, next < 0, low >= 0 { below = false; continue }
+                if below { low = next } else { high = next }
                 below.toggle()
             }
-            let count = Int((top - bottom) / step) + 1
-            low = bottom
-            high = top
-            labels = (0 ..< count).map { top - Int64($0) * step }
-            // Rows: the largest count ≤ maxRows with (rows - 1) a multiple of (labels - 1).
-            let rows = maxRows - (maxRows - 1) % (count - 1)
+            let rows = maxRows
+            self.low = low
+            self.high = high
             self.rows = rows
-            labelRows = (0 ..< count).map { $0 * (rows - 1) / (count - 1) }
+            // Top first; on a short plot two labels may share a row: the upper one stays.
+            var labels: [Int64] = [], labelRows: [Int] = []
+            for label in Self.labels(low, high, step).reversed() {
+                let row = Self.row(label, low: low, high: high, rows: rows)
+                if labelRows.last != row { labels.append(label); labelRows.append(row) }
+            }
+            self.labels = labels
+            self.labelRows = labelRows
+        }
+
+        /// The multiples of `step` from `low` to `high`, ascending.
+        static func labels(_ low: Int64, _ high: Int64, _ step: Int64) -> [Int64] {
+            Array(stride(from: ceil(low, step), through: high, by: Int(step)))
+        }
+
+        /// How many multiples of `step` lie from `low` to `high`.
+        static func labelCount(_ low: Int64, _ high: Int64, _ step: Int64) -> Int64 {
+            let first = ceil(low, step), last = floor(high, step)
+            return first > last ? 0 : (last - first) / step + 1
         }
 
         /// The row of `price`, 0 at the top, clamped to the plot.
-        func row(_ price: Int64) -> Int {
+        func row(_ price: Int64) -> Int { Self.row(price, low: low, high: high, rows: rows) }
+
+        static func row(_ price: Int64, low: Int64, high: Int64, rows: Int) -> Int {
+            guard high > low else { return rows / 2 }
             let fraction = (Double(high) - Double(price)) / (Double(high) - Double(low))
             return min(max(Int((fraction * Double(rows - 1)).rounded()), 0), rows - 1)
         }
@@ -254,7 +275,7 @@ extension PriceChart {
                 if row == averageRow, glyphs.dashed(column) { return glyphs.average }
                 switch background[index] {
                 case .band: return glyphs.band
-                case .deal: return glyphs.deal
+                case .deal: return (row + column) % 3 == 0 ? glyphs.deal : " "  // a sparse hatch: the line stays readable over it
                 default: return " "
                 }
             })

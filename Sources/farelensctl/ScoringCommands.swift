@@ -44,15 +44,6 @@ enum ScoringArguments {
         return (year, month)
     }
 
-    static func tier(_ text: String) throws -> Tier {
-        switch text.lowercased() {
-        case "free": .free
-        case "trial": .trial
-        case "pro": .pro
-        default: throw ValidationError("--tier must be free, trial or pro, not '\(text)'")
-        }
-    }
-
     /// Whether the terminal takes UTF-8: the first of LC_ALL, LC_CTYPE and LANG that is set names a UTF-8 codeset.
     static func utf8Locale(_ environment: [String: String]) -> Bool {
         let locale = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty } ?? ""
@@ -111,6 +102,12 @@ enum ScoringOutput {
         let typicalHigh: OrNull<MoneyJSON>
         let components: [ComponentJSON]
         let reasons: [String]
+
+        /// The proto's spelling: the encoder's snake case would write "average90_days".
+        enum CodingKeys: String, CodingKey {
+            case score, tier, hotDeal, discountBasisPoints, lowestInSixMonths, typicalLow, typicalHigh, components, reasons
+            case average90Days = "average_90_days"
+        }
 
         init(_ score: DealScore) {
             self.score = score.score

@@ -39,6 +39,22 @@ struct DealFeedTests {
         #expect(ranked.matchedWatchlistID == "w-1" && ranked.preferredAirportWeight == 0.6)
     }
 
+    @Test("keeping only the best N gives exactly the first N of the full ranking, ties included")
+    func bestNMatchesFullRanking() {
+        let ranking = DealRanking(preferred: ["JFK": 0.3], watchlists: [.init(watchlistID: "w-1", origin: "LIS", destination: "LHR", cabin: .economy)], metroOf: [:])
+        var generator = SplitMix(seed: 42)
+        let deals = (0 ..< 600).map { index in
+            Self.deal(
+                "d-\(index)", index % 3 == 0 ? "LIS" : "JFK", score: 60 + Int32(generator.next() % 20), cents: Int64(10_000 + generator.next() % 5 * 1_000),
+                departure: Self.day.adding(days: Int(generator.next() % 4)))
+        }
+        let entries = deals.compactMap { FeedEntry($0, metroOf: [:]) }
+        let full = ranking.rank(entries).map(\.index)
+        for limit in [1, 20, 50, 149] {
+            #expect(ranking.rank(entries, limit: limit).map(\.index) == Array(full.prefix(limit)), "limit \(limit)")
+        }
+    }
+
     @Test("a watchlist or preferred airport given as a metro code matches the deal's airports")
     func metroMatches() {
         let ranking = DealRanking(preferred: ["NYC": 0.5], watchlists: [.init(watchlistID: "w-1", origin: "NYC", destination: "LON", cabin: .economy)], metroOf: ["JFK": "NYC", "LHR": "LON"])
@@ -114,5 +130,18 @@ struct DealFeedTests {
         #expect(pro.deals.count == 26 && !pro.cappedByTier && pro.deals.first?.dealID == "d-24")
         request.limit = 3
         #expect(try await fixture.service.dealFeed(request).deals.count == 3)
+    }
+}
+
+/// A small deterministic generator (SplitMix64) for generated feeds.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

@@ -16,6 +16,9 @@
 /// Error codes (BusError kind "remote", `remote_code`):
 ///   invalid-field     a field is missing or out of range; the message names it
 ///   unknown-user      DealFeed for a user the subscription service does not know
+///   unknown-airport   a route's airport is not in search's directory
+///   service-unavailable search's directory or the subscription service cannot be asked
+///   storage           the service's database failed
 
 public import SwiftProtobuf
 
@@ -662,7 +665,9 @@ public nonisolated struct DealFeedRequest: Sendable {
 
   public var userID: String = String()
 
-  /// Free sees the top 20, Trial and Pro see all. UNSPECIFIED is treated as FREE.
+  /// Ignored: the service asks the subscription service for the user's tier
+  /// and entitlements (Free sees the top 20, trial and Pro all); a client's
+  /// claim is not trusted.
   public var tier: Tier = .unspecified
 
   public var filter: DealFeedFilter {

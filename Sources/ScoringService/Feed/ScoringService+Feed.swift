@@ -28,18 +28,18 @@ extension ScoringService {
         let ranking = DealRanking(
             preferred: Dictionary(user.user.preferredAirports.map { ($0.code, $0.weight) }, uniquingKeysWith: max),
             watchlists: watchlists, metroOf: reference.metroOf)
-        let matching = DealRanking.filter(
-            Array(current.values), request.filter, today: CalendarDate.of(now, in: zone), nowMs: Self.unixMs(now), metroOf: reference.metroOf)
-        let ranked = ranking.rank(matching)
+        let matching = DealRanking.filter(Array(current.values), request.filter, today: CalendarDate.of(now, in: zone), nowMs: Self.unixMs(now))
         var response = DealFeedResponse()
-        response.totalMatching = Int32(ranked.count)
-        var shown = ranked
-        if user.entitlements.hasVisibleDeals, shown.count > Int(user.entitlements.visibleDeals) {
-            shown = Array(shown.prefix(Int(user.entitlements.visibleDeals)))
+        response.totalMatching = Int32(matching.count)
+        var shown = matching.count
+        if user.entitlements.hasVisibleDeals, shown > Int(user.entitlements.visibleDeals) {
+            shown = Int(user.entitlements.visibleDeals)
             response.cappedByTier = true
         }
-        if request.limit > 0 { shown = Array(shown.prefix(Int(request.limit))) }
-        response.deals = shown
+        if request.limit > 0 { shown = min(shown, Int(request.limit)) }
+        let ranked = ranking.rank(matching, limit: shown)
+        // Only the deals returned are copied into messages.
+        response.deals = ranked.prefix(shown).map { ranking.deal($0, in: matching) }
         return response
     }
 
@@ -60,6 +60,6 @@ extension ScoringService {
 
     /// Puts a deal in the feed's working set directly (tests of the feed, without fares).
     func setCurrentForTesting(_ deal: Deal) {
-        current[deal.dealID] = deal
+        current[deal.dealID] = FeedEntry(deal, metroOf: reference.metroOf)
     }
 }

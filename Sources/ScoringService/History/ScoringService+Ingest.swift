@@ -54,7 +54,7 @@ extension ScoringService {
             return nil
         }
         guard let deal, let deal else { return nil }
-        current[deal.dealID] = deal
+        current[deal.dealID] = FeedEntry(deal, metroOf: reference.metroOf)
         var scored = DealScored()
         scored.deal = deal
         _ = events.enqueue(scored)

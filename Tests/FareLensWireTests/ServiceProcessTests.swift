@@ -2,29 +2,29 @@ import FareLensTesting
 import Foundation
 import Testing
 
-/// Search, subscription and watchlists in three real processes, driven by
+/// The services split over three real processes, driven by
 /// `farelensctl` as an operator would.
-@Suite("Watchlists across processes", .serialized)
-struct WatchlistProcessTests {
-    /// Three `farelens serve` processes: search on the hub, subscription and watchlist on two spokes.
+@Suite("Services across processes", .serialized)
+struct ServiceProcessTests {
+    /// `farelens serve` processes: the hub with `hub`'s services, one spoke for each of `spokes`.
     struct ThreeNodes {
         let socket: String
         var processes: [ChildProcess]
 
-        static func start() async throws -> ThreeNodes {
+        static func start(hub hubServices: String = "search", spokes: [String] = ["subscription", "watchlist"]) async throws -> ThreeNodes {
             let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
             let socket = directory + "/hub.sock"
             var nodes = ThreeNodes(socket: socket, processes: [])
             do {
-                let hub = try ChildProcess.start(Binaries.farelens, ["serve", "--services", "search", "--data-dir", directory + "/hub", "--listen", socket, "--log-level", "error"])
+                let hub = try ChildProcess.start(Binaries.farelens, ["serve", "--services", hubServices, "--data-dir", directory + "/hub", "--listen", socket, "--log-level", "error"])
                 nodes.processes.append(hub)
                 try await hub.waitForOutput(containing: "farelens ready")
-                for service in ["subscription", "watchlist"] {
-                    let spoke = try ChildProcess.start(Binaries.farelens, ["serve", "--services", service, "--data-dir", directory + "/" + service, "--connect", socket, "--log-level", "error"])
+                for (index, services) in spokes.enumerated() {
+                    let spoke = try ChildProcess.start(Binaries.farelens, ["serve", "--services", services, "--data-dir", directory + "/spoke\(index)", "--connect", socket, "--log-level", "error"])
                     nodes.processes.append(spoke)
                     try await spoke.waitForOutput(containing: "farelens ready")
                 }
-                _ = try await meshStatus(socket) { status in status.count == 3 && status.allSatisfy(\.connected) }
+                _ = try await meshStatus(socket) { status in status.count == spokes.count + 1 && status.allSatisfy(\.connected) }
                 return nodes
             } catch {
                 nodes.kill()
@@ -83,5 +83,27 @@ struct WatchlistProcessTests {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withFullDate]
         return formatter.string(from: Date().addingTimeInterval(Double(days) * 86_400))
+    }
+
+    @Test("search, scoring and subscription/watchlists in three processes: a new route has no made-up score, an empty feed answers, bad input is one named error line")
+    func ctlScoring() async throws {
+        let nodes = try await ThreeNodes.start(hub: "search", spokes: ["scoring", "subscription,watchlist"])
+        defer { nodes.kill() }
+        let created = try await nodes.ctl(["users", "create", "--email", "b@example.com", "--time-zone", "Europe/Lisbon", "--json"])
+        #expect(created.status == 0, "\(created.stderr)")
+        let id = try #require((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["id"] as? String)
+
+        let score = try await nodes.ctl(["score", "LIS", "LON", Self.isoDate(daysFromNow: 30), "20.00EUR"])
+        #expect(score.status == 0 && score.stdout.contains("Not enough data yet"), "\(score.stdout)\(score.stderr)")
+        let deals = try await nodes.ctl(["deals", "--user", id])
+        #expect(deals.status == 0, "\(deals.stderr)")
+        let history = try await nodes.ctl(["history", "LIS", "LON", "--month", String(Self.isoDate(daysFromNow: 30).prefix(7)), "--ascii"])
+        #expect(history.status == 0 && history.stdout.contains("Not enough data yet"), "\(history.stdout)\(history.stderr)")
+
+        let unknown = try await nodes.ctl(["score", "LIS", "QQQ", Self.isoDate(daysFromNow: 30), "20.00EUR"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr == "farelensctl: error: scoring: remote [unknown-airport]: destination: 'QQQ' is not a known IATA airport or metro code\n", "\(unknown.stderr)")
+        let nobody = try await nodes.ctl(["deals", "--user", "u-nobody"])
+        #expect(nobody.status == 1 && nobody.stderr.contains("[unknown-user]"), "\(nobody.stderr)")
     }
 }
