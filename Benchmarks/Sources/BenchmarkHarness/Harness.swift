@@ -20,6 +20,19 @@ public func timeOnce(operations: Int, _ body: () async -> Void) async -> Double 
     return nanoseconds(clock.now - start) / Double(operations)
 }
 
+/// Times each of `count` calls of `body` separately (it gets the call's
+/// index); returns nanoseconds per call, for percentiles.
+public func latencies(_ count: Int, _ body: (Int) async -> Void) async -> [Double] {
+    var samples: [Double] = []
+    samples.reserveCapacity(count)
+    for index in 0 ..< count {
+        let start = ContinuousClock.now
+        await body(index)
+        samples.append(nanoseconds(ContinuousClock.now - start))
+    }
+    return samples
+}
+
 /// A duration in nanoseconds.
 public func nanoseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9

@@ -14,18 +14,6 @@ import SwiftProtobuf
 // core; history ingest >= 100 k observed fares/s into SQLite; the deal feed
 // for one user p99 <= 2 ms with 10 k current deals.
 
-/// Times each call of `body` separately; nanoseconds per call.
-func latencies(_ count: Int, _ body: (Int) async -> Void) async -> [Double] {
-    var samples: [Double] = []
-    samples.reserveCapacity(count)
-    for index in 0 ..< count {
-        let start = ContinuousClock.now
-        await body(index)
-        samples.append(nanoseconds(ContinuousClock.now - start))
-    }
-    return samples
-}
-
 let routes = [("LIS", "LON"), ("PAR", "MIL"), ("JFK", "LHR"), ("BER", "BCN"), ("MAD", "PAR"), ("AMS", "IST"), ("NYC", "TYO"), ("LON", "EDI")]
 
 func fare(_ index: Int, now: Date) -> FareObserved {

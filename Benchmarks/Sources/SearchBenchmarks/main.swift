@@ -9,18 +9,6 @@ import Synchronization
 // Search service benchmarks (DESIGN.md: search served from cache, p99 ≤ 100 µs
 // in process), each beside a reference measured in the same run. One line per figure.
 
-/// Times each call of `body` separately; returns nanoseconds per call.
-func latencies(_ count: Int, _ body: (Int) async -> Void) async -> [Double] {
-    var samples: [Double] = []
-    samples.reserveCapacity(count)
-    for index in 0..<count {
-        let start = ContinuousClock.now
-        await body(index)
-        samples.append(nanoseconds(ContinuousClock.now - start))
-    }
-    return samples
-}
-
 func line(_ name: String, _ samples: [Double], reference: String, _ referenceSamples: [Double], targetP99Micros: Double? = nil) {
     let (p50, p99) = (percentile(samples, 0.5) / 1000, percentile(samples, 0.99) / 1000)
     let (r50, r99) = (percentile(referenceSamples, 0.5) / 1000, percentile(referenceSamples, 0.99) / 1000)

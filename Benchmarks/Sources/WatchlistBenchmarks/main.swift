@@ -61,18 +61,6 @@ func load(_ database: ServiceDatabase) throws {
     }
 }
 
-/// Times each call of `body` separately; nanoseconds per call.
-func latencies(_ count: Int, _ body: (Int) async -> Void) async -> [Double] {
-    var samples: [Double] = []
-    samples.reserveCapacity(count)
-    for index in 0 ..< count {
-        let start = ContinuousClock.now
-        await body(index)
-        samples.append(nanoseconds(ContinuousClock.now - start))
-    }
-    return samples
-}
-
 @concurrent func runWatchlistBenchmarks() async throws {
     var logger = Logger(label: "watchlist-benchmarks")
     logger.logLevel = .critical

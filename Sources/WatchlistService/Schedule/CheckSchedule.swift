@@ -32,6 +32,7 @@ struct CheckSchedule: Sendable, Equatable {
     /// A schedule at `localMinutes` (non-empty, strictly ascending, each in
     /// 0 ..< 1440) shifted by `jitterSeconds` (0 ..< `jitterWindowSeconds`).
     init(localMinutes: [Int], jitterSeconds: Int) {
+        // safe: schedules are built only from the constants below (proMinutes, freeMinutes) and the jitter function; a violation is a programming error
         precondition(!localMinutes.isEmpty, "a schedule needs at least one time of day")
         precondition(localMinutes.allSatisfy { (0 ..< 1440).contains($0) }, "local minutes must be in 0..<1440")
         precondition(zip(localMinutes, localMinutes.dropFirst()).allSatisfy { $0 < $1 }, "local minutes must be strictly ascending")
@@ -66,7 +67,7 @@ struct CheckSchedule: Sendable, Equatable {
                 if best.map({ slot < $0 }) ?? true { best = slot }
             }
         }
-        guard let best else { preconditionFailure("a non-empty schedule always has a slot within two local days") }
+        guard let best else { preconditionFailure("a non-empty schedule always has a slot within two local days") }  // safe: four local days are searched and each holds every listed minute
         return best
     }
 
@@ -134,7 +135,7 @@ struct CheckSchedule: Sendable, Equatable {
         calendar.timeZone = timeZone
         let parts = calendar.dateComponents([.year, .month, .day], from: instant)
         guard let year = parts.year, let month = parts.month, let day = parts.day else {
-            preconditionFailure("a Gregorian calendar always yields year, month and day")
+            preconditionFailure("a Gregorian calendar always yields year, month and day")  // safe: the components were asked for
         }
         return daysFromCivil(year: year, month: month, day: day)
     }
