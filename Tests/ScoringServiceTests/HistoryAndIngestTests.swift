@@ -35,6 +35,14 @@ struct HistoryAndIngestTests {
         #expect(history.average90Days.minorUnits == Int64(average.rounded()) && history.average90Days.currency == "EUR")
         #expect(history.lowSixMonths.minorUnits == Self.steady.min())
         #expect(history.typicalLow.minorUnits < history.typicalHigh.minorUnits)
+        var metros = historyRequest(month: departure)
+        metros.origin = "LIS"
+        metros.destination = "LON"
+        let heathrow = ScoringFixture.fare("LIS", "LHR", cents: 7_000, daysAgo: 1, from: fixture.clock.now(), departure: departure)
+        await fixture.service.ingest(ScoringFixture.delivery(heathrow, sequence: 101))
+        #expect(try await fixture.service.priceHistory(metros).series30Days.last?.minPrice.minorUnits == 7_000, "an LHR fare counts for the LON metro too")
+        metros.destination = "LHR"
+        #expect(try await fixture.service.priceHistory(metros).daysOfHistory == 1, "and for its own airport pair")
         var otherMonth = historyRequest(month: departure.adding(days: 62))
         otherMonth.cabin = .economy
         #expect(try await fixture.service.priceHistory(otherMonth).daysOfHistory == 0, "history is kept per departure month")

@@ -36,9 +36,14 @@ extension ScoringService {
                     origin: fare.origin, destination: fare.destination, cabin: cabin, departureMonth: month, currency: fare.price.currency,
                     since: observedDay - DailyMinimumRecord.retentionDays, in: db)
                 let statistics = RouteStatistics.compute(history, today: observedDay)
-                try DailyMinimumRecord.fold(
-                    origin: fare.origin, destination: fare.destination, cabin: cabin, departureMonth: month, day: observedDay,
-                    currency: fare.price.currency, price: perPerson, in: db)
+                // Kept for the airport pair and, when either side belongs to a metro, for the metro pair too (PAR-MIL answers).
+                let metroPair = (reference.metroOf[fare.origin] ?? fare.origin, reference.metroOf[fare.destination] ?? fare.destination)
+                let pairs = metroPair == (fare.origin, fare.destination) ? [metroPair] : [(fare.origin, fare.destination), metroPair]
+                for (origin, destination) in pairs {
+                    try DailyMinimumRecord.fold(
+                        origin: origin, destination: destination, cabin: cabin, departureMonth: month, day: observedDay,
+                        currency: fare.price.currency, price: perPerson, in: db)
+                }
                 let score = DealScoreFormula.score(ScoreInput(
                     price: perPerson, currency: fare.price.currency, statistics: statistics,
                     routeObservations: reference.observations(fare.origin, fare.destination),
