@@ -6,7 +6,7 @@ import DequeModule
 /// returned are not delivered.
 public final class EventSubscription<Event: Sendable>: AsyncSequence, Sendable {
     public typealias Element = Delivery<Event>
-    private let queue: SubscriberQueue<Event>
+    let queue: SubscriberQueue<Event>
     private let onCancel: @Sendable () -> Void
 
     init(queue: SubscriberQueue<Event>, onCancel: @escaping @Sendable () -> Void) {

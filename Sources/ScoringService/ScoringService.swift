@@ -36,6 +36,10 @@ actor ScoringService: ServiceBehaviour {
     private let fares: EventSubscription<FareObserved>
     /// Current deals by id: the feed's working set.
     var current: [String: FeedEntry] = [:]
+    /// The histories of the routes being scored (``HistoryCache``).
+    var historyCache = HistoryCache()
+    /// Most observed fares applied in one transaction.
+    static let ingestBatch = 512
     /// How often expired deals and history past retention are removed.
     let housekeepingInterval: Duration
 
@@ -69,7 +73,7 @@ actor ScoringService: ServiceBehaviour {
         loadCurrentDeals()
         await withDiscardingTaskGroup { group in
             group.addTask { await self.events.run() }
-            group.addTask { for await delivery in self.fares { await self.ingest(delivery) } }
+            group.addTask { for await batch in self.fares.batches(maximum: Self.ingestBatch) { await self.ingest(batch) } }
             group.addTask {
                 while !Task.isCancelled {
                     await self.keepHouse()
@@ -109,6 +113,7 @@ actor ScoringService: ServiceBehaviour {
                 try DealRecord.filter(Column("expiresAtUnixMs") <= nowMs).deleteAll(db)
                 try DailyMinimumRecord.filter(Column("day") < oldestDay).deleteAll(db)
             }
+            historyCache.clear()
             try database.pruneInbox(appliedBefore: now.addingTimeInterval(-7 * 86_400))
         } catch {
             logger.error("housekeeping failed; retrying on the next round", metadata: ["error": "\(error)"])

@@ -60,6 +60,33 @@ struct DurableRelayPropertyTests {
         for task in [nearTask, farTask, hubTask] { task.cancel(); _ = await task.result }
     }
 
+    @Test("Consumed in batches, a relayed event is acknowledged only when the consumer asks for the batch after its own")
+    func batchAcknowledgement() async throws {
+        let socket = temporarySocketPath()
+        let hubBus = makeNodeBus("hub")
+        let (_, hubTask) = try await startHub(hubBus, fastBridge(socket))
+        let farBus = makeNodeBus("far")
+        let far = farBus.subscribe(PriceDropped.self, bufferSize: 16)
+        let (_, farTask) = try await startSpoke(farBus, fastBridge(socket), name: "far")
+        let nearBus = makeNodeBus("near")
+        let (near, nearTask) = try await startSpoke(nearBus, fastBridge(socket), name: "near")
+        try await waitUntil("the publisher knows the far spoke wants the topic") { near.remoteTopicsForTesting.contains(PriceDropped.topic.name) }
+
+        for sequence in 1 ... 5 { try await nearBus.publish(PriceDropped(route: "OPO-JFK", sequence: sequence)) }
+        try await waitUntil("all five wait in the far subscriber's buffer") { far.bufferedCount == 5 }
+        var batches = far.batches(maximum: 3).makeAsyncIterator()
+        #expect(await batches.next()?.map(\.event.sequence) == [1, 2, 3])
+        // Handed out, not yet done with: nothing is acknowledged.
+        try await Task.sleep(for: .milliseconds(50))  // safe: gives a wrong early acknowledgement time to arrive; the check below is an equality, not a timing
+        #expect(near.pendingDurableEvents == 5)
+        #expect(await batches.next()?.map(\.event.sequence) == [4, 5])
+        try await waitUntil("the first batch's acknowledgements reached the publisher") { near.pendingDurableEvents == 2 }
+        far.cancel()
+        #expect(await batches.next() == nil)
+        try await waitUntil("every acknowledgement reached the publisher") { near.pendingDurableEvents == 0 }
+        for task in [nearTask, farTask, hubTask] { task.cancel(); _ = await task.result }
+    }
+
     static func check(publishers: Int, perPublisher: Int, bufferSize: Int, wildcard: Bool) async throws {
         let socket = temporarySocketPath()
         let hubBus = makeNodeBus("hub")

@@ -88,6 +88,28 @@ struct HistoryAndIngestTests {
         #expect(published.deal.score == deal.score && pushed.deal.price == deal.price)
     }
 
+    @Test("fares applied in one batch score exactly as ScoreFare scores them from the table (the in-memory history agrees with SQLite)")
+    func batchMatchesTable() async throws {
+        let fixture = try ScoringFixture()
+        let departure = fixture.departure(in: 45)
+        let history = Self.steady.enumerated().map { index, cents in
+            ScoringFixture.delivery(
+                ScoringFixture.fare(cents: cents, daysAgo: Self.steady.count - index, from: fixture.clock.now(), departure: departure), sequence: UInt64(index))
+        }
+        #expect(await fixture.service.ingest(history).count < history.count)
+        var request = ScoreFareRequest()
+        request.origin = "LIS"
+        request.destination = "LON"
+        request.departureDate = departure.message
+        request.price.currency = "EUR"
+        request.price.minorUnits = 7_000
+        request.carrier = "TP"
+        let fromTable = try await fixture.service.scoreFare(request).score
+        let fare = ScoringFixture.fare(cents: 7_000, daysAgo: 0, from: fixture.clock.now(), departure: departure)
+        let deal = try #require(await fixture.service.ingest([ScoringFixture.delivery(fare, sequence: 500)]).first)
+        #expect(deal.score == fromTable)
+    }
+
     @Test("a redelivered observed fare (same event id) is counted once: the inbox")
     func redeliveryCountedOnce() async throws {
         let fixture = try ScoringFixture()

@@ -8,14 +8,54 @@ extension ScoringService {
     /// A current deal stays in the feed this long after it was observed (or until departure).
     static let dealLifetimeMs: Int64 = 7 * 86_400_000
 
-    /// Applies one observed fare exactly once (the inbox): scores it against
-    /// the history before it, folds it into the history, and keeps it as a
-    /// deal when it scores 60 or more; then publishes `DealScored` (and
-    /// `ExceptionalDeal` at 90 or more).
-    ///
-    /// - Returns: the deal, or nil (not a deal, a redelivery, or a fare that cannot be read).
+    /// Applies one observed fare (a batch of one); see ``ingest(_:)-(Array)``.
     @discardableResult
     func ingest(_ delivery: Delivery<FareObserved>) -> Deal? {
+        ingest([delivery]).first
+    }
+
+    /// Applies observed fares exactly once each (the inbox), all in one
+    /// transaction: each fare is scored against the history before it,
+    /// folded into the history, and kept as a deal when it scores 60 or more;
+    /// after the commit `DealScored` (and `ExceptionalDeal` at 90 or more)
+    /// are published. A redelivered fare is skipped; an unreadable one is
+    /// logged and skipped. If the transaction fails nothing is applied (and
+    /// nothing acknowledged: the caller asks for the next batch only after).
+    ///
+    /// - Returns: the deals made.
+    @discardableResult
+    func ingest(_ deliveries: [Delivery<FareObserved>]) -> [Deal] {
+        let now = clock.now()
+        let reference = reference
+        var deals: [Deal] = []
+        do {
+            try database.writer.write { db in
+                for delivery in deliveries {
+                    if let deal = try apply(delivery, now: now, reference: reference, in: db) { deals.append(deal) }
+                }
+            }
+        } catch {
+            // Rolled back: the cache may hold folds that were not committed.
+            historyCache.clear()
+            logger.error("observed fares not applied; they will be redelivered", metadata: ["fares": "\(deliveries.count)", "error": "\(error)"])
+            return []
+        }
+        for deal in deals {
+            current[deal.dealID] = FeedEntry(deal, metroOf: reference.metroOf)
+            var scored = DealScored()
+            scored.deal = deal
+            _ = events.enqueue(scored)
+            if deal.score.score >= 90 {
+                var exceptional = ExceptionalDeal()
+                exceptional.deal = deal
+                _ = events.enqueue(exceptional)
+            }
+        }
+        return deals
+    }
+
+    /// One fare inside the batch's transaction; nil when it is not a deal, a redelivery, or unreadable.
+    private func apply(_ delivery: Delivery<FareObserved>, now: Date, reference: ReferenceData, in db: Database) throws -> Deal? {
         let fare = delivery.event
         guard let departure = CalendarDate(fare.departureDate), fare.price.minorUnits > 0, fare.price.currency.count == 3,
               fare.origin.count == 3, fare.destination.count == 3
@@ -24,50 +64,34 @@ extension ScoringService {
             return nil
         }
         let key = InboxKey(publisher: delivery.metadata.id.publisher, sequence: delivery.metadata.id.sequence)
+        guard try ServiceDatabase.recordOnce(key, consumer: Self.fareConsumer, at: now, in: db) else { return nil }
         let perPerson = fare.price.minorUnits / Int64(max(1, fare.travellers))
-        let observedDay = Self.day(ofUnixMs: fare.observedAtUnixMs > 0 ? fare.observedAtUnixMs : Self.unixMs(clock.now()))
+        let observedDay = Self.day(ofUnixMs: fare.observedAtUnixMs > 0 ? fare.observedAtUnixMs : Self.unixMs(now))
         let cabin = (fare.cabin == .unspecified ? Cabin.economy : fare.cabin).rawValue
         let month = departure.year * 100 + departure.month
-        let reference = reference
-        let deal: Deal??
-        do {
-            deal = try database.applyOnce(key, consumer: Self.fareConsumer, at: clock.now()) { db -> Deal? in
-                let history = try DailyMinimumRecord.days(
-                    origin: fare.origin, destination: fare.destination, cabin: cabin, departureMonth: month, currency: fare.price.currency,
-                    since: observedDay - DailyMinimumRecord.retentionDays, in: db)
-                let statistics = RouteStatistics.compute(history, today: observedDay)
-                // Kept for the airport pair and, when either side belongs to a metro, for the metro pair too (PAR-MIL answers).
-                let metroPair = (reference.metroOf[fare.origin] ?? fare.origin, reference.metroOf[fare.destination] ?? fare.destination)
-                let pairs = metroPair == (fare.origin, fare.destination) ? [metroPair] : [(fare.origin, fare.destination), metroPair]
-                for (origin, destination) in pairs {
-                    try DailyMinimumRecord.fold(
-                        origin: origin, destination: destination, cabin: cabin, departureMonth: month, day: observedDay,
-                        currency: fare.price.currency, price: perPerson, in: db)
-                }
-                let score = DealScoreFormula.score(ScoreInput(
-                    price: perPerson, currency: fare.price.currency, statistics: statistics,
-                    routeObservations: reference.observations(fare.origin, fare.destination),
-                    daysToDeparture: departure.daysSinceEpoch - observedDay, carrier: reference.carriers[fare.carrier]))
-                guard score.score >= 60 else { return nil }
-                let deal = Self.deal(fare, perPerson: perPerson, score: score, departure: departure)
-                try DealRecord(deal).save(db)
-                return deal
-            }
-        } catch {
-            // Not recorded in the inbox: a redelivery (or a restart) applies it.
-            logger.error("observed fare not applied", metadata: ["route": "\(fare.origin)-\(fare.destination)", "error": "\(error)"])
-            return nil
+        let routeKey = HistoryCache.Key(origin: fare.origin, destination: fare.destination, cabin: cabin, departureMonth: month, currency: fare.price.currency)
+        if !historyCache.contains(routeKey) {
+            historyCache.load(routeKey, days: try DailyMinimumRecord.days(
+                origin: fare.origin, destination: fare.destination, cabin: cabin, departureMonth: month, currency: fare.price.currency,
+                since: 0, in: db))
         }
-        guard let deal, let deal else { return nil }
-        current[deal.dealID] = FeedEntry(deal, metroOf: reference.metroOf)
-        var scored = DealScored()
-        scored.deal = deal
-        _ = events.enqueue(scored)
-        if deal.score.score >= 90 {
-            var exceptional = ExceptionalDeal()
-            exceptional.deal = deal
-            _ = events.enqueue(exceptional)
+        let statistics = historyCache.statistics(routeKey, today: observedDay)
+        // Kept for the airport pair and, when either side belongs to a metro, for the metro pair too (PAR-MIL answers).
+        let metroPair = (reference.metroOf[fare.origin] ?? fare.origin, reference.metroOf[fare.destination] ?? fare.destination)
+        let pairs = metroPair == (fare.origin, fare.destination) ? [metroPair] : [(fare.origin, fare.destination), metroPair]
+        for (origin, destination) in pairs {
+            try DailyMinimumRecord.fold(
+                origin: origin, destination: destination, cabin: cabin, departureMonth: month, day: observedDay,
+                currency: fare.price.currency, price: perPerson, in: db)
         }
+        historyCache.fold(routeKey, day: observedDay, price: perPerson)
+        let score = DealScoreFormula.score(ScoreInput(
+            price: perPerson, currency: fare.price.currency, statistics: statistics,
+            routeObservations: reference.observations(fare.origin, fare.destination),
+            daysToDeparture: departure.daysSinceEpoch - observedDay, carrier: reference.carriers[fare.carrier]))
+        guard score.score >= 60 else { return nil }
+        let deal = Self.deal(fare, perPerson: perPerson, score: score, departure: departure)
+        try DealRecord(deal).upsert(in: db)
         return deal
     }
 

@@ -21,6 +21,12 @@ struct DealRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
         message = try deal.serializedBytes()
     }
 
+    /// Inserts or replaces the row (a cached statement: ingest writes every deal).
+    func upsert(in db: Database) throws {
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO deal (dealID, expiresAtUnixMs, message) VALUES (?, ?, ?)")
+            .execute(arguments: [dealID, expiresAtUnixMs, message])
+    }
+
     /// The stored deal; nil if the bytes no longer decode.
     var deal: Deal? { try? Deal(serializedBytes: message) }
 
