@@ -21,6 +21,8 @@ struct HistoryCache {
         /// The statistics for `statisticsDay`, while the days are unchanged.
         var statistics: RouteStatistics??
         var statisticsDay: Int
+        /// The route's popularity in the reference data, looked up once.
+        var observations: Int??
     }
 
     private var entries: [Key: Entry] = [:]
@@ -34,7 +36,7 @@ struct HistoryCache {
     /// Loads `key`'s days (from the table).
     mutating func load(_ key: Key, days: [DailyMinimum]) {
         if entries.count >= maximumRoutes { entries.removeAll(keepingCapacity: true) }
-        entries[key] = Entry(days: days.sorted { $0.day < $1.day }, statistics: nil, statisticsDay: 0)
+        entries[key] = Entry(days: days.sorted { $0.day < $1.day }, statistics: nil, statisticsDay: 0, observations: nil)
     }
 
     /// The statistics of a loaded `key` as of `today`, computed once per change.
@@ -46,6 +48,14 @@ struct HistoryCache {
         entry.statisticsDay = today
         entries[key] = entry
         return statistics
+    }
+
+    /// The route's observation count in the reference data, from `lookUp` the first time.
+    mutating func observations(_ key: Key, _ lookUp: () -> Int?) -> Int? {
+        if let cached = entries[key]?.observations { return cached }
+        let value = lookUp()
+        entries[key]?.observations = .some(value)
+        return value
     }
 
     /// Folds one price into a loaded `key`'s day, as the table's upsert does.

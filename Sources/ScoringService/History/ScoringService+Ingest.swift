@@ -87,7 +87,7 @@ extension ScoringService {
         historyCache.fold(routeKey, day: observedDay, price: perPerson)
         let score = DealScoreFormula.score(ScoreInput(
             price: perPerson, currency: fare.price.currency, statistics: statistics,
-            routeObservations: reference.observations(fare.origin, fare.destination),
+            routeObservations: historyCache.observations(routeKey) { reference.observations(fare.origin, fare.destination) },
             daysToDeparture: departure.daysSinceEpoch - observedDay, carrier: reference.carriers[fare.carrier]))
         guard score.score >= 60 else { return nil }
         let deal = Self.deal(fare, perPerson: perPerson, score: score, departure: departure)
