@@ -42,7 +42,7 @@ struct DealFeedTests {
     @Test("keeping only the best N gives exactly the first N of the full ranking, ties included")
     func bestNMatchesFullRanking() {
         let ranking = DealRanking(preferred: ["JFK": 0.3], watchlists: [.init(watchlistID: "w-1", origin: "LIS", destination: "LHR", cabin: .economy)], metroOf: [:])
-        var generator = SplitMix(seed: 42)
+        var generator = CalibrationTests.SplitMix64(seed: 42)
         let deals = (0 ..< 600).map { index in
             Self.deal(
                 "d-\(index)", index % 3 == 0 ? "LIS" : "JFK", score: 60 + Int32(generator.next() % 20), cents: Int64(10_000 + generator.next() % 5 * 1_000),
@@ -133,15 +133,3 @@ struct DealFeedTests {
     }
 }
 
-/// A small deterministic generator (SplitMix64) for generated feeds.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
