@@ -2,10 +2,24 @@ import FareLensBus
 import FareLensWire
 import Foundation
 import Logging
+import Synchronization
 
 /// A short-lived admin peer: joins the node's socket (one attempt, no
 /// reconnect), runs `body` with a bus whose requests travel over it, leaves.
 enum AdminSession {
+    private static let sessions = Mutex(0)
+
+    /// `farelensctl-<pid>-<n>`: unique per session, so a second session from
+    /// one process is not refused as a duplicate while the node still holds
+    /// the first one's connection.
+    static func nextNodeName() -> String {
+        let number = sessions.withLock { count in
+            count += 1
+            return count
+        }
+        return "farelensctl-\(ProcessInfo.processInfo.processIdentifier)-\(number)"
+    }
+
     /// - Parameter prepare: runs on the bus before the hello is sent (an
     ///   admin client's subscriptions become its watched topics).
     static func run<T: Sendable>(
@@ -14,9 +28,8 @@ enum AdminSession {
     ) async throws -> T {
         var logger = Logger(label: "farelensctl")
         logger.logLevel = .critical
-        let pid = ProcessInfo.processInfo.processIdentifier
         var busConfiguration = BusConfiguration()
-        busConfiguration.nodeName = "farelensctl-\(pid)"
+        busConfiguration.nodeName = nextNodeName()
         let bus = MessageBus(configuration: busConfiguration, logger: logger)
         prepare(bus)
         var bridge = BridgeConfiguration(socketPath: options.socketPath)

@@ -224,3 +224,13 @@ struct ScoringJSONTests {
         #expect(components.first?["factor"] as? String == "time-to-departure" && components.first?["max_points"] as? Int == 10)
     }
 }
+
+@Suite("Admin sessions")
+struct AdminSessionTests {
+    @Test("every admin session of one process has its own node name, so a second is not refused as a duplicate of the first")
+    func distinctNames() {
+        let names = (0 ..< 5).map { _ in AdminSession.nextNodeName() }
+        #expect(Set(names).count == 5)
+        #expect(names.allSatisfy { $0.hasPrefix("farelensctl-\(ProcessInfo.processInfo.processIdentifier)-") })
+    }
+}
