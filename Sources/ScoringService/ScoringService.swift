@@ -120,7 +120,7 @@ actor ScoringService: ServiceBehaviour {
         }
     }
 
-    static func unixMs(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    static func unixMs(_ date: Date) -> Int64 { date.unixMilliseconds }
 
     /// Days since 1970-01-01 in UTC.
     static func day(of date: Date) -> Int { Int((date.timeIntervalSince1970 / 86_400).rounded(.down)) }

@@ -228,15 +228,7 @@ actor SubscriptionService: ServiceBehaviour {
     }
 
     func write<T: Sendable>(_ body: @Sendable (Database) throws(SubscriptionError) -> T) throws(SubscriptionError) -> T {
-        do {
-            // The pool's own write, not ServiceDatabase.write: that one turns
-            // every error into a StoreError, and this service's must come out as they are.
-            return try database.writer.write { db in try body(db) }
-        } catch let error as SubscriptionError {
-            throw error
-        } catch {
-            throw .storage("\(error)")
-        }
+        try database.write(body, storageError: SubscriptionError.storage)
     }
 
     static func catching<T>(_ body: () throws -> T) throws(SubscriptionError) -> T {
@@ -266,7 +258,7 @@ actor SubscriptionService: ServiceBehaviour {
         _ = events.enqueue(changed, parent: parent)
     }
 
-    static func unixMs(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    static func unixMs(_ date: Date) -> Int64 { date.unixMilliseconds }
 
     /// `u-` and 16 random hex digits.
     static func newUserID() -> String {

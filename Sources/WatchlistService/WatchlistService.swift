@@ -113,22 +113,11 @@ actor WatchlistService: ServiceBehaviour {
     // MARK: Helpers
 
     func write<T: Sendable>(_ body: @Sendable (Database) throws(WatchlistError) -> T) throws(WatchlistError) -> T {
-        do {
-            // The pool's own write: ServiceDatabase.write would turn this service's errors into StoreErrors.
-            return try database.writer.write { db in try body(db) }
-        } catch let error as WatchlistError {
-            throw error
-        } catch {
-            throw .storage("\(error)")
-        }
+        try database.write(body, storageError: WatchlistError.storage)
     }
 
     func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws(WatchlistError) -> T {
-        do {
-            return try database.writer.read { db in try body(db) }
-        } catch {
-            throw .storage("\(error)")
-        }
+        try database.read(body, storageError: WatchlistError.storage)
     }
 
     static func catching<T>(_ body: () throws -> T) throws(WatchlistError) -> T {
@@ -143,9 +132,9 @@ actor WatchlistService: ServiceBehaviour {
         _ = events.enqueue(event, parent: parent)
     }
 
-    static func unixMs(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    static func unixMs(_ date: Date) -> Int64 { date.unixMilliseconds }
 
-    static func date(_ unixMs: Int64) -> Date { Date(timeIntervalSince1970: Double(unixMs) / 1000) }
+    static func date(_ unixMs: Int64) -> Date { Date(unixMilliseconds: unixMs) }
 
     /// A prefix and 16 random hex digits.
     static func newID(_ prefix: String) -> String {

@@ -111,17 +111,10 @@ extension ScoringService {
     }
 
     static func money(_ minorUnits: Double, _ currency: String) -> Money {
-        var money = Money()
-        money.currency = currency
-        money.minorUnits = Int64(minorUnits.rounded())
-        return money
+        Money(minorUnits: Int64(minorUnits.rounded()), currency: currency)
     }
 
     func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws(ScoringError) -> T {
-        do {
-            return try database.writer.read { db in try body(db) }
-        } catch {
-            throw .storage("\(error)")
-        }
+        try database.read(body, storageError: ScoringError.storage)
     }
 }

@@ -125,7 +125,7 @@ extension WatchlistService {
                   current.storedDates == record.storedDates, current.origin == record.origin, current.destination == record.destination,
                   current.cabin == record.cabin
             else { return nil }
-            let previous = current.lastPriceMinorUnits.map { StoredMoney.money($0, current.lastPriceCurrency) }
+            let previous = current.lastPriceMinorUnits.map { Money(minorUnits: $0, currency: current.lastPriceCurrency) }
             let change = PriceCheck.change(from: previous, to: lowest.price)
             let threshold = PriceCheck.threshold(current.threshold, price: lowest.price, wasBelow: current.belowThreshold)
             current.lastPriceMinorUnits = lowest.price.minorUnits

@@ -45,7 +45,7 @@ struct WatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, Persistab
     var belowThreshold: Bool = false
 
     var threshold: Money? {
-        thresholdMinorUnits.map { StoredMoney.money($0, thresholdCurrency) }
+        thresholdMinorUnits.map { Money(minorUnits: $0, currency: thresholdCurrency) }
     }
 
     /// The wire form.
@@ -78,8 +78,8 @@ struct WatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, Persistab
     var lastCheck: WatchlistCheck? {
         guard let lastPriceMinorUnits else { return nil }
         var check = WatchlistCheck()
-        check.lowestPrice = StoredMoney.money(lastPriceMinorUnits, lastPriceCurrency)
-        if let lastChangeMinorUnits { check.change = StoredMoney.money(lastChangeMinorUnits, lastPriceCurrency) }
+        check.lowestPrice = Money(minorUnits: lastPriceMinorUnits, currency: lastPriceCurrency)
+        if let lastChangeMinorUnits { check.change = Money(minorUnits: lastChangeMinorUnits, currency: lastPriceCurrency) }
         if let lastChangeBasisPoints { check.changeBasisPoints = Int32(clamping: lastChangeBasisPoints) }
         check.checkedAtUnixMs = lastCheckedAtUnixMs
         if lastDepartureDate != 0 { check.departureDate = LocalDateNumber.message(lastDepartureDate) }
@@ -141,15 +141,5 @@ enum LocalDateNumber {
         date.month = Int32(number / 100 % 100)
         date.day = Int32(number % 100)
         return date
-    }
-}
-
-/// `Money` values built from the table's columns.
-enum StoredMoney {
-    static func money(_ minorUnits: Int64, _ currency: String) -> Money {
-        var money = Money()
-        money.minorUnits = minorUnits
-        money.currency = currency
-        return money
     }
 }

@@ -1,0 +1,29 @@
+public import GRDB
+
+/// Transactions for a service whose requests fail with its own error type:
+/// the body's own errors come out as they are, and anything else (SQLite,
+/// a full disk) becomes the service's storage error.
+extension ServiceDatabase {
+    /// A write transaction; see the extension's summary.
+    public func write<T: Sendable, E: Error>(
+        _ body: @Sendable (Database) throws(E) -> T, storageError: (String) -> E
+    ) throws(E) -> T {
+        do {
+            // The pool's own write, not `write(_:)`: that one turns every error into a StoreError.
+            return try writer.write { db in try body(db) }
+        } catch let error as E {
+            throw error
+        } catch {
+            throw storageError("\(error)")
+        }
+    }
+
+    /// A read; any failure becomes the service's storage error.
+    public func read<T: Sendable, E: Error>(_ body: @Sendable (Database) throws -> T, storageError: (String) -> E) throws(E) -> T {
+        do {
+            return try writer.read { db in try body(db) }
+        } catch {
+            throw storageError("\(error)")
+        }
+    }
+}
