@@ -22,6 +22,7 @@ let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: 
 let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
 let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
 let configuration = Target.Dependency.product(name: "Configuration", package: "swift-configuration")
+let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 let propertyBased = Target.Dependency.product(name: "PropertyBased", package: "swift-property-based")
 
 /// The six services. Each may import the bus, the store, the messages and
@@ -35,6 +36,8 @@ let serviceTargets: [Target] = serviceNames.map { name in
     let extra: [Target.Dependency] = switch name {
     case "SearchService": [httpClient, nioCore, configuration]
     case "ScoringService": [protobuf]
+    case "AlertsService": [httpClient, nioCore, crypto, configuration]
+    case "AnalyticsService": [crypto, configuration]
     default: []
     }
     return .target(
@@ -63,6 +66,8 @@ let package = Package(
         .library(name: "ScoringService", targets: ["ScoringService"]),
         /// For the soak benchmark, which opens the search service's (in-memory) database as a node would.
         .library(name: "FareLensStore", targets: ["FareLensStore"]),
+        /// For the alerts benchmark: the policy and the outbox delivery.
+        .library(name: "AlertsService", targets: ["AlertsService"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -78,6 +83,8 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // HMAC-SHA256 for webhook signatures (alerts) and user pseudonyms (analytics).
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .target(
@@ -191,6 +198,16 @@ let package = Package(
         .testTarget(
             name: "WatchlistServiceTests",
             dependencies: ["WatchlistService", "SubscriptionService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AlertsServiceTests",
+            dependencies: ["AlertsService", "SubscriptionService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log, crypto, configuration],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AnalyticsServiceTests",
+            dependencies: ["AnalyticsService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log, crypto, configuration],
             swiftSettings: strict
         ),
         .testTarget(name: "FarelensctlTests", dependencies: ["farelensctl", "FareLensMessages"], swiftSettings: strict),

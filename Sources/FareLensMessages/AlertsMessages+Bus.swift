@@ -42,6 +42,12 @@ extension AlertSettingsRequest: BusRequest {
 }
 extension AlertSettingsResponse: BusMessage {}
 
+extension ReplayAlertsRequest: BusRequest {
+    public typealias Response = ReplayAlertsResponse
+    public static var address: ServiceAddress { .alerts }
+}
+extension ReplayAlertsResponse: BusMessage {}
+
 /// Droppable: the decision is already recorded by the alerts service; the event only feeds reports.
 extension AlertDecided: BusEvent {
     public static let topic = Topic("alerts.alert-decided")

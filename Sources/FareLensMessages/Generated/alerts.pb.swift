@@ -16,6 +16,10 @@
 /// Error codes (BusError kind "remote", `remote_code`):
 ///   invalid-field     a field is missing or out of range; the message names it
 ///   unknown-user      the subscription service does not know the user
+///   not-found         no such alert (replay)
+///   not-dead-lettered the alert is not dead-lettered, so there is nothing to replay
+///   subscription-unavailable  the user's settings cannot be asked now
+///   storage           the alerts database failed
 
 public import SwiftProtobuf
 
@@ -110,6 +114,14 @@ public nonisolated enum AlertDecision: SwiftProtobuf.Enum, Swift.CaseIterable {
 
   /// The route is muted, the watchlist is muted, or all alerts are paused.
   case muted // = 5
+
+  /// Re-checked through search just before delivery, the fare had risen
+  /// above the alerted price: nothing was sent (a phantom deal).
+  case stalePrice // = 6
+
+  /// Not an alert for this user: e.g. a watchlist in digest-only mode, or a
+  /// price that did not drop. Recorded so "why not?" still has an answer.
+  case notAlertable // = 7
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -124,6 +136,8 @@ public nonisolated enum AlertDecision: SwiftProtobuf.Enum, Swift.CaseIterable {
     case 3: self = .deduped
     case 4: self = .capped
     case 5: self = .muted
+    case 6: self = .stalePrice
+    case 7: self = .notAlertable
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -136,6 +150,8 @@ public nonisolated enum AlertDecision: SwiftProtobuf.Enum, Swift.CaseIterable {
     case .deduped: return 3
     case .capped: return 4
     case .muted: return 5
+    case .stalePrice: return 6
+    case .notAlertable: return 7
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -148,6 +164,79 @@ public nonisolated enum AlertDecision: SwiftProtobuf.Enum, Swift.CaseIterable {
     .deduped,
     .capped,
     .muted,
+    .stalePrice,
+    .notAlertable,
+  ]
+
+}
+
+/// Where an accepted alert is on its way to the user.
+public nonisolated enum DeliveryState: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case unspecified // = 0
+
+  /// Not accepted into the outbox (held, deduped, capped, muted …).
+  case notQueued // = 1
+
+  /// In the outbox, waiting for its first or next attempt.
+  case pending // = 2
+  case delivered // = 3
+
+  /// Failed permanently or past the retry limit; `alerts replay` sends it again.
+  case deadLettered // = 4
+
+  /// The endpoint answered 410 Gone and is disabled; replayable once re-enabled.
+  case endpointDisabled // = 5
+
+  /// Re-checked as stale just before delivery; never sent.
+  case droppedStale // = 6
+
+  /// Held or capped, then sent inside a digest (see `digest_alert_id`).
+  case inDigest // = 7
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .notQueued
+    case 2: self = .pending
+    case 3: self = .delivered
+    case 4: self = .deadLettered
+    case 5: self = .endpointDisabled
+    case 6: self = .droppedStale
+    case 7: self = .inDigest
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .notQueued: return 1
+    case .pending: return 2
+    case .delivered: return 3
+    case .deadLettered: return 4
+    case .endpointDisabled: return 5
+    case .droppedStale: return 6
+    case .inDigest: return 7
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [DeliveryState] = [
+    .unspecified,
+    .notQueued,
+    .pending,
+    .delivered,
+    .deadLettered,
+    .endpointDisabled,
+    .droppedStale,
+    .inDigest,
   ]
 
 }
@@ -359,6 +448,53 @@ public nonisolated struct AlertRecord: @unchecked Sendable {
     set {_uniqueStorage()._deliveredAtUnixMs = newValue}
   }
 
+  public var deliveryState: DeliveryState {
+    get {_storage._deliveryState}
+    set {_uniqueStorage()._deliveryState = newValue}
+  }
+
+  /// The last delivery error, one line without secrets; empty if none.
+  public var deliveryError: String {
+    get {_storage._deliveryError}
+    set {_uniqueStorage()._deliveryError = newValue}
+  }
+
+  /// Delivery attempts so far.
+  public var attempts: Int32 {
+    get {_storage._attempts}
+    set {_uniqueStorage()._attempts = newValue}
+  }
+
+  /// Held or capped alerts: the digest that carried them; empty until then.
+  public var digestAlertID: String {
+    get {_storage._digestAlertID}
+    set {_uniqueStorage()._digestAlertID = newValue}
+  }
+
+  /// The fare's dates and cabin, for the re-check before delivery.
+  public var departureDate: LocalDate {
+    get {_storage._departureDate ?? LocalDate()}
+    set {_uniqueStorage()._departureDate = newValue}
+  }
+  /// Returns true if `departureDate` has been explicitly set.
+  public var hasDepartureDate: Bool {_storage._departureDate != nil}
+  /// Clears the value of `departureDate`. Subsequent reads from it will return its default value.
+  public mutating func clearDepartureDate() {_uniqueStorage()._departureDate = nil}
+
+  public var returnDate: LocalDate {
+    get {_storage._returnDate ?? LocalDate()}
+    set {_uniqueStorage()._returnDate = newValue}
+  }
+  /// Returns true if `returnDate` has been explicitly set.
+  public var hasReturnDate: Bool {_storage._returnDate != nil}
+  /// Clears the value of `returnDate`. Subsequent reads from it will return its default value.
+  public mutating func clearReturnDate() {_uniqueStorage()._returnDate = nil}
+
+  public var cabin: Cabin {
+    get {_storage._cabin}
+    set {_uniqueStorage()._cabin = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -561,6 +697,39 @@ public nonisolated struct AlertSettingsResponse: Sendable {
   public init() {}
 }
 
+/// Sends dead-lettered (or endpoint-disabled) alerts again: one by id, or all
+/// dead-lettered since a time. Each keeps its alert id, so a receiver that
+/// saw an earlier attempt can still tell it is the same alert.
+public nonisolated struct ReplayAlertsRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// One alert; empty to replay by time.
+  public var alertID: String = String()
+
+  /// With no alert_id: every dead-lettered alert decided at or after this,
+  /// Unix epoch ms (0 means all).
+  public var sinceUnixMs: Int64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct ReplayAlertsResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The alerts put back into the outbox.
+  public var alertIds: [String] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 /// A decision was made and recorded. Topic alerts.alert-decided.
 public nonisolated struct AlertDecided: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
@@ -642,7 +811,11 @@ nonisolated extension AlertKind: SwiftProtobuf._ProtoNameProviding {
 }
 
 nonisolated extension AlertDecision: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ALERT_DECISION_UNSPECIFIED\0\u{1}SENT\0\u{1}HELD\0\u{1}DEDUPED\0\u{1}CAPPED\0\u{1}MUTED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ALERT_DECISION_UNSPECIFIED\0\u{1}SENT\0\u{1}HELD\0\u{1}DEDUPED\0\u{1}CAPPED\0\u{1}MUTED\0\u{1}STALE_PRICE\0\u{1}NOT_ALERTABLE\0")
+}
+
+nonisolated extension DeliveryState: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0DELIVERY_STATE_UNSPECIFIED\0\u{1}NOT_QUEUED\0\u{1}PENDING\0\u{1}DELIVERED\0\u{1}DEAD_LETTERED\0\u{1}ENDPOINT_DISABLED\0\u{1}DROPPED_STALE\0\u{1}IN_DIGEST\0")
 }
 
 nonisolated extension AlertAction: SwiftProtobuf._ProtoNameProviding {
@@ -695,7 +868,7 @@ nonisolated extension AlertContent: SwiftProtobuf.Message, SwiftProtobuf._Messag
 
 nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".AlertRecord"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}alert_id\0\u{3}user_id\0\u{1}kind\0\u{1}decision\0\u{1}reason\0\u{1}origin\0\u{1}destination\0\u{3}deal_id\0\u{3}watchlist_id\0\u{1}price\0\u{3}deal_score\0\u{3}queue_score\0\u{1}content\0\u{3}decided_at_unix_ms\0\u{3}delivered_at_unix_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}alert_id\0\u{3}user_id\0\u{1}kind\0\u{1}decision\0\u{1}reason\0\u{1}origin\0\u{1}destination\0\u{3}deal_id\0\u{3}watchlist_id\0\u{1}price\0\u{3}deal_score\0\u{3}queue_score\0\u{1}content\0\u{3}decided_at_unix_ms\0\u{3}delivered_at_unix_ms\0\u{3}delivery_state\0\u{3}delivery_error\0\u{1}attempts\0\u{3}digest_alert_id\0\u{3}departure_date\0\u{3}return_date\0\u{1}cabin\0")
 
   fileprivate class _StorageClass {
     var _alertID: String = String()
@@ -713,6 +886,13 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
     var _content: AlertContent? = nil
     var _decidedAtUnixMs: Int64 = 0
     var _deliveredAtUnixMs: Int64 = 0
+    var _deliveryState: DeliveryState = .unspecified
+    var _deliveryError: String = String()
+    var _attempts: Int32 = 0
+    var _digestAlertID: String = String()
+    var _departureDate: LocalDate? = nil
+    var _returnDate: LocalDate? = nil
+    var _cabin: Cabin = .unspecified
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -738,6 +918,13 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
       _content = source._content
       _decidedAtUnixMs = source._decidedAtUnixMs
       _deliveredAtUnixMs = source._deliveredAtUnixMs
+      _deliveryState = source._deliveryState
+      _deliveryError = source._deliveryError
+      _attempts = source._attempts
+      _digestAlertID = source._digestAlertID
+      _departureDate = source._departureDate
+      _returnDate = source._returnDate
+      _cabin = source._cabin
     }
   }
 
@@ -771,6 +958,13 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
         case 13: try { try decoder.decodeSingularMessageField(value: &_storage._content) }()
         case 14: try { try decoder.decodeSingularInt64Field(value: &_storage._decidedAtUnixMs) }()
         case 15: try { try decoder.decodeSingularInt64Field(value: &_storage._deliveredAtUnixMs) }()
+        case 16: try { try decoder.decodeSingularEnumField(value: &_storage._deliveryState) }()
+        case 17: try { try decoder.decodeSingularStringField(value: &_storage._deliveryError) }()
+        case 18: try { try decoder.decodeSingularInt32Field(value: &_storage._attempts) }()
+        case 19: try { try decoder.decodeSingularStringField(value: &_storage._digestAlertID) }()
+        case 20: try { try decoder.decodeSingularMessageField(value: &_storage._departureDate) }()
+        case 21: try { try decoder.decodeSingularMessageField(value: &_storage._returnDate) }()
+        case 22: try { try decoder.decodeSingularEnumField(value: &_storage._cabin) }()
         default: break
         }
       }
@@ -828,6 +1022,27 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
       if _storage._deliveredAtUnixMs != 0 {
         try visitor.visitSingularInt64Field(value: _storage._deliveredAtUnixMs, fieldNumber: 15)
       }
+      if _storage._deliveryState != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._deliveryState, fieldNumber: 16)
+      }
+      if !_storage._deliveryError.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._deliveryError, fieldNumber: 17)
+      }
+      if _storage._attempts != 0 {
+        try visitor.visitSingularInt32Field(value: _storage._attempts, fieldNumber: 18)
+      }
+      if !_storage._digestAlertID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._digestAlertID, fieldNumber: 19)
+      }
+      try { if let v = _storage._departureDate {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
+      } }()
+      try { if let v = _storage._returnDate {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 21)
+      } }()
+      if _storage._cabin != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._cabin, fieldNumber: 22)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -852,6 +1067,13 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
         if _storage._content != rhs_storage._content {return false}
         if _storage._decidedAtUnixMs != rhs_storage._decidedAtUnixMs {return false}
         if _storage._deliveredAtUnixMs != rhs_storage._deliveredAtUnixMs {return false}
+        if _storage._deliveryState != rhs_storage._deliveryState {return false}
+        if _storage._deliveryError != rhs_storage._deliveryError {return false}
+        if _storage._attempts != rhs_storage._attempts {return false}
+        if _storage._digestAlertID != rhs_storage._digestAlertID {return false}
+        if _storage._departureDate != rhs_storage._departureDate {return false}
+        if _storage._returnDate != rhs_storage._returnDate {return false}
+        if _storage._cabin != rhs_storage._cabin {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -1306,6 +1528,71 @@ nonisolated extension AlertSettingsResponse: SwiftProtobuf.Message, SwiftProtobu
   public static func ==(lhs: AlertSettingsResponse, rhs: AlertSettingsResponse) -> Bool {
     if lhs.mutedRoutes != rhs.mutedRoutes {return false}
     if lhs.pausedUntilUnixMs != rhs.pausedUntilUnixMs {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension ReplayAlertsRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ReplayAlertsRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}alert_id\0\u{3}since_unix_ms\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.alertID) }()
+      case 2: try { try decoder.decodeSingularInt64Field(value: &self.sinceUnixMs) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.alertID.isEmpty {
+      try visitor.visitSingularStringField(value: self.alertID, fieldNumber: 1)
+    }
+    if self.sinceUnixMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.sinceUnixMs, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: ReplayAlertsRequest, rhs: ReplayAlertsRequest) -> Bool {
+    if lhs.alertID != rhs.alertID {return false}
+    if lhs.sinceUnixMs != rhs.sinceUnixMs {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension ReplayAlertsResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ReplayAlertsResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}alert_ids\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedStringField(value: &self.alertIds) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.alertIds.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.alertIds, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: ReplayAlertsResponse, rhs: ReplayAlertsResponse) -> Bool {
+    if lhs.alertIds != rhs.alertIds {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,0 +1,52 @@
+public import FareLensMessages
+public import Foundation
+
+/// One accepted alert on its way to a channel. Every attempt sends the same
+/// `body`, byte for byte, under the same `alertID` (the idempotency key a
+/// receiver de-duplicates on, e.g. the webhook's `webhook-id`).
+public struct OutboundAlert: Sendable, Equatable {
+    /// Unique per alert and stable across retries, restarts and replays.
+    public let alertID: String
+    public let userID: String
+    public let kind: AlertKind
+    /// The JSON payload, fixed when the alert was accepted into the outbox.
+    public let body: Data
+    /// This attempt, from 1.
+    public let attempt: Int
+
+    /// Creates an alert ready for a channel.
+    public init(alertID: String, userID: String, kind: AlertKind, body: Data, attempt: Int) {
+        self.alertID = alertID
+        self.userID = userID
+        self.kind = kind
+        self.body = body
+        self.attempt = attempt
+    }
+}
+
+/// What one delivery attempt came to; the outbox decides what follows.
+public enum DeliveryOutcome: Sendable, Equatable {
+    /// The channel took it (HTTP 2xx; a log line written).
+    case delivered
+    /// Worth another attempt (HTTP 5xx, 408, 429, a timeout, a refused or
+    /// dropped connection). `retryAfter` is the receiver's `Retry-After`, if any.
+    case retry(reason: String, retryAfter: Duration?)
+    /// Will never succeed as sent (other 4xx): dead-lettered at once.
+    case failed(reason: String)
+    /// The endpoint is gone (HTTP 410): the channel is disabled and the alert
+    /// kept for replay.
+    case endpointGone(reason: String)
+}
+
+/// A way of reaching users: the webhook, the log, and later APNs push.
+///
+/// A channel never throws and never retries on its own: it makes exactly one
+/// attempt and says how it went; the outbox owns retries, backoff and dead
+/// letters, so every channel gets them alike. Reasons are one line and never
+/// contain a secret.
+public protocol AlertDeliveryChannel: Sendable {
+    /// Which channel this is, as recorded in `AlertDelivered`.
+    var channel: AlertChannel { get }
+    /// Makes one attempt to hand `alert` over.
+    func deliver(_ alert: OutboundAlert) async -> DeliveryOutcome
+}
