@@ -37,7 +37,7 @@ let serviceTargets: [Target] = serviceNames.map { name in
     case "SearchService": [httpClient, nioCore, configuration]
     case "ScoringService": [protobuf]
     case "AlertsService": [httpClient, nioCore, crypto, configuration]
-    case "AnalyticsService": [crypto, configuration]
+    case "AnalyticsService": [crypto, configuration, protobuf]
     default: []
     }
     return .target(

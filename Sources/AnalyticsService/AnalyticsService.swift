@@ -1,31 +1,122 @@
 import FareLensBus
+import FareLensMessages
 import FareLensRuntime
+import FareLensStore
+import Foundation
+import GRDB
+import Logging
 
-/// The analytics service's actor: the template its features will fill in.
+/// The analytics service's actor: what happened, privately (SPEC §6;
+/// docs/analytics.md).
 ///
-/// A shell today, honestly: it registers **no** handlers and subscribes to
-/// nothing, and `run()` has no background work. What it fixes is the shape
-/// DESIGN.md asks for: the service's mutable state will be this actor's
-/// (kept in `State` and re-checked after every `await`), the bus will reach
-/// it with an actor hop, and its long-running work will live in `run()`.
+/// It hears every topic (one wildcard subscription, applied in batches in one
+/// transaction each; durable events exactly once through the inbox) and
+/// takes client events, opt-outs, deletions, commission notifications and
+/// report requests over the bus. Its state is `analytics.sqlite`, written
+/// only from this actor: raw events (90 days, under pseudonyms), the
+/// pseudonymous tables that outlive them (opt-outs, trial starts), the
+/// attribution ledger (clicked sub-ids, commissions) and `daily_rollup`,
+/// which every report reads and which holds no user id. The opted-out
+/// pseudonyms are also kept in memory (`optedOut`).
+///
+/// `run()` applies the subscription and purges raw events past retention
+/// every `retentionInterval` (the first purge at once), on the injected clock.
 actor AnalyticsService: ServiceBehaviour {
     private enum State {
         /// Built, `run()` not yet called.
         case idle
-        /// `run()` was called; there is no background work yet.
+        /// `run()` is applying events and purging.
         case running
+        /// `run()` returned.
+        case stopped
     }
 
     private var state = State.idle
+    let database: ServiceDatabase
+    let clock: any WallClock
+    let keyring: PseudonymKeyring
+    let retentionInterval: Duration
+    let logger: Logger
+    /// Every pseudonym (any key version) of an opted-out user: the `opt_out` table in memory.
+    var optedOut: Set<String> = []
+    /// Events taken from the subscription so far (applied, redelivered or unreadable): what tests wait on.
+    private(set) var eventsHeard = 0
+    private let everything: EventSubscription<any BusEvent>
 
-    init() {}
+    /// Raw events are kept this long (SPEC §6).
+    static let rawRetentionDays = 90
+    /// Most events applied in one transaction.
+    static let ingestBatch = 512
+    /// The inbox consumer name under which durable events are recorded.
+    static let eventConsumer = "analytics.events"
 
-    /// Registers nothing yet: the analytics messages have no handlers.
-    nonisolated func register(on bus: MessageBus) throws {}
+    init(database: ServiceDatabase, bus: MessageBus, clock: any WallClock, keyring: PseudonymKeyring, retentionInterval: Duration = .seconds(3600), logger: Logger) {
+        self.database = database
+        self.clock = clock
+        self.keyring = keyring
+        self.retentionInterval = retentionInterval
+        self.logger = logger
+        // Every event type, so events from other nodes decode here even with no typed subscriber.
+        bus.registerEventTypes(MessageCatalog.events)
+        // Subscribed here, before the node's hello, so every topic is routed to this node from the start.
+        self.everything = bus.subscribeAll(bufferSize: 4096)
+        do {
+            let stored = try database.writer.read { db in try String.fetchAll(db, sql: "SELECT pseudonym FROM opt_out") }
+            optedOut = Set(stored)
+        } catch {
+            logger.error("opt-outs not loaded", metadata: ["error": "\(error)"])
+        }
+    }
 
-    /// No background work yet: marks the service running and returns at once.
+    nonisolated func register(on bus: MessageBus) throws {
+        try bus.serve(RecordClientEventRequest.self) { request, _ in try await self.record(request) }
+        try bus.serve(SetAnalyticsOptOutRequest.self) { request, _ in try await self.setOptOut(request) }
+        try bus.serve(DeleteUserDataRequest.self) { request, _ in try await self.deleteUserData(request) }
+        try bus.serve(AnalyticsReportRequest.self) { request, _ in try await self.report(request) }
+        try bus.serve(CommissionNotificationRequest.self) { request, _ in try await self.reconcile(request) }
+    }
+
+    /// Applies every event heard, in batches, and purges raw events past
+    /// retention every `retentionInterval` (at once first), until cancelled.
     func run() async throws {
         guard case .idle = state else { return }
         state = .running
+        defer { state = .stopped }
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await batch in self.everything.batches(maximum: Self.ingestBatch) {
+                    await self.ingest(batch.map { ($0.event, $0.metadata) })
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    await self.applyRetention()
+                    try? await Task.sleep(for: self.retentionInterval)  // safe: the retention period; ends on cancellation
+                }
+                self.everything.cancel()
+            }
+        }
+    }
+
+    /// Counts events taken from the subscription.
+    func heard(_ count: Int) { eventsHeard += count }
+
+    // MARK: Helpers
+
+    func write<T: Sendable>(_ body: @Sendable (Database) throws(AnalyticsError) -> T) throws(AnalyticsError) -> T {
+        try database.write(body, storageError: AnalyticsError.storage)
+    }
+
+    func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws(AnalyticsError) -> T {
+        try database.read(body, storageError: AnalyticsError.storage)
+    }
+
+    static func catching<T>(_ body: () throws -> T) throws(AnalyticsError) -> T {
+        do { return try body() } catch { throw .storage("\(error)") }
+    }
+
+    /// Whether any of the user's pseudonyms opted out.
+    func isOptedOut(_ pseudonyms: [String]) -> Bool {
+        pseudonyms.contains { optedOut.contains($0) }
     }
 }

@@ -1,0 +1,31 @@
+import GRDB
+
+/// One alert analytics has heard of, as the `alert_seen` table keeps it
+/// (migration `analytics-001-events`): its decision and whether it was
+/// opened, so each alert counts once in the ALERTS roll-up and an open that
+/// arrives before the decision still counts. Kept 90 days, like raw events.
+struct AlertSeenRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "alert_seen"
+
+    var alertID: String
+    /// `AlertDecision` raw value; nil while only an open has been seen.
+    var decision: Int?
+    /// UTC day of the decision (the roll-up row its open counts in); nil while undecided.
+    var decisionDay: Int?
+    var opened: Bool
+    /// The alert's user, pseudonymised (so delete-my-data finds it).
+    var pseudonym: String?
+    /// For retention: the decision's time, or the first open's.
+    var seenAtUnixMs: Int64
+
+    static func migrate(_ db: Database) throws {
+        try db.create(table: databaseTableName) { table in
+            table.column("alertID", .text).primaryKey()
+            table.column("decision", .integer)
+            table.column("decisionDay", .integer)
+            table.column("opened", .boolean).notNull()
+            table.column("pseudonym", .text).indexed()
+            table.column("seenAtUnixMs", .integer).notNull().indexed()
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import FareLensBus
+import FareLensMessages
+import FareLensTesting
+import FareLensWire
+import Foundation
+import Testing
+@testable import AnalyticsService
+
+@Suite("Analytics through the bus")
+struct AnalyticsMeshTests {
+    /// Set once `configure` has built it (the fixture needs the mesh's server bus).
+    final class Holder: Sendable {
+        let fixture = Locked<AnalyticsFixture?>(nil)
+    }
+
+    @Test(
+        "events another node publishes reach analytics' wildcard subscription; client events, a commission, a report, an error and a UserDeleted all go over the bus",
+        arguments: MeshShape.allCases
+    )
+    func story(shape: MeshShape) async throws {
+        let holder = Holder()
+        try await withTestMesh(shape, deadline: .seconds(10)) { server, _ in
+            holder.fixture.set(try AnalyticsFixture(bus: server))
+        } body: { mesh in
+            let fixture = try #require(holder.fixture.get())
+            let running = Task { try await fixture.service.run() }
+            defer { running.cancel() }
+            let client = mesh.clientBus
+            let day = ms("2026-09-20")
+            try await client.publish(Make.search("u-ana", .userSearch, cacheHit: true, at: day))
+            try await client.publish(Make.search("u-ana", .userSearch, cacheHit: false, at: day))
+            try await client.publish(Make.search("", .backgroundSweep, cacheHit: true, at: day))
+            try await client.publish(Make.tier("u-ana", .unspecified, .trial, at: day))
+            try await client.publish(Make.decided("a1", "u-ana", .sent, at: day))
+            try await waitUntil("analytics heard the 5 events") { await fixture.service.eventsHeard >= 5 }
+
+            let opened = try await client.request(Make.client("o1", "u-ana", .alertOpened, at: day, alert: "a1"))
+            #expect(opened.outcome == .recorded)
+            #expect(try await client.request(Make.client("o1", "u-ana", .alertOpened, at: day, alert: "a1")).outcome == .duplicate)
+            let click = Make.client("k1", "u-ana", .affiliateClicked, at: day, placement: .detail, subID: CommissionTests.detail)
+            #expect(try await client.request(click).outcome == .recorded)
+            let booking = try await client.request(Make.commission("n1", subID: CommissionTests.detail, .confirmed, cents: 300, bookedAt: day))
+            #expect(booking.matched && booking.dealID == "d2")
+
+            // Searches: user_search 2/1, background_sweep 1/1; alerts: sent 1, opened 1.
+            let searches = try await client.request(reportRequest(.searches, "2026-09-20", "2026-09-20"))
+            #expect(lines(searches) == [Line("background_sweep", 1, 1, 10_000), Line("user_search", 2, 1, 5000), Line("", 3, 2, 6667)])
+            #expect(lines(try await client.request(reportRequest(.alerts, "2026-09-20", "2026-09-20"))) == [Line("sent", 1, 1, 10_000), Line("", 1, 1, 10_000)])
+            #expect(lines(try await client.request(reportRequest(.bookingConversion, "2026-09-20", "2026-09-20"))) == [Line("detail", 1, 1, 10_000), Line("", 1, 1, 10_000)])
+
+            do throws(BusError) {
+                _ = try await client.request(reportRequest(.searches, "2026-09-21", "2026-09-20"))
+                Issue.record("to before from was accepted")
+            } catch {
+                #expect(error.kind == .remote && error.remoteCode == "invalid-field" && error.message.contains("to_date"))
+            }
+
+            // Account deletion from the subscription service's node.
+            #expect(try fixture.count("client_event") == 2 && fixture.count("service_event") == 5)
+            try await client.publish(Make.deleted("u-ana", at: day))
+            try await waitUntil("the deletion was applied") { (try? fixture.count("client_event")) == 0 }
+            #expect(try fixture.count("service_event") == 1, "only the sweep's search, about no user")
+            #expect(try fixture.count("trial_user") == 0)
+        }
+    }
+}
