@@ -1,31 +1,164 @@
 import FareLensBus
+import FareLensMessages
 import FareLensRuntime
+import FareLensStore
+import Foundation
+import GRDB
+import Logging
 
-/// The alerts service's actor: the template its features will fill in.
+/// The alerts service's actor: the alert policy of SPEC § 5, every decision
+/// recorded with its reason, the daily digest, and delivery through a
+/// durable outbox (docs/alerts.md).
 ///
-/// A shell today, honestly: it registers **no** handlers and subscribes to
-/// nothing, and `run()` has no background work. What it fixes is the shape
-/// DESIGN.md asks for: the service's mutable state will be this actor's
-/// (kept in `State` and re-checked after every `await`), the bus will reach
-/// it with an actor hop, and its long-running work will live in `run()`.
+/// Its state is `alerts.sqlite` (tables `alert`, `outbox`, `route_mute`,
+/// `alert_pause`, `channel_state`), written only from this actor. It follows
+/// `ExceptionalDeal`, `ThresholdCrossed` and `PriceChanged` through the inbox
+/// (exactly once), asks subscription for the users and their settings, the
+/// airport directory for city names and search to re-check a fare just
+/// before delivery; it erases a user's alerts on `UserDeleted`.
+///
+/// `run()` publishes queued events, follows those topics, and every
+/// `deliveryTick` sends the digests that are due and delivers what the
+/// outbox holds; the first tick runs at once, so an alert accepted before a
+/// crash is delivered on start.
 actor AlertsService: ServiceBehaviour {
     private enum State {
         /// Built, `run()` not yet called.
         case idle
-        /// `run()` was called; there is no background work yet.
+        /// `run()` is following events and delivering.
         case running
+        /// `run()` returned.
+        case stopped
     }
 
+    /// Looks a fare up again just before delivery: the lowest current price
+    /// per person for the alert's route, dates and cabin, or nil when it
+    /// cannot be known (no dates, search unavailable, stale prices).
+    typealias PriceRecheck = @Sendable (AlertRow) async -> Money?
+    /// The delay before the next attempt after `attempt` failed, honouring a
+    /// receiver's `Retry-After`; nil when no attempt is left (dead letter).
+    typealias Backoff = @Sendable (_ attempt: Int, _ retryAfter: Duration?) -> Duration?
+
     private var state = State.idle
+    let database: ServiceDatabase
+    let bus: MessageBus
+    let clock: any WallClock
+    let events: DeferredPublisher
+    let channels: [any AlertDeliveryChannel]
+    let recheck: PriceRecheck
+    let backoff: Backoff
+    let deliveryTick: Duration
+    let logger: Logger
+    /// City names by airport code, from search's directory.
+    var cities: [String: String] = [:]
+    /// Set while an outbox pass runs, so two never overlap.
+    var delivering = false
+    private let exceptionalDeals: EventSubscription<ExceptionalDeal>
+    private let crossings: EventSubscription<ThresholdCrossed>
+    private let priceChanges: EventSubscription<PriceChanged>
+    private let deletions: EventSubscription<UserDeleted>
 
-    init() {}
+    /// Inbox consumer names.
+    static let dealConsumer = "alerts.exceptional-deal"
+    static let crossingConsumer = "alerts.threshold-crossed"
+    static let priceConsumer = "alerts.price-changed"
+    /// Events decided together at most (one batch, one transaction).
+    static let batchSize = 256
 
-    /// Registers nothing yet: the alerts messages have no handlers.
-    nonisolated func register(on bus: MessageBus) throws {}
+    init(
+        database: ServiceDatabase, bus: MessageBus, clock: any WallClock, channels: [any AlertDeliveryChannel],
+        backoff: @escaping Backoff, recheck: PriceRecheck? = nil, deliveryTick: Duration = .seconds(1), logger: Logger
+    ) {
+        self.database = database
+        self.bus = bus
+        self.clock = clock
+        self.events = DeferredPublisher(bus: bus, owner: "alerts", logger: logger)
+        self.channels = channels
+        self.backoff = backoff
+        self.recheck = recheck ?? { row in await Self.searchRecheck(row, bus: bus, now: clock.now()) }
+        self.deliveryTick = deliveryTick
+        self.logger = logger
+        // Subscribed here, before the node's hello, so the topics are routed to this node from the start.
+        self.exceptionalDeals = bus.subscribe(ExceptionalDeal.self)
+        self.crossings = bus.subscribe(ThresholdCrossed.self)
+        self.priceChanges = bus.subscribe(PriceChanged.self)
+        self.deletions = bus.subscribe(UserDeleted.self)
+    }
 
-    /// No background work yet: marks the service running and returns at once.
+    nonisolated func register(on bus: MessageBus) throws {
+        try bus.serve(AlertHistoryRequest.self) { request, _ in try await self.history(request) }
+        try bus.serve(MuteRouteRequest.self) { request, _ in try await self.mute(request) }
+        try bus.serve(UnmuteRouteRequest.self) { request, _ in try await self.unmute(request) }
+        try bus.serve(PauseAlertsRequest.self) { request, _ in try await self.pause(request) }
+        try bus.serve(ResumeAlertsRequest.self) { request, _ in try await self.resume(request) }
+        try bus.serve(AlertSettingsRequest.self) { request, _ in try await self.settings(request) }
+        try bus.serve(ReplayAlertsRequest.self) { request, _ in try await self.replay(request) }
+    }
+
+    /// Follows the inputs, sends due digests and delivers the outbox every
+    /// `deliveryTick`, until cancelled; then publishes what is still queued and returns.
     func run() async throws {
         guard case .idle = state else { return }
         state = .running
+        defer { state = .stopped }
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.events.run() }
+            group.addTask {
+                for await batch in self.exceptionalDeals.batches(maximum: Self.batchSize) { await self.intake(batch) }
+            }
+            group.addTask {
+                for await batch in self.crossings.batches(maximum: Self.batchSize) { await self.intake(batch) }
+            }
+            group.addTask {
+                for await batch in self.priceChanges.batches(maximum: Self.batchSize) { await self.intake(batch) }
+            }
+            group.addTask { for await delivery in self.deletions { await self.erase(delivery.event.userID) } }
+            group.addTask {
+                while !Task.isCancelled {
+                    await self.sendDueDigests()
+                    await self.deliverDue()
+                    try? await Task.sleep(for: self.deliveryTick)  // safe: the outbox's polling tick (tests call deliverDue directly); ends on cancellation
+                }
+                self.exceptionalDeals.cancel()
+                self.crossings.cancel()
+                self.priceChanges.cancel()
+                self.deletions.cancel()
+                self.events.finish()
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    func write<T: Sendable>(_ body: @Sendable (Database) throws(AlertsError) -> T) throws(AlertsError) -> T {
+        try database.write(body, storageError: AlertsError.storage)
+    }
+
+    func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws(AlertsError) -> T {
+        try database.read(body, storageError: AlertsError.storage)
+    }
+
+    /// Runs `body`, passing an ``AlertsError`` through and turning any other error into `storage`.
+    static func catching<T>(_ body: () throws -> T) throws(AlertsError) -> T {
+        do { return try body() } catch let error as AlertsError { throw error } catch { throw .storage("\(error)") }
+    }
+
+    /// "a" and 16 random hex digits.
+    static func newAlertID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let digits = String(generator.next() as UInt64, radix: 16)
+        return "a" + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// The city of `code` from search's directory, remembered; the code itself when it cannot be asked.
+    func city(of code: String) async -> String {
+        if let known = cities[code] { return known }
+        var request = AirportLookupRequest()
+        request.code = code
+        guard let answer = try? await bus.request(request, timeout: .seconds(2)) else { return code }
+        let city = answer.hasAirport ? answer.airport.city : (answer.hasMetro ? answer.metro.city : "")
+        let name = city.isEmpty ? code : city
+        cities[code] = name
+        return name
     }
 }

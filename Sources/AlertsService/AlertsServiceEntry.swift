@@ -1,11 +1,35 @@
 public import FareLensRuntime
+import FareLensStore
 
-/// The alerts service: alert policy and the durable delivery outbox (SPEC § 5).
-///
-/// Today a registered shell — it opens `alerts.sqlite`, starts, reports ready and
-/// drains on shutdown like every service, but handles no messages yet; its
-/// features arrive with their own issues (see `AlertsService`).
+/// The alerts service: alert policy, every decision with its reason, the
+/// daily digest and the durable, signed delivery outbox (SPEC § 5;
+/// docs/alerts.md, docs/webhooks.md).
 public enum AlertsServiceEntry {
-    /// How the node builds this service.
-    public static let descriptor = ServiceDescriptor(name: "alerts", address: "alerts") { _ in AlertsService() }
+    /// How the node builds this service. Its channels come from the
+    /// `alerts.` configuration: the log channel always (JSON lines to
+    /// `alerts.log.path`, or the service log), the webhook when
+    /// `alerts.webhook.url` is set.
+    public static let descriptor = ServiceDescriptor(name: "alerts", address: "alerts", migrations: migrations) { context in
+        let settings = try AlertDeliverySettings(reader: context.configuration)
+        var channels: [any AlertDeliveryChannel] = [LogChannel(path: settings.logPath, logger: context.logger, now: { context.clock.now() })]
+        if let webhook = settings.webhook {
+            channels.append(WebhookChannel(settings: webhook, now: { context.clock.now() }))
+        }
+        let policy = settings.retryPolicy
+        return AlertsService(
+            database: context.database, bus: context.bus, clock: context.clock, channels: channels,
+            backoff: { attempt, retryAfter in policy.delay(afterAttempt: attempt, retryAfter: retryAfter) }, logger: context.logger)
+    }
+
+    static var migrations: ServiceMigrations {
+        var migrations = ServiceMigrations()
+        migrations.register("alerts-001-decisions") { db in
+            try AlertRow.migrate(db)
+            try OutboxRow.migrate(db)
+            try RouteMuteRow.migrate(db)
+            try AlertPauseRow.migrate(db)
+            try ChannelStateRow.migrate(db)
+        }
+        return migrations
+    }
 }

@@ -56,6 +56,20 @@ extension Money {
         return sign + number + " " + code
     }
 
+    /// Like ``formatted`` but without a fraction of zeros, as headlines show
+    /// prices: "$650", "€45.50", "¥65,000".
+    public var headline: String {
+        let digits = Self.exponent(of: currency.uppercased())
+        guard digits > 0 else { return formatted }
+        var unit: Int64 = 1
+        for _ in 0..<digits { unit *= 10 }
+        guard minorUnits % unit == 0 else { return formatted }
+        let text = formatted
+        let fraction = "." + String(repeating: "0", count: digits)
+        guard let range = text.range(of: fraction) else { return text }
+        return text.replacingCharacters(in: range, with: "")
+    }
+
     private static func grouped(_ value: UInt64) -> String {
         let digits = Array(String(value))
         var text = ""

@@ -1,0 +1,64 @@
+public import FareLensBus
+
+/// What the alerts service answers when it cannot do what was asked: a
+/// stable code (the `remote_code` its callers see) and a message naming the
+/// field or alert at fault. Codes are listed in `Protos/alerts.proto`.
+public struct AlertsError: ServiceError, Equatable, CustomStringConvertible {
+    private enum Kind: Equatable, Sendable {
+        case invalidField
+        case unknownUser
+        case notFound
+        case notDeadLettered
+        case subscriptionUnavailable
+        case storage
+    }
+
+    private let kind: Kind
+    /// The request field at fault, when one is.
+    public let field: String?
+    public let message: String
+
+    private init(_ kind: Kind, field: String? = nil, _ message: String) {
+        self.kind = kind
+        self.field = field
+        self.message = message
+    }
+
+    public var code: String {
+        switch kind {
+        case .invalidField: "invalid-field"
+        case .unknownUser: "unknown-user"
+        case .notFound: "not-found"
+        case .notDeadLettered: "not-dead-lettered"
+        case .subscriptionUnavailable: "subscription-unavailable"
+        case .storage: "storage"
+        }
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    /// A field is missing or out of range; `field` is its name in the request.
+    public static func invalidField(_ field: String, _ reason: String) -> AlertsError {
+        .init(.invalidField, field: field, "\(field): \(reason)")
+    }
+    /// The subscription service does not know this user.
+    public static func unknownUser(_ userID: String) -> AlertsError {
+        .init(.unknownUser, field: "user_id", "no user '\(userID)'")
+    }
+    /// No alert with this id.
+    public static func notFound(_ alertID: String) -> AlertsError {
+        .init(.notFound, field: "alert_id", "no alert '\(alertID)'")
+    }
+    /// The alert was not dead-lettered, so replaying it would send it twice or send a decision that was not to send.
+    public static func notDeadLettered(_ alertID: String, state: String) -> AlertsError {
+        .init(.notDeadLettered, field: "alert_id", "alert '\(alertID)' is \(state), not dead-lettered; only dead letters are replayed")
+    }
+    /// The subscription service could not be asked.
+    public static func subscriptionUnavailable(_ reason: String) -> AlertsError {
+        .init(.subscriptionUnavailable, "the user's alert settings cannot be asked now: \(reason)")
+    }
+    /// The service's database failed.
+    public static func storage(_ reason: String) -> AlertsError {
+        .init(.storage, "storage: \(reason)")
+    }
+}

@@ -1,0 +1,100 @@
+import FareLensMessages
+import Foundation
+
+/// The JSON body every channel sends for an alert, in the envelope the
+/// Standard Webhooks specification recommends (`type`, `timestamp`,
+/// `data`). Fixed when the alert is accepted into the outbox; docs/webhooks.md
+/// § Payload specifies it for receivers.
+struct AlertPayload: Codable, Sendable, Equatable {
+    /// The alert itself.
+    struct Data: Codable, Sendable, Equatable {
+        struct Price: Codable, Sendable, Equatable {
+            /// ISO 4217, e.g. "USD".
+            var currency: String
+            /// Integer minor units (cents), never floating point.
+            var minorUnits: Int64
+            /// As shown to people, e.g. "$650".
+            var formatted: String
+        }
+
+        var alertID: String
+        var userID: String
+        /// "exceptional_deal", "threshold_crossed", "price_drop", "daily_digest".
+        var kind: String
+        var title: String
+        var body: String
+        /// "view", "mute_route", "pause".
+        var actions: [String]
+        /// IATA codes; absent for digests.
+        var origin: String?
+        var destination: String?
+        var dealID: String?
+        var watchlistID: String?
+        var price: Price?
+        var dealScore: Int?
+        /// "YYYY-MM-DD".
+        var departureDate: String?
+        var returnDate: String?
+        /// Digests: the alerts they carry.
+        var carriedAlertIDs: [String]?
+        /// RFC 3339 UTC.
+        var decidedAt: String
+        /// The fare came from the simulated market: a receiver must say so.
+        var simulated: Bool
+    }
+
+    /// "alert.exceptional_deal" …
+    var type: String
+    /// RFC 3339 UTC, when the alert was accepted.
+    var timestamp: String
+    var data: Data
+
+    init(_ row: AlertRow, carried: [String]? = nil) {
+        let kind = Self.kindName(row.kindValue)
+        let decided = Self.rfc3339(Date(unixMilliseconds: row.decidedAtUnixMs))
+        let hasRoute = !row.origin.isEmpty
+        data = Data(
+            alertID: row.alertID, userID: row.userID, kind: kind, title: row.title, body: row.body,
+            actions: row.actions.split(separator: ",").compactMap { Int($0).flatMap(AlertAction.init(rawValue:)).map(Self.actionName) },
+            origin: hasRoute ? row.origin : nil, destination: hasRoute ? row.destination : nil,
+            dealID: row.dealID.isEmpty ? nil : row.dealID, watchlistID: row.watchlistID.isEmpty ? nil : row.watchlistID,
+            price: row.currency.isEmpty ? nil : Data.Price(currency: row.currency, minorUnits: row.priceMinorUnits, formatted: row.price.headline),
+            dealScore: row.dealScore > 0 ? row.dealScore : nil,
+            departureDate: row.departureDate.isEmpty ? nil : row.departureDate, returnDate: row.returnDate.isEmpty ? nil : row.returnDate,
+            carriedAlertIDs: carried, decidedAt: decided, simulated: row.simulated)
+        type = "alert.\(kind)"
+        timestamp = decided
+    }
+
+    /// The body bytes: keys sorted, so the same alert always encodes the same.
+    func json() throws -> Foundation.Data {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+
+    static func kindName(_ kind: AlertKind) -> String {
+        switch kind {
+        case .exceptionalDeal: "exceptional_deal"
+        case .thresholdCrossed: "threshold_crossed"
+        case .priceDrop: "price_drop"
+        case .dailyDigest: "daily_digest"
+        case .trialEnding: "trial_ending"
+        default: "unknown"
+        }
+    }
+
+    static func actionName(_ action: AlertAction) -> String {
+        switch action {
+        case .view: "view"
+        case .muteRoute: "mute_route"
+        case .pause: "pause"
+        default: "unknown"
+        }
+    }
+
+    static func rfc3339(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+}

@@ -1,0 +1,212 @@
+import FareLensBus
+import FareLensMessages
+import Foundation
+import GRDB
+
+/// The durable outbox: what was accepted is delivered, across crashes, once per channel.
+extension AlertsService {
+    /// Alerts handed to channels at the same time at most.
+    static let deliveryConcurrency = 16
+    /// Rows taken per pass.
+    static let deliveryBatch = 256
+
+    /// One row's attempt and what came of it.
+    struct Attempt: Sendable {
+        var row: OutboxRow
+        var outcome: DeliveryOutcome
+    }
+
+    /// Delivers every outbox row that is due: re-checks each alert's fare
+    /// first (a fare that rose above the alerted price is dropped as
+    /// `STALE_PRICE`), then makes one attempt per row on its channel, and
+    /// records the outcome: delivered; retried after the backoff (honouring
+    /// `Retry-After`); dead-lettered when failed for good or out of attempts;
+    /// kept for replay when the endpoint is gone (HTTP 410), which also
+    /// disables the channel until an operator replays.
+    ///
+    /// - Returns: how many attempts were made.
+    @discardableResult
+    func deliverDue() async -> Int {
+        guard !delivering else { return 0 }
+        delivering = true
+        defer { delivering = false }
+        let now = clock.now()
+        let nowMs = now.unixMilliseconds
+        let due: [OutboxRow]
+        let disabled: Set<Int>
+        let alerts: [String: AlertRow]
+        do {
+            (due, disabled, alerts) = try await database.writer.read { db in
+                let due = try OutboxRow.filter(Column("status") == OutboxRow.Status.pending.rawValue && Column("nextAttemptAtUnixMs") <= nowMs)
+                    .order(Column("nextAttemptAtUnixMs")).limit(Self.deliveryBatch).fetchAll(db)
+                let disabled = Set(try ChannelStateRow.fetchAll(db).map(\.channel))
+                let alerts = try AlertRow.fetchAll(db, keys: Set(due.map(\.alertID)))
+                return (due, disabled, Dictionary(alerts.map { ($0.alertID, $0) }, uniquingKeysWith: { first, _ in first }))
+            }
+        } catch {
+            logger.error("outbox not read; next tick tries again", metadata: ["error": "\(error)"])
+            return 0
+        }
+        guard !due.isEmpty else { return 0 }
+        // Re-check each alert's fare once per pass, just before handing it over.
+        var stale: [String: Money] = [:]
+        for alertID in Set(due.map(\.alertID)).sorted() {
+            guard let alert = alerts[alertID], alert.kindValue != .dailyDigest, !alert.currency.isEmpty else { continue }
+            if let current = await recheck(alert), current.currency == alert.currency, current.minorUnits > alert.priceMinorUnits {
+                stale[alertID] = current
+            }
+        }
+        var skipped: [OutboxRow] = []
+        var attempts: [Attempt] = []
+        let channels = Dictionary(self.channels.map { ($0.channel.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
+        let toSend = due.filter { row in
+            if stale[row.alertID] != nil || disabled.contains(row.channel) || channels[row.channel] == nil {
+                skipped.append(row)
+                return false
+            }
+            return true
+        }
+        await withTaskGroup(of: Attempt.self) { group in
+            var next = toSend.makeIterator()
+            func start() {
+                guard let row = next.next(), let channel = channels[row.channel] else { return }
+                let outbound = OutboundAlert(alertID: row.alertID, userID: row.userID, kind: AlertKind(rawValue: row.kind) ?? .unspecified, body: row.body, attempt: row.attempts + 1)
+                group.addTask { Attempt(row: row, outcome: await channel.deliver(outbound)) }
+            }
+            for _ in 0..<Self.deliveryConcurrency { start() }
+            while let attempt = await group.next() {
+                attempts.append(attempt)
+                start()
+            }
+        }
+        record(attempts, skipped: skipped, stale: stale, disabled: disabled, alerts: alerts)
+        return attempts.count
+    }
+
+    /// Writes the outcomes (one transaction), then publishes the events that tell of them.
+    private func record(_ attempts: [Attempt], skipped: [OutboxRow], stale: [String: Money], disabled: Set<Int>, alerts: [String: AlertRow]) {
+        let now = clock.now()
+        let nowMs = now.unixMilliseconds
+        var updatedRows: [OutboxRow] = []
+        var newlyDisabled: [ChannelStateRow] = []
+        for attempt in attempts {
+            var row = attempt.row
+            row.attempts += 1
+            switch attempt.outcome {
+            case .delivered:
+                row.status = .delivered
+                row.finishedAtUnixMs = nowMs
+                row.lastError = ""
+            case .retry(let reason, let retryAfter):
+                row.lastError = reason
+                if let delay = backoff(row.attempts, retryAfter) {
+                    row.nextAttemptAtUnixMs = nowMs + Self.milliseconds(delay)
+                } else {
+                    row.status = .deadLettered
+                    row.lastError = "\(reason); gave up after \(row.attempts) attempts"
+                    row.finishedAtUnixMs = nowMs
+                }
+            case .failed(let reason):
+                row.status = .deadLettered
+                row.lastError = reason
+                row.finishedAtUnixMs = nowMs
+            case .endpointGone(let reason):
+                row.status = .endpointDisabled
+                row.lastError = reason
+                row.finishedAtUnixMs = nowMs
+                newlyDisabled.append(ChannelStateRow(channel: row.channel, disabledAtUnixMs: nowMs, reason: reason))
+            }
+            updatedRows.append(row)
+        }
+        for var row in skipped {
+            if let current = stale[row.alertID], let alert = alerts[row.alertID] {
+                row.status = .droppedStale
+                row.lastError = "price rose to \(current.headline) (alerted at \(alert.price.headline))"
+            } else {
+                row.status = .endpointDisabled
+                row.lastError = disabled.contains(row.channel) ? "channel disabled (HTTP 410 earlier); replay to send" : "channel not configured"
+            }
+            row.finishedAtUnixMs = nowMs
+            updatedRows.append(row)
+        }
+        let changedAlerts: [AlertRow]
+        do {
+            changedAlerts = try database.writer.write { db in
+                for row in updatedRows { try row.update(db) }
+                for state in newlyDisabled { try state.save(db) }
+                var changed: [AlertRow] = []
+                for alertID in Set(updatedRows.map(\.alertID)).sorted() {
+                    guard var alert = try AlertRow.fetchOne(db, key: alertID) else { continue }
+                    let rows = try OutboxRow.filter(Column("alertID") == alertID).fetchAll(db)
+                    if let current = stale[alertID] {
+                        alert.decision = AlertDecision.stalePrice.rawValue
+                        alert.reason = "Re-checked just before delivery: the fare rose to \(current.headline) (alerted at \(alert.price.headline)); not sent"
+                    }
+                    alert.apply(rows)
+                    try alert.update(db)
+                    changed.append(alert)
+                }
+                return changed
+            }
+        } catch {
+            // Not recorded: the rows stay pending and are attempted again (a receiver de-duplicates on webhook-id).
+            logger.error("delivery outcomes not recorded; they will be attempted again", metadata: ["rows": "\(updatedRows.count)", "error": "\(error)"])
+            return
+        }
+        for state in newlyDisabled {
+            logger.error("channel disabled by its endpoint; `farelensctl alerts replay` re-enables it", metadata: ["channel": "\(state.channel)", "reason": "\(state.reason)"])
+        }
+        publishOutcomes(attempts, updatedRows: updatedRows, at: nowMs)
+        for alert in changedAlerts where stale[alert.alertID] != nil { publishDecided(alert) }
+    }
+
+    private func publishOutcomes(_ attempts: [Attempt], updatedRows: [OutboxRow], at nowMs: Int64) {
+        let byKey = Dictionary(updatedRows.map { ("\($0.alertID)/\($0.channel)", $0) }, uniquingKeysWith: { first, _ in first })
+        for attempt in attempts {
+            guard let row = byKey["\(attempt.row.alertID)/\(attempt.row.channel)"] else { continue }
+            if row.status == .delivered {
+                var event = AlertDelivered()
+                event.alertID = row.alertID
+                event.userID = row.userID
+                event.kind = AlertKind(rawValue: row.kind) ?? .unspecified
+                event.channel = row.channelValue
+                event.attempts = Int32(row.attempts)
+                event.deliveredAtUnixMs = nowMs
+                _ = events.enqueue(event)
+            } else {
+                var event = AlertDeliveryFailed()
+                event.alertID = row.alertID
+                event.userID = row.userID
+                event.channel = row.channelValue
+                event.attempts = Int32(row.attempts)
+                event.error = row.lastError
+                event.retryAtUnixMs = row.status == .pending ? row.nextAttemptAtUnixMs : 0
+                _ = events.enqueue(event)
+            }
+        }
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000 + attoseconds / 1_000_000_000_000_000
+    }
+}
+
+extension AlertRow {
+    /// The alert's delivery state from its outbox rows: pending while any is;
+    /// delivered once a channel delivered and none is pending; otherwise the
+    /// worst of dead-lettered, disabled, dropped.
+    mutating func apply(_ rows: [OutboxRow]) {
+        attempts = rows.map(\.attempts).max() ?? attempts
+        deliveryError = rows.first { !$0.lastError.isEmpty && $0.status != .delivered }?.lastError ?? ""
+        if let delivered = rows.filter({ $0.status == .delivered }).map(\.finishedAtUnixMs).min() { deliveredAtUnixMs = delivered }
+        let statuses = Set(rows.map(\.status))
+        let state: DeliveryState =
+            if statuses.contains(.pending) { .pending }
+            else if statuses.contains(.droppedStale) { .droppedStale }
+            else if statuses.contains(.deadLettered) { .deadLettered }
+            else if statuses.contains(.endpointDisabled) { statuses.contains(.delivered) ? .delivered : .endpointDisabled }
+            else { .delivered }
+        deliveryState = state.rawValue
+    }
+}

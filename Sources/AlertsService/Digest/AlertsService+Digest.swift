@@ -1,0 +1,73 @@
+import FareLensMessages
+import Foundation
+import GRDB
+
+/// The daily digest: held and capped alerts, sent together when the user's quiet hours end.
+extension AlertsService {
+    /// Sends every digest that is due: for each user with held or capped
+    /// alerts whose digest time (the end of their quiet hours after the
+    /// decision) has come, one `DAILY_DIGEST` alert carrying them, best first,
+    /// into the outbox; the carried alerts are marked `IN_DIGEST`. A paused
+    /// user's digest waits until the pause ends.
+    ///
+    /// - Returns: the digests sent.
+    @discardableResult
+    func sendDueDigests() async -> [AlertRow] {
+        let now = clock.now()
+        let nowMs = now.unixMilliseconds
+        let channelKinds = channels.map(\.channel.rawValue)
+        let digests: [AlertRow]
+        do {
+            digests = try await database.writer.write { db in
+                let due = try String.fetchAll(db, sql: "SELECT DISTINCT userID FROM alert WHERE digestDueAtUnixMs > 0 AND digestDueAtUnixMs <= ? ORDER BY userID", arguments: [nowMs])
+                var digests: [AlertRow] = []
+                for userID in due {
+                    if let pause = try AlertPauseRow.fetchOne(db, key: userID), pause.pausedUntilUnixMs > nowMs { continue }
+                    let carried = try AlertRow.filter(Column("userID") == userID && Column("digestDueAtUnixMs") > 0 && Column("digestDueAtUnixMs") <= nowMs)
+                        .order(Column("queueScore").desc, Column("priceMinorUnits"), Column("decidedAtUnixMs")).fetchAll(db)
+                    guard let first = carried.first else { continue }
+                    let content = AlertWording.digest(carried.map(\.title))
+                    var digest = AlertRow(digestOf: carried, content: content, id: Self.newAlertID(), at: now, template: first)
+                    try digest.insert(db)
+                    let body = try AlertPayload(digest, carried: carried.map(\.alertID)).json()
+                    for channel in channelKinds {
+                        try OutboxRow(
+                            alertID: digest.alertID, channel: channel, userID: userID, kind: digest.kind, body: body, status: .pending, attempts: 0,
+                            nextAttemptAtUnixMs: nowMs, lastError: "", createdAtUnixMs: nowMs, finishedAtUnixMs: 0
+                        ).insert(db)
+                    }
+                    for var row in carried {
+                        row.digestDueAtUnixMs = 0
+                        row.digestAlertID = digest.alertID
+                        row.deliveryState = DeliveryState.inDigest.rawValue
+                        try row.update(db)
+                    }
+                    digest.digestDueAtUnixMs = 0
+                    digests.append(digest)
+                }
+                return digests
+            }
+        } catch {
+            logger.error("digests not sent; next tick tries again", metadata: ["error": "\(error)"])
+            return []
+        }
+        for digest in digests { publishDecided(digest) }
+        return digests
+    }
+}
+
+extension AlertRow {
+    /// A digest carrying `carried` (best first).
+    init(digestOf carried: [AlertRow], content: AlertContent, id: String, at now: Date, template: AlertRow) {
+        self.init(
+            alertID: id, userID: template.userID, kind: AlertKind.dailyDigest.rawValue, decision: AlertDecision.sent.rawValue,
+            reason: "Daily digest of \(carried.count) held or capped alert\(carried.count == 1 ? "" : "s")",
+            origin: "", destination: "", dealID: "", watchlistID: "", currency: "", priceMinorUnits: 0, dealScore: 0,
+            queueScore: template.queueScore, title: content.title, body: content.body,
+            actions: content.actions.map { String($0.rawValue) }.joined(separator: ","),
+            decidedAtUnixMs: now.unixMilliseconds, localDay: template.localDay, quietException: false,
+            deliveryState: DeliveryState.pending.rawValue, deliveryError: "", attempts: 0, deliveredAtUnixMs: 0,
+            digestDueAtUnixMs: 0, digestAlertID: "", departureDate: "", returnDate: "", cabin: 0, tier: template.tier,
+            simulated: carried.contains(where: \.simulated))
+    }
+}

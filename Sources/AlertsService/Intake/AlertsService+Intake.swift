@@ -1,0 +1,125 @@
+import FareLensBus
+import FareLensMessages
+import FareLensStore
+import Foundation
+
+/// From events to candidates: who an event may alert and how much it matters.
+extension AlertsService {
+    /// Candidates competing for a user's cap are ranked by queue score. A
+    /// threshold crossing is what the user asked for: it ranks like a perfect
+    /// deal on a watchlist (100 × 1.2).
+    static let thresholdQueueScore = 120.0
+
+    /// Exceptional deals: every user whose preferred airports include the
+    /// deal's origin (asked of subscription, page by page), queue score
+    /// `dealScore × (1 + airport weight)` (SPEC § 2's smart queue without the
+    /// watchlist factor, which the watchlist's own events carry).
+    func intake(_ batch: [Delivery<ExceptionalDeal>]) async {
+        var pending: [PendingEvent] = []
+        for delivery in batch {
+            let deal = delivery.event.deal
+            guard let users = await preferredAirportUsers(deal.origin) else {
+                logger.error("exceptional deal not decided: subscription unavailable", metadata: ["deal": "\(deal.dealID)"])
+                continue
+            }
+            let candidates = users.map { user in Self.candidate(for: deal, user: user) }
+            pending.append(PendingEvent(key: Self.key(delivery.metadata), consumer: Self.dealConsumer, candidates: candidates))
+        }
+        await decide(pending)
+    }
+
+    /// Threshold crossings: one candidate for the watchlist's owner.
+    func intake(_ batch: [Delivery<ThresholdCrossed>]) async {
+        let pending = batch.map { delivery in
+            PendingEvent(key: Self.key(delivery.metadata), consumer: Self.crossingConsumer, candidates: [Self.candidate(for: delivery.event)])
+        }
+        await decide(pending)
+    }
+
+    /// Price changes: a candidate when the price dropped. A rise, a first
+    /// check, or a check already at or below the threshold (its crossing is
+    /// the alert) is no candidate and is not recorded.
+    func intake(_ batch: [Delivery<PriceChanged>]) async {
+        let pending = batch.map { delivery in
+            PendingEvent(key: Self.key(delivery.metadata), consumer: Self.priceConsumer, candidates: Self.candidate(for: delivery.event).map { [$0] } ?? [])
+        }
+        await decide(pending)
+    }
+
+    static func key(_ metadata: EventMetadata) -> InboxKey {
+        InboxKey(publisher: metadata.id.publisher, sequence: metadata.id.sequence)
+    }
+
+    static func candidate(for deal: Deal, user: PreferredAirportUser) -> AlertCandidate {
+        var candidate = AlertCandidate(
+            userID: user.userID, kind: .exceptionalDeal, origin: deal.origin, destination: deal.destination,
+            price: deal.price, queueScore: Double(deal.score.score) * (1 + user.weight))
+        candidate.dealID = deal.dealID
+        candidate.dealScore = deal.score.score
+        candidate.trulyExceptional = deal.score.hotDeal
+        candidate.discountBasisPoints = deal.score.discountBasisPoints
+        if deal.expiresAtUnixMs > 0 { candidate.expiresAt = Date(unixMilliseconds: deal.expiresAtUnixMs) }
+        candidate.departureDate = CalendarDate(deal.departureDate)
+        candidate.returnDate = deal.hasReturnDate ? CalendarDate(deal.returnDate) : nil
+        candidate.cabin = deal.cabin == .unspecified ? .economy : deal.cabin
+        candidate.simulated = deal.simulated
+        return candidate
+    }
+
+    static func candidate(for event: ThresholdCrossed) -> AlertCandidate {
+        var candidate = AlertCandidate(
+            userID: event.userID, kind: .thresholdCrossed, origin: event.origin, destination: event.destination,
+            price: event.check.lowestPrice, queueScore: thresholdQueueScore)
+        candidate.watchlistID = event.watchlistID
+        candidate.threshold = event.priceThreshold
+        if event.check.hasChangeBasisPoints { candidate.discountBasisPoints = -event.check.changeBasisPoints }
+        Self.fill(&candidate, check: event.check, cabin: event.cabin, mode: event.alertMode, muteUntil: event.muteUntilUnixMs)
+        return candidate
+    }
+
+    /// Queue score of a drop: `(60 + percent dropped, at most 40) × 1.2`, so
+    /// a 20% drop ranks like an 80-point deal on a watchlist.
+    static func candidate(for event: PriceChanged) -> AlertCandidate? {
+        let check = event.check
+        guard check.hasChangeBasisPoints, check.changeBasisPoints < 0, !check.belowThreshold else { return nil }
+        let drop = -check.changeBasisPoints
+        var candidate = AlertCandidate(
+            userID: event.userID, kind: .priceDrop, origin: event.origin, destination: event.destination,
+            price: check.lowestPrice, queueScore: (60 + min(40, Double(drop) / 100)) * 1.2)
+        candidate.watchlistID = event.watchlistID
+        candidate.discountBasisPoints = drop
+        candidate.belowDropMinimum = drop < AlertPolicy.minimumDropBasisPoints
+        if event.hasPreviousPrice { candidate.previousPrice = event.previousPrice }
+        Self.fill(&candidate, check: check, cabin: event.cabin, mode: event.alertMode, muteUntil: event.muteUntilUnixMs)
+        return candidate
+    }
+
+    private static func fill(_ candidate: inout AlertCandidate, check: WatchlistCheck, cabin: Cabin, mode: AlertMode, muteUntil: Int64) {
+        candidate.departureDate = check.hasDepartureDate ? CalendarDate(check.departureDate) : nil
+        candidate.returnDate = check.hasReturnDate ? CalendarDate(check.returnDate) : nil
+        candidate.cabin = cabin == .unspecified ? .economy : cabin
+        candidate.digestOnly = mode == .dailyDigest
+        candidate.simulated = check.simulated
+        if muteUntil > 0 { candidate.watchlistMutedUntil = Date(unixMilliseconds: muteUntil) }
+    }
+
+    /// Every user preferring `airport`, all pages; nil when subscription cannot be asked.
+    func preferredAirportUsers(_ airport: String) async -> [PreferredAirportUser]? {
+        var users: [PreferredAirportUser] = []
+        var request = PreferredAirportUsersRequest()
+        request.airport = airport
+        repeat {
+            guard let page = try? await bus.request(request) else { return nil }
+            users += page.users
+            request.pageToken = page.nextPageToken
+        } while !request.pageToken.isEmpty
+        return users
+    }
+}
+
+/// One event's candidates, with the inbox key that makes its effect happen once.
+struct PendingEvent: Sendable {
+    var key: InboxKey
+    var consumer: String
+    var candidates: [AlertCandidate]
+}

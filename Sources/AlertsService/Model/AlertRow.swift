@@ -1,0 +1,153 @@
+import FareLensMessages
+import Foundation
+import GRDB
+
+/// One decision about one candidate alert, as the `alert` table keeps it
+/// (migration `alerts-001-decisions`): what it was about, the decision and
+/// its reason, the content, and where delivery stands. Rows are never
+/// deleted except with the user's account, so "why didn't I get this?"
+/// always has an answer.
+struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "alert"
+
+    var alertID: String
+    var userID: String
+    var kind: Int
+    var decision: Int
+    var reason: String
+    var origin: String
+    var destination: String
+    var dealID: String
+    var watchlistID: String
+    var currency: String
+    var priceMinorUnits: Int64
+    var dealScore: Int
+    var queueScore: Double
+    var title: String
+    var body: String
+    /// Comma-separated `AlertAction` raw values.
+    var actions: String
+    var decidedAtUnixMs: Int64
+    /// The user's local calendar day at the decision, "YYYY-MM-DD": the cap's day.
+    var localDay: String
+    /// Sent in quiet hours as the night's one exceptional deal.
+    var quietException: Bool
+    var deliveryState: Int
+    var deliveryError: String
+    var attempts: Int
+    var deliveredAtUnixMs: Int64
+    /// Held or capped: when the digest carrying it is due; 0 otherwise or once carried.
+    var digestDueAtUnixMs: Int64
+    var digestAlertID: String
+    /// "YYYY-MM-DD", empty when none.
+    var departureDate: String
+    var returnDate: String
+    var cabin: Int
+    /// The user's tier at the decision (the re-check searches with its purpose).
+    var tier: Int
+    /// The fare came from the simulated market.
+    var simulated: Bool
+
+    var decisionValue: AlertDecision { AlertDecision(rawValue: decision) ?? .unspecified }
+    var kindValue: AlertKind { AlertKind(rawValue: kind) ?? .unspecified }
+    var price: Money { Money(minorUnits: priceMinorUnits, currency: currency) }
+
+    /// The record as the proto has it.
+    var message: AlertRecord {
+        var record = AlertRecord()
+        record.alertID = alertID
+        record.userID = userID
+        record.kind = kindValue
+        record.decision = decisionValue
+        record.reason = reason
+        record.origin = origin
+        record.destination = destination
+        record.dealID = dealID
+        record.watchlistID = watchlistID
+        if !currency.isEmpty { record.price = price }
+        record.dealScore = Int32(dealScore)
+        record.queueScore = queueScore
+        record.content.title = title
+        record.content.body = body
+        record.content.actions = actions.split(separator: ",").compactMap { Int($0).flatMap(AlertAction.init(rawValue:)) }
+        record.decidedAtUnixMs = decidedAtUnixMs
+        record.deliveredAtUnixMs = deliveredAtUnixMs
+        record.deliveryState = DeliveryState(rawValue: deliveryState) ?? .unspecified
+        record.deliveryError = deliveryError
+        record.attempts = Int32(attempts)
+        record.digestAlertID = digestAlertID
+        if let date = CalendarDate(iso: departureDate) { record.departureDate = date.message }
+        if let date = CalendarDate(iso: returnDate) { record.returnDate = date.message }
+        record.cabin = Cabin(rawValue: cabin) ?? .economy
+        return record
+    }
+
+    /// The table, created by migration `alerts-001-decisions`.
+    static func migrate(_ db: Database) throws {
+        try db.create(table: databaseTableName) { table in
+            table.column("alertID", .text).primaryKey()
+            table.column("userID", .text).notNull()
+            table.column("kind", .integer).notNull()
+            table.column("decision", .integer).notNull()
+            table.column("reason", .text).notNull()
+            table.column("origin", .text).notNull()
+            table.column("destination", .text).notNull()
+            table.column("dealID", .text).notNull()
+            table.column("watchlistID", .text).notNull()
+            table.column("currency", .text).notNull()
+            table.column("priceMinorUnits", .integer).notNull()
+            table.column("dealScore", .integer).notNull()
+            table.column("queueScore", .double).notNull()
+            table.column("title", .text).notNull()
+            table.column("body", .text).notNull()
+            table.column("actions", .text).notNull()
+            table.column("decidedAtUnixMs", .integer).notNull()
+            table.column("localDay", .text).notNull()
+            table.column("quietException", .boolean).notNull()
+            table.column("deliveryState", .integer).notNull()
+            table.column("deliveryError", .text).notNull()
+            table.column("attempts", .integer).notNull()
+            table.column("deliveredAtUnixMs", .integer).notNull()
+            table.column("digestDueAtUnixMs", .integer).notNull()
+            table.column("digestAlertID", .text).notNull()
+            table.column("departureDate", .text).notNull()
+            table.column("returnDate", .text).notNull()
+            table.column("cabin", .integer).notNull()
+            table.column("tier", .integer).notNull()
+            table.column("simulated", .boolean).notNull()
+        }
+        try db.create(index: "alert_by_user_time", on: databaseTableName, columns: ["userID", "decidedAtUnixMs"])
+        try db.create(index: "alert_digest_due", on: databaseTableName, columns: ["digestDueAtUnixMs"], condition: Column("digestDueAtUnixMs") > 0)
+    }
+
+    /// What the policy must remember about `userID` at `now` (sent in the
+    /// last 12 hours, today's counts); mutes and pause are added by the caller.
+    static func state(of userID: String, day: CalendarDate, at now: Date, in db: Database) throws -> RecipientState {
+        var state = RecipientState(day: day)
+        let since = now.addingTimeInterval(-AlertPolicy.dedupeWindow).unixMilliseconds
+        let sent = AlertDecision.sent.rawValue
+        let rows = try Row.fetchAll(
+            db, sql: """
+                SELECT origin, destination, dealID, decidedAtUnixMs, localDay, quietException, kind FROM alert
+                WHERE userID = ? AND decidedAtUnixMs >= ? AND decision = ?
+                """, arguments: [userID, min(since, now.unixMilliseconds - 2 * 86_400_000), sent])
+        let today = day.description
+        for row in rows {
+            let kind: Int = row["kind"]
+            guard kind != AlertKind.dailyDigest.rawValue else { continue }
+            let at: Int64 = row["decidedAtUnixMs"]
+            let instant = Date(unixMilliseconds: at)
+            if at >= since {
+                let routeKey = RecipientState.routeKey(row["origin"], row["destination"])
+                state.lastSent[routeKey] = max(state.lastSent[routeKey] ?? instant, instant)
+                let dealID: String = row["dealID"]
+                if !dealID.isEmpty { state.lastSent[RecipientState.dealKey(dealID)] = instant }
+            }
+            if (row["localDay"] as String) == today {
+                state.sentOnDay += 1
+                if row["quietException"] as Bool { state.quietExceptionUsed = true }
+            }
+        }
+        return state
+    }
+}

@@ -1,0 +1,57 @@
+import FareLensMessages
+import Foundation
+import GRDB
+
+/// One alert waiting for (or done with) one channel, as the `outbox` table
+/// keeps it (migration `alerts-001-decisions`). Written in the same
+/// transaction as the `SENT` decision, so an accepted alert survives a
+/// crash; its `body` is fixed then, so every attempt and every replay sends
+/// the same bytes under the same id.
+struct OutboxRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "outbox"
+
+    /// Where the row stands.
+    enum Status: Int, Codable, Sendable {
+        case pending = 1
+        case delivered = 2
+        case deadLettered = 3
+        /// The endpoint answered 410 and is disabled.
+        case endpointDisabled = 4
+        /// Re-checked as stale before delivery: never sent.
+        case droppedStale = 5
+    }
+
+    var alertID: String
+    /// `AlertChannel` raw value.
+    var channel: Int
+    var userID: String
+    var kind: Int
+    var body: Data
+    var status: Status
+    var attempts: Int
+    var nextAttemptAtUnixMs: Int64
+    var lastError: String
+    var createdAtUnixMs: Int64
+    var finishedAtUnixMs: Int64
+
+    var channelValue: AlertChannel { AlertChannel(rawValue: channel) ?? .unspecified }
+
+    /// The table, created by migration `alerts-001-decisions`.
+    static func migrate(_ db: Database) throws {
+        try db.create(table: databaseTableName) { table in
+            table.column("alertID", .text).notNull()
+            table.column("channel", .integer).notNull()
+            table.column("userID", .text).notNull()
+            table.column("kind", .integer).notNull()
+            table.column("body", .blob).notNull()
+            table.column("status", .integer).notNull()
+            table.column("attempts", .integer).notNull()
+            table.column("nextAttemptAtUnixMs", .integer).notNull()
+            table.column("lastError", .text).notNull()
+            table.column("createdAtUnixMs", .integer).notNull()
+            table.column("finishedAtUnixMs", .integer).notNull()
+            table.primaryKey(["alertID", "channel"])
+        }
+        try db.create(index: "outbox_due", on: databaseTableName, columns: ["nextAttemptAtUnixMs"], condition: Column("status") == Status.pending.rawValue)
+    }
+}

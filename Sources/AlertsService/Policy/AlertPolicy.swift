@@ -1,0 +1,121 @@
+import FareLensMessages
+import Foundation
+
+/// The alert policy of SPEC § 5 as a pure function: given a user, what is
+/// remembered about them and the candidates that compete now, it decides
+/// each one and says why. No I/O and no clock of its own, so every edge is
+/// tested directly (`AlertPolicyTests`) and it runs at millions of decisions
+/// a second (`alerts-benchmarks`).
+///
+/// The rules, in the order they are applied to each candidate:
+/// 1. **Paused** (24 h by default) → `MUTED`.
+/// 2. **Route muted** (30 days) or **watchlist muted** → `MUTED`.
+/// 3. **Digest-only watchlist** → `HELD` for the digest; a price drop under
+///    ``minimumDropBasisPoints`` → `NOT_ALERTABLE`.
+/// 4. **Dedupe**: the same route or deal sent less than 12 hours ago → `DEDUPED`.
+/// 5. **Quiet hours** (22:00–07:00 local unless the user set others) →
+///    `HELD` for the digest, except one truly exceptional deal (more than
+///    40% below average) per local day, which is sent if the cap allows.
+/// 6. **Daily cap** (the tier's immediate alerts per local day) → `CAPPED`, for the digest.
+/// 7. Otherwise → `SENT` (accepted into the outbox).
+///
+/// Candidates that compete (decided together) are taken highest queue
+/// score first, so when the cap has room for one, the best one wins.
+enum AlertPolicy {
+    /// The same route or deal is not sent twice within this window.
+    static let dedupeWindow: TimeInterval = 12 * 3_600
+    /// A watchlist price drop smaller than this (5%) is not worth an alert.
+    static let minimumDropBasisPoints: Int32 = 500
+
+    /// One decision.
+    struct Outcome: Sendable, Equatable {
+        var candidate: AlertCandidate
+        var decision: AlertDecision
+        var reason: String
+        /// Sent during quiet hours as the day's one exception.
+        var quietException = false
+    }
+
+    /// Decides `candidates` for `recipient` at `now`, updating `state` as alerts are sent.
+    ///
+    /// - Returns: one outcome per candidate, highest queue score first (ties: lower price, then route).
+    static func decide(_ candidates: [AlertCandidate], for recipient: AlertRecipient, state: inout RecipientState, at now: Date) -> [Outcome] {
+        let ordered = candidates.sorted { lhs, rhs in
+            if lhs.queueScore != rhs.queueScore { return lhs.queueScore > rhs.queueScore }
+            if lhs.price.minorUnits != rhs.price.minorUnits { return lhs.price.minorUnits < rhs.price.minorUnits }
+            return lhs.route < rhs.route
+        }
+        let quiet = recipient.quietHours.contains(now, in: recipient.zone)
+        return ordered.map { decideOne($0, for: recipient, state: &state, at: now, quiet: quiet) }
+    }
+
+    private static func decideOne(_ candidate: AlertCandidate, for recipient: AlertRecipient, state: inout RecipientState, at now: Date, quiet: Bool) -> Outcome {
+        func outcome(_ decision: AlertDecision, _ reason: String, quietException: Bool = false) -> Outcome {
+            Outcome(candidate: candidate, decision: decision, reason: reason, quietException: quietException)
+        }
+        let zone = recipient.zone
+        if let until = state.pausedUntil, until > now {
+            return outcome(.muted, "All alerts paused until \(Self.localTime(until, in: zone))")
+        }
+        if let until = state.mutedRoutes[candidate.route], until > now {
+            return outcome(.muted, "Route \(candidate.route) muted until \(Self.localTime(until, in: zone))")
+        }
+        if let until = candidate.watchlistMutedUntil, until > now {
+            return outcome(.muted, "Watchlist muted until \(Self.localTime(until, in: zone))")
+        }
+        if candidate.belowDropMinimum {
+            return outcome(.notAlertable, "Price drop of \(Self.percent(candidate.discountBasisPoints)) is under the 5% worth an alert")
+        }
+        if candidate.digestOnly {
+            return outcome(.held, "Watchlist is in daily-digest mode; in the next digest")
+        }
+        for key in [RecipientState.routeKey(candidate.origin, candidate.destination)] + (candidate.dealID.isEmpty ? [] : [RecipientState.dealKey(candidate.dealID)]) {
+            if let sent = state.lastSent[key], now.timeIntervalSince(sent) < dedupeWindow {
+                let what = key.hasPrefix("deal:") ? "This deal" : "Route \(candidate.route)"
+                return outcome(.deduped, "\(what) was alerted at \(Self.localTime(sent, in: zone)), less than 12 hours ago")
+            }
+        }
+        let capReached = state.sentOnDay >= recipient.dailyCap
+        if quiet {
+            let exception = candidate.kind == .exceptionalDeal && candidate.trulyExceptional && !state.quietExceptionUsed
+            guard exception, !capReached else {
+                let why = exception ? "; the day's cap is used too" : (candidate.kind == .exceptionalDeal && candidate.trulyExceptional ? "; tonight's one exceptional deal was already sent" : "")
+                return outcome(.held, "Quiet hours (\(recipient.quietHours.description) in \(zone.identifier))\(why); held for the digest")
+            }
+            state.recordSent(candidate, at: now, quietException: true)
+            return outcome(.sent, "Quiet hours, but \(Self.percent(candidate.discountBasisPoints)) below average: the one exceptional deal allowed per night", quietException: true)
+        }
+        if capReached {
+            return outcome(.capped, "Daily cap of \(recipient.dailyCap) immediate alerts (\(Self.tierName(recipient.tier))) reached; in the next digest")
+        }
+        state.recordSent(candidate, at: now, quietException: false)
+        return outcome(.sent, "Sent: \(Self.why(candidate)) (\(state.sentOnDay) of \(recipient.dailyCap) today)")
+    }
+
+    private static func why(_ candidate: AlertCandidate) -> String {
+        switch candidate.kind {
+        case .exceptionalDeal: "exceptional deal (score \(candidate.dealScore)) from a preferred airport"
+        case .thresholdCrossed: "price at or below the watchlist's threshold"
+        case .priceDrop: "price dropped \(percent(candidate.discountBasisPoints)) since the last check"
+        default: "alert"
+        }
+    }
+
+    static func percent(_ basisPoints: Int32) -> String {
+        "\((Int(basisPoints.magnitude) + 50) / 100)%"
+    }
+
+    static func tierName(_ tier: Tier) -> String {
+        switch tier {
+        case .pro: "Pro"
+        case .trial: "trial"
+        default: "Free"
+        }
+    }
+
+    /// "2026-03-08 14:05 America/New_York".
+    static func localTime(_ instant: Date, in zone: TimeZone) -> String {
+        let minute = QuietHoursWindow.minuteOfDay(instant, in: zone)
+        return "\(QuietHoursWindow.localDay(instant, in: zone)) \(QuietHoursWindow.clock(minute)) \(zone.identifier)"
+    }
+}

@@ -1,0 +1,117 @@
+import FareLensMessages
+import Foundation
+
+/// What the policy needs to know about the user an alert is for, asked of
+/// the subscription service (`GetUser`) when the alert is decided: their
+/// time zone, quiet hours and the tier's daily cap of immediate alerts.
+struct AlertRecipient: Sendable, Equatable {
+    var userID: String
+    var zone: TimeZone
+    var quietHours: QuietHoursWindow
+    /// Immediate alerts per local calendar day (Free 3, Pro and trial 6: the tier's entitlement).
+    var dailyCap: Int
+    var tier: Tier
+
+    /// The recipient as the subscription service describes them.
+    init(user: User, entitlements: Entitlements) {
+        userID = user.userID
+        zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        quietHours = QuietHoursWindow(user.hasQuietHours ? user.quietHours : nil)
+        dailyCap = Int(entitlements.immediateAlertsPerDay)
+        tier = user.tier
+    }
+
+    init(userID: String, zone: TimeZone, quietHours: QuietHoursWindow = .standard, dailyCap: Int, tier: Tier) {
+        self.userID = userID
+        self.zone = zone
+        self.quietHours = quietHours
+        self.dailyCap = dailyCap
+        self.tier = tier
+    }
+}
+
+/// Quiet hours as minutes of the local day: from `start` (inclusive) to
+/// `end` (exclusive), wrapping past midnight when `start > end`. Equal
+/// start and end, or disabled, means no quiet hours.
+struct QuietHoursWindow: Sendable, Equatable {
+    /// Minutes after local midnight, 0–1439.
+    var start: Int
+    var end: Int
+    var enabled: Bool
+
+    /// The SPEC's default: 22:00–07:00.
+    static let standard = QuietHoursWindow(start: 22 * 60, end: 7 * 60, enabled: true)
+
+    init(start: Int, end: Int, enabled: Bool) {
+        self.start = start
+        self.end = end
+        self.enabled = enabled
+    }
+
+    /// The user's setting; unset means the default 22:00–07:00.
+    init(_ setting: QuietHours?) {
+        guard let setting else {
+            self = .standard
+            return
+        }
+        guard !setting.disabled else {
+            self.init(start: 0, end: 0, enabled: false)
+            return
+        }
+        let start = Int(setting.hasStart ? setting.start.hour * 60 + setting.start.minute : 22 * 60)
+        let end = Int(setting.hasEnd ? setting.end.hour * 60 + setting.end.minute : 7 * 60)
+        self.init(start: start, end: end, enabled: true)
+    }
+
+    /// Whether `instant` falls in quiet hours by the wall clock in `zone`
+    /// (a DST change moves the window with the local clock, as people expect).
+    func contains(_ instant: Date, in zone: TimeZone) -> Bool {
+        guard enabled, start != end else { return false }
+        let minute = Self.minuteOfDay(instant, in: zone)
+        return start < end ? (start <= minute && minute < end) : (minute >= start || minute < end)
+    }
+
+    /// The next moment quiet hours end after `instant`, in `zone`: when held
+    /// alerts go out in the digest. Without quiet hours, 07:00 local.
+    func nextEnd(after instant: Date, in zone: TimeZone) -> Date {
+        let endMinute = enabled && start != end ? end : 7 * 60
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let today = Self.localDay(instant, in: zone)
+        for offset in 0...2 {
+            let day = today.adding(days: offset)
+            let components = DateComponents(year: day.year, month: day.month, day: day.day, hour: endMinute / 60, minute: endMinute % 60)
+            // A time a DST gap skips resolves to the moment after the gap.
+            if let candidate = calendar.date(from: components), candidate > instant { return candidate }
+        }
+        return instant.addingTimeInterval(86_400)  // safe: unreachable (a day of 23–25 hours always has its next end within 2 days); a day later is a sane fallback
+    }
+
+    /// "22:00–07:00".
+    var description: String {
+        enabled && start != end ? "\(Self.clock(start))–\(Self.clock(end))" : "off"
+    }
+
+    static func clock(_ minute: Int) -> String {
+        let hours = minute / 60, minutes = minute % 60
+        return (hours < 10 ? "0" : "") + "\(hours):" + (minutes < 10 ? "0" : "") + "\(minutes)"
+    }
+
+    /// Minutes after local midnight, from the zone's offset at that instant
+    /// (no `Calendar`: this runs for every decision).
+    static func minuteOfDay(_ instant: Date, in zone: TimeZone) -> Int {
+        let local = localSeconds(instant, in: zone)
+        return Int(((local % 86_400) + 86_400) % 86_400) / 60
+    }
+
+    /// The local calendar day of `instant` in `zone`.
+    static func localDay(_ instant: Date, in zone: TimeZone) -> CalendarDate {
+        let local = localSeconds(instant, in: zone)
+        let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+        return CalendarDate(daysSinceEpoch: Int(days))
+    }
+
+    private static func localSeconds(_ instant: Date, in zone: TimeZone) -> Int64 {
+        Int64(instant.timeIntervalSince1970.rounded(.down)) + Int64(zone.secondsFromGMT(for: instant))
+    }
+}

@@ -1,0 +1,156 @@
+import FareLensBus
+import FareLensMessages
+import Foundation
+import GRDB
+
+/// Requests: a user's decisions, mutes, pause, settings.
+extension AlertsService {
+    /// A user's decisions, newest first, each with its reason and delivery state.
+    func history(_ request: AlertHistoryRequest) throws(AlertsError) -> AlertHistoryResponse {
+        try Self.requireUser(request.userID)
+        guard (0...500).contains(request.limit) else { throw .invalidField("limit", "must be 0 (meaning 50) to 500, got \(request.limit)") }
+        guard request.sinceUnixMs >= 0 else { throw .invalidField("since_unix_ms", "must not be negative") }
+        let limit = request.limit == 0 ? 50 : Int(request.limit)
+        let rows = try read { db in
+            var query = AlertRow.filter(Column("userID") == request.userID && Column("decidedAtUnixMs") >= request.sinceUnixMs)
+            if request.decision != .unspecified { query = query.filter(Column("decision") == request.decision.rawValue) }
+            return try query.order(Column("decidedAtUnixMs").desc, Column("alertID")).limit(limit).fetchAll(db)
+        }
+        var response = AlertHistoryResponse()
+        response.alerts = rows.map(\.message)
+        return response
+    }
+
+    /// Mutes a route (this direction) for `days` (default 30); extends a shorter mute, never shortens one.
+    func mute(_ request: MuteRouteRequest) async throws(AlertsError) -> MuteRouteResponse {
+        try Self.requireUser(request.userID)
+        let (origin, destination) = try Self.route(request.origin, request.destination)
+        guard (0...365).contains(request.days) else { throw .invalidField("days", "must be 0 (meaning 30) to 365, got \(request.days)") }
+        try await requireKnownUser(request.userID)
+        let until = clock.now().addingTimeInterval(Double(request.days == 0 ? 30 : request.days) * 86_400).unixMilliseconds
+        let effective = try write { db throws(AlertsError) in
+            try Self.catching {
+                let existing = try RouteMuteRow.fetchOne(db, key: ["userID": request.userID, "origin": origin, "destination": destination])
+                let row = RouteMuteRow(userID: request.userID, origin: origin, destination: destination, mutedUntilUnixMs: max(until, existing?.mutedUntilUnixMs ?? 0))
+                try row.save(db)
+                return row.mutedUntilUnixMs
+            }
+        }
+        var response = MuteRouteResponse()
+        response.mutedUntilUnixMs = effective
+        return response
+    }
+
+    /// Undoes a mute at once.
+    func unmute(_ request: UnmuteRouteRequest) throws(AlertsError) -> UnmuteRouteResponse {
+        try Self.requireUser(request.userID)
+        let (origin, destination) = try Self.route(request.origin, request.destination)
+        let nowMs = clock.now().unixMilliseconds
+        let wasMuted = try write { db throws(AlertsError) in
+            try Self.catching {
+                let existing = try RouteMuteRow.fetchOne(db, key: ["userID": request.userID, "origin": origin, "destination": destination])
+                _ = try RouteMuteRow.deleteOne(db, key: ["userID": request.userID, "origin": origin, "destination": destination])
+                return (existing?.mutedUntilUnixMs ?? 0) > nowMs
+            }
+        }
+        var response = UnmuteRouteResponse()
+        response.wasMuted = wasMuted
+        return response
+    }
+
+    /// Pauses every alert for `hours` (default 24); extends a shorter pause.
+    func pause(_ request: PauseAlertsRequest) async throws(AlertsError) -> PauseAlertsResponse {
+        try Self.requireUser(request.userID)
+        guard (0...(24 * 30)).contains(request.hours) else { throw .invalidField("hours", "must be 0 (meaning 24) to 720, got \(request.hours)") }
+        try await requireKnownUser(request.userID)
+        let until = clock.now().addingTimeInterval(Double(request.hours == 0 ? 24 : request.hours) * 3_600).unixMilliseconds
+        let effective = try write { db throws(AlertsError) in
+            try Self.catching {
+                let existing = try AlertPauseRow.fetchOne(db, key: request.userID)
+                let row = AlertPauseRow(userID: request.userID, pausedUntilUnixMs: max(until, existing?.pausedUntilUnixMs ?? 0))
+                try row.save(db)
+                return row.pausedUntilUnixMs
+            }
+        }
+        var response = PauseAlertsResponse()
+        response.pausedUntilUnixMs = effective
+        return response
+    }
+
+    /// Undoes a pause at once.
+    func resume(_ request: ResumeAlertsRequest) throws(AlertsError) -> ResumeAlertsResponse {
+        try Self.requireUser(request.userID)
+        let nowMs = clock.now().unixMilliseconds
+        let wasPaused = try write { db throws(AlertsError) in
+            try Self.catching {
+                let existing = try AlertPauseRow.fetchOne(db, key: request.userID)
+                _ = try AlertPauseRow.deleteOne(db, key: request.userID)
+                return (existing?.pausedUntilUnixMs ?? 0) > nowMs
+            }
+        }
+        var response = ResumeAlertsResponse()
+        response.wasPaused = wasPaused
+        return response
+    }
+
+    /// The user's mutes and pause in force now.
+    func settings(_ request: AlertSettingsRequest) throws(AlertsError) -> AlertSettingsResponse {
+        try Self.requireUser(request.userID)
+        let nowMs = clock.now().unixMilliseconds
+        let (mutes, pause) = try read { db in
+            (try RouteMuteRow.filter(Column("userID") == request.userID && Column("mutedUntilUnixMs") > nowMs).order(Column("origin"), Column("destination")).fetchAll(db),
+             try AlertPauseRow.fetchOne(db, key: request.userID))
+        }
+        var response = AlertSettingsResponse()
+        response.mutedRoutes = mutes.map { mute in
+            var route = MutedRoute()
+            route.origin = mute.origin
+            route.destination = mute.destination
+            route.mutedUntilUnixMs = mute.mutedUntilUnixMs
+            return route
+        }
+        if let pause, pause.pausedUntilUnixMs > nowMs { response.pausedUntilUnixMs = pause.pausedUntilUnixMs }
+        return response
+    }
+
+    /// Erases everything about a deleted user: decisions, outbox rows, mutes, pause.
+    func erase(_ userID: String) {
+        do {
+            let erased = try database.writer.write { db in
+                _ = try RouteMuteRow.filter(Column("userID") == userID).deleteAll(db)
+                _ = try AlertPauseRow.deleteOne(db, key: userID)
+                _ = try OutboxRow.filter(Column("userID") == userID).deleteAll(db)
+                return try AlertRow.filter(Column("userID") == userID).deleteAll(db)
+            }
+            logger.info("deleted user's alerts erased", metadata: ["user": "\(userID)", "alerts": "\(erased)"])
+        } catch {
+            logger.error("deleted user's alerts not erased", metadata: ["user": "\(userID)", "error": "\(error)"])
+        }
+    }
+
+    static func requireUser(_ userID: String) throws(AlertsError) {
+        guard !userID.isEmpty else { throw .invalidField("user_id", "is required") }
+    }
+
+    /// Upper-cased three-letter codes.
+    static func route(_ origin: String, _ destination: String) throws(AlertsError) -> (String, String) {
+        let codes = [("origin", origin), ("destination", destination)].map { ($0.0, $0.1.trimmingCharacters(in: .whitespaces).uppercased()) }
+        for (field, code) in codes where code.count != 3 || !code.allSatisfy({ $0.isASCII && $0.isLetter }) {
+            throw .invalidField(field, "'\(code)' is not a three-letter IATA code")
+        }
+        guard codes[0].1 != codes[1].1 else { throw .invalidField("destination", "must differ from origin") }
+        return (codes[0].1, codes[1].1)
+    }
+
+    /// Asks subscription whether the user exists.
+    func requireKnownUser(_ userID: String) async throws(AlertsError) {
+        var request = GetUserRequest()
+        request.userID = userID
+        do {
+            _ = try await bus.request(request)
+        } catch {
+            if error.kind == .remote, error.remoteCode == "unknown-user" { throw .unknownUser(userID) }
+            throw .subscriptionUnavailable("\(error)")
+        }
+    }
+}

@@ -1,0 +1,162 @@
+@testable import AlertsService
+import FareLensBus
+import FareLensMessages
+import FareLensStore
+import FareLensTesting
+import Foundation
+import GRDB
+import Testing
+
+/// The service around the policy: recorded decisions, the inbox, the digest, requests.
+@Suite struct AlertDecisionTests {
+    @Test("a crossing is decided once (a redelivered event is skipped), recorded with its reason and content, and put in the outbox in the same transaction")
+    func decidedOnce() async throws {
+        let fixture = try AlertsFixture()
+        let user = try await fixture.user("ana@example.com")
+        let first = await fixture.alerts.decide([fixture.crossing(user, sequence: 1)])
+        #expect(first.map(\.decisionValue) == [.sent])
+        #expect(first[0].title == "Tokyo fell to $650")
+        #expect(first[0].body == "At or below your $700 target.")
+        #expect(first[0].reason == "Sent: price at or below the watchlist's threshold (1 of 3 today)")
+        let again = await fixture.alerts.decide([fixture.crossing(user, sequence: 1)])
+        #expect(again.isEmpty)
+        #expect(try fixture.rows(user).count == 1)
+        let outbox = try fixture.outbox()
+        #expect(outbox.map(\.alertID) == [first[0].alertID] && outbox[0].status == .pending)
+        let payload = try JSONSerialization.jsonObject(with: outbox[0].body) as? [String: Any]
+        #expect(payload?["type"] as? String == "alert.threshold_crossed")
+    }
+
+    @Test("the 3rd Free alert of the local day is sent, the 4th capped; the next local day starts again at 0")
+    func capByLocalDay() async throws {
+        let fixture = try AlertsFixture()
+        let user = try await fixture.user("ben@example.com")
+        var decisions: [AlertDecision] = []
+        for (index, destination) in ["NRT", "LAX", "SFO", "LHR"].enumerated() {
+            decisions += await fixture.alerts.decide([fixture.crossing(user, "JFK", destination, sequence: UInt64(index))]).map(\.decisionValue)
+            fixture.clock.advance(by: 60)
+        }
+        #expect(decisions == [.sent, .sent, .sent, .capped])
+        // 12:04 → 07:30 the next day in New York: a new local day.
+        fixture.clock.advance(by: 19.5 * 3_600)
+        #expect(await fixture.alerts.decide([fixture.crossing(user, "JFK", "CDG", sequence: 9)]).map(\.decisionValue) == [.sent])
+    }
+
+    @Test("held in quiet hours, then carried by one digest when they end; the carried alerts say which digest")
+    func digestAfterQuietHours() async throws {
+        let fixture = try AlertsFixture(start: AlertsFixture.noonNewYork.addingTimeInterval(11 * 3_600))  // 23:00 New York
+        let user = try await fixture.user("cy@example.com")
+        let held = await fixture.alerts.decide([fixture.crossing(user, sequence: 1), fixture.crossing(user, "JFK", "LAX", cents: 30_000, sequence: 2)])
+        #expect(held.map(\.decisionValue) == [.held, .held])
+        #expect(await fixture.alerts.sendDueDigests().isEmpty)
+        fixture.clock.advance(by: 8 * 3_600 - 1)  // 06:59:59
+        #expect(await fixture.alerts.sendDueDigests().isEmpty)
+        fixture.clock.advance(by: 1)  // 07:00
+        let digests = await fixture.alerts.sendDueDigests()
+        #expect(digests.count == 1)
+        #expect(digests[0].kindValue == .dailyDigest && digests[0].title == "Your FareLens digest: 2 alerts")
+        #expect(digests[0].body == "Los Angeles fell to $300 · Tokyo fell to $650")  // equal queue scores: the lower price first, as the policy ranks
+        let carried = try fixture.rows(user).filter { $0.kindValue != .dailyDigest }
+        #expect(carried.allSatisfy { $0.digestAlertID == digests[0].alertID && $0.message.deliveryState == .inDigest })
+        #expect(await fixture.alerts.sendDueDigests().isEmpty)
+        await fixture.alerts.deliverDue()
+        #expect(fixture.channel.deliveredIDs == [digests[0].alertID])
+    }
+
+    @Test("mute, unmute, pause and resume over the bus, with their errors by code")
+    func settingsRequests() async throws {
+        let fixture = try AlertsFixture()
+        let user = try await fixture.user("dee@example.com")
+        var mute = MuteRouteRequest()
+        mute.userID = user
+        mute.origin = "jfk"
+        mute.destination = "NRT"
+        let muted = try await fixture.bus.request(mute)
+        #expect(muted.mutedUntilUnixMs == fixture.clock.now().addingTimeInterval(30 * 86_400).unixMilliseconds)
+        #expect(await fixture.alerts.decide([fixture.crossing(user, sequence: 1)]).map(\.decisionValue) == [.muted])
+        var unmute = UnmuteRouteRequest()
+        unmute.userID = user
+        unmute.origin = "JFK"
+        unmute.destination = "NRT"
+        #expect(try await fixture.bus.request(unmute).wasMuted)
+        #expect(try await fixture.bus.request(unmute).wasMuted == false)
+        var pause = PauseAlertsRequest()
+        pause.userID = user
+        let paused = try await fixture.bus.request(pause)
+        #expect(paused.pausedUntilUnixMs == fixture.clock.now().addingTimeInterval(24 * 3_600).unixMilliseconds)
+        var settings = AlertSettingsRequest()
+        settings.userID = user
+        #expect(try await fixture.bus.request(settings).pausedUntilUnixMs == paused.pausedUntilUnixMs)
+        #expect(await fixture.alerts.decide([fixture.crossing(user, sequence: 2)]).map(\.decisionValue) == [.muted])
+        var resume = ResumeAlertsRequest()
+        resume.userID = user
+        #expect(try await fixture.bus.request(resume).wasPaused)
+        #expect(await fixture.alerts.decide([fixture.crossing(user, sequence: 3)]).map(\.decisionValue) == [.sent])
+
+        var bad = mute
+        bad.destination = "TOKYO"
+        await #expect { try await fixture.bus.request(bad) } throws: { ($0 as? BusError)?.remoteCode == "invalid-field" && "\($0)".contains("destination") }
+        var stranger = mute
+        stranger.userID = "u-nobody"
+        await #expect { try await fixture.bus.request(stranger) } throws: { ($0 as? BusError)?.remoteCode == "unknown-user" }
+        var tooLong = pause
+        tooLong.hours = 10_000
+        await #expect { try await fixture.bus.request(tooLong) } throws: { ($0 as? BusError)?.remoteCode == "invalid-field" && "\($0)".contains("hours") }
+    }
+
+    @Test("history answers 'why didn't I get this?' newest first, filtered by decision")
+    func history() async throws {
+        let fixture = try AlertsFixture(start: AlertsFixture.noonNewYork.addingTimeInterval(11 * 3_600))
+        let user = try await fixture.user("eve@example.com")
+        _ = await fixture.alerts.decide([fixture.crossing(user, sequence: 1)])
+        var request = AlertHistoryRequest()
+        request.userID = user
+        let answer = try await fixture.bus.request(request)
+        #expect(answer.alerts.map(\.decision) == [.held])
+        #expect(answer.alerts[0].reason == "Quiet hours (22:00–07:00 in America/New_York); held for the digest")
+        request.decision = .sent
+        #expect(try await fixture.bus.request(request).alerts.isEmpty)
+        request.limit = 501
+        await #expect { try await fixture.bus.request(request) } throws: { ($0 as? BusError)?.remoteCode == "invalid-field" }
+    }
+
+    @Test("a deleted user's alerts, outbox rows, mutes and pause are erased")
+    func erasure() async throws {
+        let fixture = try AlertsFixture()
+        let user = try await fixture.user("fay@example.com")
+        _ = await fixture.alerts.decide([fixture.crossing(user, sequence: 1)])
+        await fixture.alerts.erase(user)
+        #expect(try fixture.rows(user).isEmpty)
+        #expect(try fixture.outbox().isEmpty)
+    }
+
+    @Test("an exceptional deal reaches every user preferring its origin, ranked by score × (1 + airport weight), with the deal's wording")
+    func exceptionalDealFanOut() async throws {
+        let fixture = try AlertsFixture()
+        let one = try await fixture.user("gus@example.com", tier: .pro, airports: ["JFK", "LAX"])
+        let other = try await fixture.user("hal@example.com", airports: ["JFK"])
+        let elsewhere = try await fixture.user("ivy@example.com", airports: ["SFO"])
+        var deal = Deal()
+        deal.dealID = "d-1"
+        deal.origin = "JFK"
+        deal.destination = "NRT"
+        deal.price = usd(65_000)
+        deal.score.score = 92
+        deal.score.hotDeal = false
+        deal.score.discountBasisPoints = 3_500
+        deal.expiresAtUnixMs = fixture.clock.now().addingTimeInterval(6 * 3_600 + 60).unixMilliseconds
+        guard let users = await fixture.alerts.preferredAirportUsers("JFK") else {
+            Issue.record("subscription did not answer")
+            return
+        }
+        let candidates = users.map { AlertsService.candidate(for: deal, user: $0) }
+        let rows = await fixture.alerts.decide([PendingEvent(key: InboxKey(publisher: "scoring", sequence: 1), consumer: AlertsService.dealConsumer, candidates: candidates)])
+        #expect(Set(rows.map(\.userID)) == [one, other])
+        #expect(!rows.contains { $0.userID == elsewhere })
+        let byUser = Dictionary(uniqueKeysWithValues: rows.map { ($0.userID, $0) })
+        #expect(abs((byUser[one]?.queueScore ?? 0) - 92 * 1.5) < 1e-9)
+        #expect(abs((byUser[other]?.queueScore ?? 0) - 92 * 2) < 1e-9)
+        #expect(byUser[other]?.title == "Tokyo deal dropped to $650")
+        #expect(byUser[other]?.body == "Save 35% vs average. Expires in 6 hours.")
+    }
+}

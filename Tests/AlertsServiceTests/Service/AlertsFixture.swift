@@ -1,0 +1,143 @@
+@testable import AlertsService
+import FareLensBus
+import FareLensMessages
+import FareLensRuntime
+import FareLensStore
+import FareLensTesting
+import Foundation
+@testable import SubscriptionService
+
+/// Search as the alerts tests control it: the airport directory (with city
+/// names) and one offer per search at the price set for its route.
+final class FakeDirectory: Sendable {
+    static let cities = ["JFK": "New York", "NRT": "Tokyo", "LIS": "Lisbon", "LHR": "London", "LAX": "Los Angeles", "SFO": "San Francisco", "SYD": "Sydney", "DEL": "Delhi", "CDG": "Paris"]
+    /// USD cents by "ORIGIN-DESTINATION"; none: no fares.
+    let prices = Locked<[String: Int64]>([:])
+    let searches = Locked<Int>(0)
+
+    func serve(on bus: MessageBus) throws {
+        try bus.serve(AirportLookupRequest.self) { request, _ in
+            guard let city = Self.cities[request.code.uppercased()] else { throw FakeDirectoryError(code: "unknown-airport", message: "code: '\(request.code)' is unknown") }
+            var response = AirportLookupResponse()
+            response.airport.iataCode = request.code.uppercased()
+            response.airport.city = city
+            return response
+        }
+        try bus.serve(SearchFlightsRequest.self) { request, _ in
+            self.searches.update { $0 += 1 }
+            guard let cents = self.prices.get()["\(request.origin)-\(request.destination)"] else { throw FakeDirectoryError(code: "no-fares-available", message: "no fares") }
+            var offer = FlightOffer()
+            offer.price = Money(minorUnits: cents, currency: "USD")
+            var response = SearchFlightsResponse()
+            response.offers = [offer]
+            return response
+        }
+    }
+}
+
+struct FakeDirectoryError: ServiceError {
+    let code: String
+    let message: String
+}
+
+/// A channel that records what it is handed and answers from a script (delivered when the script is empty).
+final class RecordingChannel: AlertDeliveryChannel {
+    let channel: AlertChannel
+    let received = Locked<[OutboundAlert]>([])
+    let script = Locked<[DeliveryOutcome]>([])
+
+    init(_ channel: AlertChannel = .webhook) { self.channel = channel }
+
+    func deliver(_ alert: OutboundAlert) async -> DeliveryOutcome {
+        received.update { $0.append(alert) }
+        var outcome = DeliveryOutcome.delivered
+        script.update { if !$0.isEmpty { outcome = $0.removeFirst() } }
+        return outcome
+    }
+
+    var deliveredIDs: [String] { received.get().map(\.alertID) }
+}
+
+/// Subscription, a fake directory/search and the alerts service on one bus,
+/// in-memory databases and one manual clock.
+struct AlertsFixture {
+    /// 2026-06-10 12:00 in New York (16:00Z), a Wednesday.
+    static let noonNewYork = Date(timeIntervalSince1970: 1_781_107_200)
+
+    let clock: ManualWallClock
+    let directory = FakeDirectory()
+    let channel = RecordingChannel()
+    let subscription: SubscriptionService
+    let alerts: AlertsService
+    let database: ServiceDatabase
+    let bus: MessageBus
+
+    init(bus: MessageBus = MessageBus(), alertsBus: MessageBus? = nil, start: Date = AlertsFixture.noonNewYork) throws {
+        self.bus = bus
+        clock = ManualWallClock(start)
+        try directory.serve(on: bus)
+        subscription = SubscriptionService(
+            database: try Self.database("subscription", SubscriptionServiceEntry.migrations), airports: BusAirportChecker(bus: bus), clock: clock, bus: bus,
+            logger: quietLogger())
+        try subscription.register(on: bus)
+        database = try Self.database("alerts", AlertsServiceEntry.migrations)
+        let policy = RetryPolicy(maxAttempts: 3, initialBackoff: .seconds(10), maxBackoff: .seconds(60), jitter: 0)
+        alerts = AlertsService(
+            database: database, bus: alertsBus ?? bus, clock: clock, channels: [channel],
+            backoff: { attempt, retryAfter in policy.delay(afterAttempt: attempt, retryAfter: retryAfter) }, deliveryTick: .milliseconds(20), logger: quietLogger())
+        try alerts.register(on: alertsBus ?? bus)
+    }
+
+    static func database(_ service: String, _ serviceMigrations: ServiceMigrations) throws -> ServiceDatabase {
+        var migrations = ServiceMigrations()
+        migrations.register(ServiceDatabase.inboxMigrationName, ServiceDatabase.migrateInbox)
+        serviceMigrations.forEachMigration { name, migrate in migrations.register(name, migrate) }
+        return try ServiceDatabase.inMemory(service: service, migrations: migrations)
+    }
+
+    /// A new user in `timeZone` on `tier`, preferring `airports` (weights split evenly).
+    func user(_ email: String, timeZone: String = "America/New_York", tier: Tier = .free, airports: [String] = ["JFK"]) async throws -> String {
+        var request = CreateUserRequest()
+        request.email = email
+        request.timeZone = timeZone
+        request.preferredAirports = airports.map { code in
+            var airport = PreferredAirport()
+            airport.code = code
+            airport.weight = 1 / Double(airports.count)
+            return airport
+        }
+        let id = try await subscription.createUser(request).user.userID
+        if tier != .trial {
+            var set = SetTierRequest()
+            set.userID = id
+            set.tier = tier
+            set.product = tier == .pro ? .monthly : .unspecified
+            _ = try await subscription.setTier(set)
+        }
+        return id
+    }
+
+    /// A pending threshold crossing for `user` on `route`, at `cents` USD, with a unique inbox key.
+    func crossing(_ user: String, _ origin: String = "JFK", _ destination: String = "NRT", cents: Int64 = 65_000, sequence: UInt64) -> PendingEvent {
+        var event = ThresholdCrossed()
+        event.userID = user
+        event.watchlistID = "w-\(origin)\(destination)"
+        event.origin = origin
+        event.destination = destination
+        event.priceThreshold = Money(minorUnits: cents + 5_000, currency: "USD")
+        event.check.lowestPrice = Money(minorUnits: cents, currency: "USD")
+        event.check.departureDate = CalendarDate(year: 2026, month: 9, day: 1)!.message
+        event.check.belowThreshold = true
+        return PendingEvent(key: InboxKey(publisher: "watchlist-test", sequence: sequence), consumer: AlertsService.crossingConsumer, candidates: [AlertsService.candidate(for: event)])
+    }
+
+    func rows(_ user: String) throws -> [AlertRow] {
+        try database.writer.read { db in try AlertRow.filter(sql: "userID = ?", arguments: [user]).order(sql: "decidedAtUnixMs, rowid").fetchAll(db) }
+    }
+
+    func outbox() throws -> [OutboxRow] {
+        try database.writer.read { db in try OutboxRow.order(sql: "createdAtUnixMs, rowid").fetchAll(db) }
+    }
+}
+
+func usd(_ cents: Int64) -> Money { Money(minorUnits: cents, currency: "USD") }
