@@ -235,13 +235,13 @@ struct ChildProcess {
     let output: Locked<String>
     var pid: Int32 { process.processIdentifier }
 
-    static func start(_ path: String, _ arguments: [String]) throws -> ChildProcess {
+    static func start(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess {
         guard FileManager.default.isExecutableFile(atPath: path) else { throw WaitTimedOut(what: "\(path) to exist (run swift build --build-tests)") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         // No market sweep: its fares would mix with the ones a test waits for.
-        process.environment = ProcessInfo.processInfo.environment.merging(["FARELENS_SEARCH_SWEEP_INTERVAL_SECONDS": "0"]) { _, new in new }
+        process.environment = ProcessInfo.processInfo.environment.merging(["FARELENS_SEARCH_SWEEP_INTERVAL_SECONDS": "0"].merging(environment) { _, new in new }) { _, new in new }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
