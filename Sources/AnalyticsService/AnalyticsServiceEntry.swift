@@ -51,6 +51,31 @@ public enum AnalyticsServiceEntry {
             return PseudonymKeyring([record.key])
         }
         let generated = try database.writer.read { db in try GeneratedKeyRecord.stored(db) }
-        return PseudonymKeyring(settings.pseudonymKeys + (generated.map { [$0.key] } ?? []))
+        let keyring = PseudonymKeyring(settings.pseudonymKeys + (generated.map { [$0.key] } ?? []))
+        try warnOfOrphans(keyring, database: database, logger: logger)
+        return keyring
+    }
+
+    /// Opt-outs and trial starts are kept for good under the key that made
+    /// them: if that key's version is no longer configured they cannot be
+    /// found, so an opt-out would no longer hold. Said loudly at start.
+    ///
+    /// - Returns: the versions no longer configured.
+    @discardableResult
+    static func warnOfOrphans(_ keyring: PseudonymKeyring, database: ServiceDatabase, logger: Logger) throws -> [String] {
+        let versions = try database.writer.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT DISTINCT substr(pseudonym, 2, instr(pseudonym, ':') - 2) FROM opt_out
+                UNION SELECT DISTINCT substr(pseudonym, 2, instr(pseudonym, ':') - 2) FROM trial_user
+                """)
+        }
+        let known = Set(keyring.keys.map { String($0.version) })
+        let missing = versions.filter { !known.contains($0) }.sorted()
+        guard !missing.isEmpty else { return [] }
+        logger.error(
+            "opt-outs and trial starts are stored under pseudonym key versions that are no longer configured; keep them in analytics.pseudonymKeys or those opt-outs stop holding",
+            metadata: ["versions": "\(missing.joined(separator: ","))"]
+        )
+        return missing
     }
 }

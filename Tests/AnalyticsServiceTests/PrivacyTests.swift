@@ -91,3 +91,16 @@ struct PrivacyTests {
         #expect(await fixture.service.optedOut.isEmpty)
     }
 }
+
+@Suite("Retired keys")
+struct RetiredKeyTests {
+    @Test("dropping a key version that opt-outs were stored under is reported at start (those opt-outs would stop holding)")
+    func orphanedOptOut() async throws {
+        let database = try AnalyticsFixture.newDatabase()
+        _ = try await AnalyticsFixture(keys: "1:" + testKey(1), database: database).service.setOptOut(optOut("u-ana", true))
+        let rotated = PseudonymKeyring([PseudonymKey(version: 2, secret: Data(repeating: 2, count: 32))])
+        #expect(try AnalyticsServiceEntry.warnOfOrphans(rotated, database: database, logger: quietLogger()) == ["1"])
+        let kept = PseudonymKeyring([PseudonymKey(version: 2, secret: Data(repeating: 2, count: 32)), PseudonymKey(version: 1, secret: Data(repeating: 1, count: 32))])
+        #expect(try AnalyticsServiceEntry.warnOfOrphans(kept, database: database, logger: quietLogger()).isEmpty)
+    }
+}
