@@ -8,6 +8,6 @@ struct FareLensCtl: AsyncParsableCommand {
         commandName: "farelensctl",
         abstract: "Administer a FareLens mesh over its Unix socket.",
         discussion: "Human tables by default, --json for scripts. On failure: one line on stderr and exit status 1.",
-        subcommands: [StatusCommand.self, ServicesCommand.self, AirportsCommand.self, SearchCommand.self, UsersCommand.self, WatchlistsCommand.self, ForgetCommand.self, EventsCommand.self, DealsCommand.self, HistoryCommand.self, ScoreCommand.self, AlertsCommand.self]
+        subcommands: [StatusCommand.self, ServicesCommand.self, AirportsCommand.self, SearchCommand.self, UsersCommand.self, WatchlistsCommand.self, ForgetCommand.self, EventsCommand.self, DealsCommand.self, HistoryCommand.self, ScoreCommand.self, AlertsCommand.self, AnalyticsCommand.self]
     )
 }
