@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Benchmarks live in their own package so the test build never compiles
 /// them. Run: `swift run -c release --package-path Benchmarks bus-benchmarks`
-/// or `... wire-benchmarks`, `... search-benchmarks`, `... watchlist-benchmarks`, `... scoring-benchmarks`.
+/// or `... wire-benchmarks`, `... search-benchmarks`, `... watchlist-benchmarks`, `... scoring-benchmarks`, `... alerts-benchmarks`.
 let package = Package(
     name: "FareLensBenchmarks",
     platforms: [.macOS(.v15)],
@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         /// The same-run comparison harness shared by every benchmark (docs/decisions/0002).
@@ -86,6 +87,27 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/ScoringBenchmarks",
+            swiftSettings: [.treatAllWarnings(as: .error)]
+        ),
+        /// Alert decisions through the bus, and outbox delivery to a local receiver.
+        .executableTarget(
+            name: "alerts-benchmarks",
+            dependencies: [
+                "BenchmarkHarness",
+                .product(name: "AlertsService", package: "FareLens"),
+                .product(name: "FareLensBus", package: "FareLens"),
+                .product(name: "FareLensMessages", package: "FareLens"),
+                .product(name: "FareLensRuntime", package: "FareLens"),
+                .product(name: "FareLensStore", package: "FareLens"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Sources/AlertsBenchmarks",
             swiftSettings: [.treatAllWarnings(as: .error)]
         ),
         /// Distinct user searches through the in-process bus to the real search

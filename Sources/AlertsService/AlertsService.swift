@@ -57,6 +57,9 @@ actor AlertsService: ServiceBehaviour {
     private let crossings: EventSubscription<ThresholdCrossed>
     private let priceChanges: EventSubscription<PriceChanged>
     private let deletions: EventSubscription<UserDeleted>
+    /// Poked after alerts are accepted, so they go out at once rather than at the next tick.
+    let acceptedSignal: AsyncStream<Void>
+    let acceptedContinuation: AsyncStream<Void>.Continuation
 
     /// Inbox consumer names.
     static let dealConsumer = "alerts.exceptional-deal"
@@ -83,6 +86,7 @@ actor AlertsService: ServiceBehaviour {
         self.crossings = bus.subscribe(ThresholdCrossed.self)
         self.priceChanges = bus.subscribe(PriceChanged.self)
         self.deletions = bus.subscribe(UserDeleted.self)
+        (self.acceptedSignal, self.acceptedContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     nonisolated func register(on bus: MessageBus) throws {
@@ -113,12 +117,14 @@ actor AlertsService: ServiceBehaviour {
                 for await batch in self.priceChanges.batches(maximum: Self.batchSize) { await self.intake(batch) }
             }
             group.addTask { for await delivery in self.deletions { await self.erase(delivery.event.userID) } }
+            group.addTask { for await _ in self.acceptedSignal { await self.deliverAllDue() } }
             group.addTask {
                 while !Task.isCancelled {
                     await self.sendDueDigests()
-                    await self.deliverDue()
+                    await self.deliverAllDue()
                     try? await Task.sleep(for: self.deliveryTick)  // safe: the outbox's polling tick (tests call deliverDue directly); ends on cancellation
                 }
+                self.acceptedContinuation.finish()
                 self.exceptionalDeals.cancel()
                 self.crossings.cancel()
                 self.priceChanges.cancel()

@@ -16,6 +16,12 @@ extension AlertsService {
         var outcome: DeliveryOutcome
     }
 
+    /// Passes of ``deliverDue()`` until one finds nothing to attempt (or
+    /// another pass is running), so a backlog drains without waiting a tick per batch.
+    func deliverAllDue() async {
+        while !Task.isCancelled, await deliverDue() > 0 {}
+    }
+
     /// Delivers every outbox row that is due: re-checks each alert's fare
     /// first (a fare that rose above the alerted price is dropped as
     /// `STALE_PRICE`), then makes one attempt per row on its channel, and

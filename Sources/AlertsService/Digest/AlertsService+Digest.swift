@@ -52,6 +52,7 @@ extension AlertsService {
             return []
         }
         for digest in digests { publishDecided(digest) }
+        if !digests.isEmpty { acceptedContinuation.yield() }
         return digests
     }
 }

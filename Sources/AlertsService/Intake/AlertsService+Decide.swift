@@ -60,6 +60,7 @@ extension AlertsService {
             return []
         }
         for row in rows { publishDecided(row) }
+        if rows.contains(where: { $0.decisionValue == .sent }) { acceptedContinuation.yield() }
         return rows
     }
 

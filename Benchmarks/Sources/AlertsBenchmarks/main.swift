@@ -1,0 +1,155 @@
+import AlertsService
+import AsyncHTTPClient
+import BenchmarkHarness
+import Configuration
+import FareLensBus
+import FareLensMessages
+import FareLensRuntime
+import FareLensStore
+import Foundation
+import GRDB
+import Logging
+import NIOCore
+
+// Alerts service benchmarks (issue #11 targets), each beside a reference
+// measured in the same run: alert decisions >= 100 k/s in process; outbox
+// delivery to a local receiver >= 2 k webhooks/s.
+
+struct FakeSubscriptionError: ServiceError {
+    let code = "unknown-user"
+    let message = "no such user"
+}
+
+/// Subscription as the benchmark needs it: every user u0…uN exists, in UTC, quiet hours off, Pro's cap.
+func serveUsers(on bus: MessageBus) throws {
+    try bus.serve(GetUserRequest.self) { request, _ in
+        guard request.userID.hasPrefix("u") else { throw FakeSubscriptionError() }
+        var response = GetUserResponse()
+        response.user.userID = request.userID
+        response.user.timeZone = "UTC"
+        response.user.quietHours.disabled = true
+        response.user.tier = .pro
+        response.entitlements.immediateAlertsPerDay = 6
+        return response
+    }
+}
+
+func crossing(_ index: Int, users: Int) -> ThresholdCrossed {
+    let destinations = ["NRT", "LAX", "SFO", "LHR", "CDG", "SYD", "DEL", "LIS"]
+    var event = ThresholdCrossed()
+    event.checkID = "c\(index)"
+    event.userID = "u\(index % users)"
+    event.watchlistID = "w\(index)"
+    event.origin = "JFK"
+    event.destination = destinations[(index / users) % destinations.count]
+    event.priceThreshold = Money(minorUnits: 70_000, currency: "USD")
+    event.check.lowestPrice = Money(minorUnits: 60_000 + Int64(index % 997), currency: "USD")
+    event.check.belowThreshold = true
+    return event
+}
+
+func openDatabase(_ directory: String) throws -> ServiceDatabase {
+    var migrations = ServiceMigrations()
+    migrations.register(ServiceDatabase.inboxMigrationName, ServiceDatabase.migrateInbox)
+    AlertsServiceEntry.descriptor.migrations.forEachMigration { name, migrate in migrations.register(name, migrate) }
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    return try ServiceDatabase.open(service: "alerts", directory: directory, migrations: migrations)
+}
+
+func count(_ database: ServiceDatabase, _ sql: String) async throws -> Int {
+    try await database.writer.read { db in try Int.fetchOne(db, sql: sql) ?? 0 }
+}
+
+/// Runs the alerts service on a new bus with `values` as its configuration; returns the bus, its database and the running task.
+func startService(_ directory: String, _ values: [AbsoluteConfigKey: ConfigValue], logger: Logger) async throws -> (MessageBus, ServiceDatabase, Task<Void, any Error>) {
+    let bus = MessageBus()
+    try serveUsers(on: bus)
+    let database = try openDatabase(directory)
+    let context = ServiceContext(bus: bus, database: database, logger: logger, clock: SystemWallClock(), configuration: ConfigReader(provider: InMemoryProvider(values: values)))
+    let service = try AlertsServiceEntry.descriptor.make(context)
+    try service.register(on: bus)
+    let running = Task { try await service.run() }
+    return (bus, database, running)
+}
+
+func runAlertsBenchmarks() async throws {
+    var logger = Logger(label: "bench")
+    logger.logLevel = .error
+    let root = NSTemporaryDirectory() + "farelens-alerts-bench-\(getpid())"
+    defer { try? FileManager.default.removeItem(atPath: root) }
+
+    // 1. Decisions: threshold crossings through the in-process bus, each decided and recorded (inbox, policy, alert row, outbox).
+    for round in 1...3 {
+        let events = 100_000, users = 20_000
+        let (bus, database, running) = try await startService("\(root)/decide-\(round)", ["log.path": ConfigValue(.string("/dev/null"), isSecret: false)], logger: logger)
+        let start = ContinuousClock.now
+        for index in 0..<events { try await bus.publish(crossing(index, users: users)) }
+        while try await count(database, "SELECT COUNT(*) FROM alert") < events {
+            try await Task.sleep(for: .milliseconds(10))  // safe: polling the benchmark's own progress
+        }
+        let seconds = nanoseconds(ContinuousClock.now - start) / 1e9
+        let decisions = try await database.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT decision, COUNT(*) AS n FROM alert GROUP BY decision").map { "\(($0["decision"] as Int)):\(($0["n"] as Int))" }
+        }
+        running.cancel()
+        _ = await running.result
+        // Reference: the same number of alert rows written straight into SQLite, 256 per transaction.
+        let reference = try openDatabase("\(root)/reference-\(round)")
+        let referenceStart = ContinuousClock.now
+        for batch in stride(from: 0, to: events, by: 256) {
+            try await reference.writer.write { db in
+                let statement = try db.cachedStatement(sql: "INSERT INTO alert VALUES (?, ?, 2, 1, 'Sent', 'JFK', 'NRT', '', ?, 'USD', 60000, 0, 120, 'Tokyo fell to $600', 'At or below your $700 target.', '1,2,3', 0, '2026-11-22', 0, 2, '', 0, 0, 0, '', '', '', 1, 2, 0)")
+                for index in batch..<min(events, batch + 256) { try statement.execute(arguments: ["a\(index)", "u\(index % users)", "w\(index)"]) }
+            }
+        }
+        let referenceSeconds = nanoseconds(ContinuousClock.now - referenceStart) / 1e9
+        print("[\(round)] alert decisions, \(events) threshold crossings for \(users) users through the bus (inbox, GetUser, policy, record, outbox): \(format(Double(events) / seconds / 1e3)) k decisions/s [\(decisions.joined(separator: " "))] | reference: the same rows inserted 256 per transaction \(format(Double(events) / referenceSeconds / 1e3)) k/s | ratio \(format(seconds / referenceSeconds))x (target >= 100 k/s: \(Double(events) / seconds >= 1e5 ? "meets" : "MISSES"))")
+    }
+
+    // 2. Outbox delivery: accepted alerts signed and POSTed to a local receiver.
+    let (receiver, port) = try await LocalReceiver.start()
+    let url = "http://127.0.0.1:\(port)/hook"
+    let secret = "whsec_" + Data(repeating: 7, count: 32).base64EncodedString()
+    for round in 1...3 {
+        let alerts = 5_000
+        let (bus, database, running) = try await startService("\(root)/deliver-\(round)", [
+            "webhook.url": ConfigValue(.string(url), isSecret: false),
+            "webhook.secrets": ConfigValue(.string(secret), isSecret: true),
+            "log.path": ConfigValue(.string("/dev/null"), isSecret: false),
+        ], logger: logger)
+        let start = ContinuousClock.now
+        // One crossing per user: all are sent.
+        for index in 0..<alerts { try await bus.publish(crossing(index, users: alerts)) }
+        let webhook = AlertChannel.webhook.rawValue
+        while try await count(database, "SELECT COUNT(*) FROM outbox WHERE channel = \(webhook) AND status = 2") < alerts {
+            try await Task.sleep(for: .milliseconds(10))  // safe: polling the benchmark's own progress
+        }
+        let seconds = nanoseconds(ContinuousClock.now - start) / 1e9
+        let body = try await database.writer.read { db in try Data.fetchOne(db, sql: "SELECT body FROM outbox LIMIT 1") ?? Data() }
+        running.cancel()
+        _ = await running.result
+        // Reference: the same number of unsigned POSTs of the same body with the same client, 16 in flight.
+        let referenceStart = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var next = 0
+            func post() {
+                guard next < alerts else { return }
+                next += 1
+                group.addTask {
+                    var request = HTTPClientRequest(url: url)
+                    request.method = .POST
+                    request.body = .bytes(ByteBuffer(data: body))
+                    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(15))
+                    _ = try await response.body.collect(upTo: 1 << 20)
+                }
+            }
+            for _ in 0..<16 { post() }
+            while try await group.next() != nil { post() }
+        }
+        let referenceSeconds = nanoseconds(ContinuousClock.now - referenceStart) / 1e9
+        print("[\(round)] outbox delivery, \(alerts) alerts decided, signed and POSTed to a local receiver (16 in flight, plus the log channel): \(format(Double(alerts) / seconds / 1e3, decimals: 2)) k webhooks/s | reference: \(alerts) plain POSTs of the same body, 16 in flight \(format(Double(alerts) / referenceSeconds / 1e3, decimals: 2)) k/s | ratio \(format(seconds / referenceSeconds))x (target >= 2 k/s: \(Double(alerts) / seconds >= 2_000 ? "meets" : "MISSES"))")
+    }
+    await receiver.stop()
+}
+
+try await runAlertsBenchmarks()
