@@ -138,7 +138,7 @@ func runAlertsBenchmarks() async throws {
                 group.addTask {
                     var request = HTTPClientRequest(url: url)
                     request.method = .POST
-                    request.body = .bytes(ByteBuffer(data: body))
+                    request.body = .bytes(ByteBuffer(bytes: body))
                     let response = try await HTTPClient.shared.execute(request, timeout: .seconds(15))
                     _ = try await response.body.collect(upTo: 1 << 20)
                 }
