@@ -51,6 +51,8 @@ actor AlertsService: ServiceBehaviour {
     let logger: Logger
     /// City names by airport code, from search's directory.
     var cities: [String: String] = [:]
+    /// Codes the directory could not be asked about, and when: not asked again for a minute.
+    var cityMisses: [String: Date] = [:]
     /// Set while an outbox pass runs, so two never overlap.
     var delivering = false
     private let exceptionalDeals: EventSubscription<ExceptionalDeal>
@@ -159,9 +161,13 @@ actor AlertsService: ServiceBehaviour {
     /// The city of `code` from search's directory, remembered; the code itself when it cannot be asked.
     func city(of code: String) async -> String {
         if let known = cities[code] { return known }
+        if let missed = cityMisses[code], clock.now().timeIntervalSince(missed) < 60 { return code }
         var request = AirportLookupRequest()
         request.code = code
-        guard let answer = try? await bus.request(request, timeout: .seconds(2)) else { return code }
+        guard let answer = try? await bus.request(request, timeout: .seconds(2)) else {
+            cityMisses[code] = clock.now()
+            return code
+        }
         let city = answer.hasAirport ? answer.airport.city : (answer.hasMetro ? answer.metro.city : "")
         let name = city.isEmpty ? code : city
         cities[code] = name

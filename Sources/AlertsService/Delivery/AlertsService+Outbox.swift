@@ -43,8 +43,11 @@ extension AlertsService {
         let alerts: [String: AlertRow]
         do {
             (due, disabled, alerts) = try await database.writer.read { db in
-                let due = try OutboxRow.filter(Column("status") == OutboxRow.Status.pending.rawValue && Column("nextAttemptAtUnixMs") <= nowMs)
-                    .order(Column("nextAttemptAtUnixMs")).limit(Self.deliveryBatch).fetchAll(db)
+                // The status is a literal so SQLite can use the partial index `outbox_due` (WHERE status = 1).
+                let due = try OutboxRow.fetchAll(db.cachedStatement(sql: """
+                    SELECT * FROM outbox WHERE status = \(OutboxRow.Status.pending.rawValue) AND nextAttemptAtUnixMs <= ?
+                    ORDER BY nextAttemptAtUnixMs LIMIT \(Self.deliveryBatch)
+                    """), arguments: [nowMs])
                 let disabled = Set(try ChannelStateRow.fetchAll(db).map(\.channel))
                 let alerts = try AlertRow.fetchAll(db, keys: Set(due.map(\.alertID)))
                 return (due, disabled, Dictionary(alerts.map { ($0.alertID, $0) }, uniquingKeysWith: { first, _ in first }))
@@ -138,19 +141,29 @@ extension AlertsService {
         let changedAlerts: [AlertRow]
         do {
             changedAlerts = try database.writer.write { db in
-                for row in updatedRows { try row.update(db) }
+                // Cached statements: a pass records up to 256 outcomes.
+                let updateRow = try db.cachedStatement(sql: """
+                    UPDATE outbox SET status = ?, attempts = ?, nextAttemptAtUnixMs = ?, lastError = ?, finishedAtUnixMs = ?
+                    WHERE alertID = ? AND channel = ?
+                    """)
+                for row in updatedRows {
+                    try updateRow.execute(arguments: [row.status.rawValue, row.attempts, row.nextAttemptAtUnixMs, row.lastError, row.finishedAtUnixMs, row.alertID, row.channel])
+                }
                 for state in newlyDisabled { try state.save(db) }
+                let rowsOfAlert = try db.cachedStatement(sql: "SELECT * FROM outbox WHERE alertID = ?")
+                let updateAlert = try db.cachedStatement(sql: "UPDATE alert SET deliveryState = ?, deliveryError = ?, attempts = ?, deliveredAtUnixMs = ? WHERE alertID = ?")
                 var changed: [AlertRow] = []
                 for alertID in Set(updatedRows.map(\.alertID)).sorted() {
-                    guard var alert = try AlertRow.fetchOne(db, key: alertID) else { continue }
-                    let rows = try OutboxRow.filter(Column("alertID") == alertID).fetchAll(db)
-                    if let current = stale[alertID] {
+                    let summary = DeliverySummary(try OutboxRow.fetchAll(rowsOfAlert, arguments: [alertID]))
+                    if let current = stale[alertID], var alert = try AlertRow.fetchOne(db, key: alertID) {
                         alert.decision = AlertDecision.stalePrice.rawValue
                         alert.reason = "Re-checked just before delivery: the fare rose to \(current.headline) (alerted at \(alert.price.headline)); not sent"
+                        alert.apply(summary)
+                        try alert.update(db)
+                        changed.append(alert)
+                    } else {
+                        try updateAlert.execute(arguments: [summary.state.rawValue, summary.error, summary.attempts, summary.deliveredAtUnixMs, alertID])
                     }
-                    alert.apply(rows)
-                    try alert.update(db)
-                    changed.append(alert)
                 }
                 return changed
             }
@@ -198,21 +211,38 @@ extension AlertsService {
     }
 }
 
-extension AlertRow {
-    /// The alert's delivery state from its outbox rows: pending while any is;
-    /// delivered once a channel delivered and none is pending; otherwise the
-    /// worst of dead-lettered, disabled, dropped.
-    mutating func apply(_ rows: [OutboxRow]) {
-        attempts = rows.map(\.attempts).max() ?? attempts
-        deliveryError = rows.first { !$0.lastError.isEmpty && $0.status != .delivered }?.lastError ?? ""
-        if let delivered = rows.filter({ $0.status == .delivered }).map(\.finishedAtUnixMs).min() { deliveredAtUnixMs = delivered }
+/// An alert's delivery state from its outbox rows (one per channel):
+/// pending while any is; delivered once a channel delivered and none is
+/// pending (a disabled channel beside a delivered one does not undo it);
+/// otherwise the worst of dropped, dead-lettered, disabled.
+struct DeliverySummary: Sendable, Equatable {
+    var state: DeliveryState
+    /// The first undelivered row's last error.
+    var error: String
+    var attempts: Int
+    /// The first delivery, 0 when none.
+    var deliveredAtUnixMs: Int64
+
+    init(_ rows: [OutboxRow]) {
+        attempts = rows.map(\.attempts).max() ?? 0
+        error = rows.first { !$0.lastError.isEmpty && $0.status != .delivered }?.lastError ?? ""
+        deliveredAtUnixMs = rows.filter { $0.status == .delivered }.map(\.finishedAtUnixMs).min() ?? 0
         let statuses = Set(rows.map(\.status))
-        let state: DeliveryState =
+        state =
             if statuses.contains(.pending) { .pending }
             else if statuses.contains(.droppedStale) { .droppedStale }
             else if statuses.contains(.deadLettered) { .deadLettered }
             else if statuses.contains(.endpointDisabled) { statuses.contains(.delivered) ? .delivered : .endpointDisabled }
             else { .delivered }
-        deliveryState = state.rawValue
+    }
+}
+
+extension AlertRow {
+    /// Takes the delivery state, error, attempts and delivery time from `summary`.
+    mutating func apply(_ summary: DeliverySummary) {
+        attempts = summary.attempts
+        deliveryError = summary.error
+        if summary.deliveredAtUnixMs > 0 { deliveredAtUnixMs = summary.deliveredAtUnixMs }
+        deliveryState = summary.state.rawValue
     }
 }

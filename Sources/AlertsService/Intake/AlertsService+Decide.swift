@@ -48,7 +48,7 @@ extension AlertsService {
                     for outcome in AlertPolicy.decide(candidates, for: recipient, state: &state, at: now) {
                         let content = AlertWording.content(for: outcome.candidate, city: cities[outcome.candidate.destination] ?? outcome.candidate.destination, at: now)
                         let row = AlertRow(outcome, recipient: recipient, content: content, id: Self.newAlertID(), at: now)
-                        try row.insert(db)
+                        try row.insertFast(db)
                         if row.decisionValue == .sent { try Self.enqueue(row, channels: channelKinds, at: now, in: db) }
                         rows.append(row)
                     }
@@ -69,11 +69,14 @@ extension AlertsService {
         let day = QuietHoursWindow.localDay(now, in: recipient.zone)
         var state = try AlertRow.state(of: recipient.userID, day: day, at: now, in: db)
         let nowMs = now.unixMilliseconds
-        for mute in try RouteMuteRow.filter(Column("userID") == recipient.userID && Column("mutedUntilUnixMs") > nowMs).fetchAll(db) {
-            state.mutedRoutes["\(mute.origin)→\(mute.destination)"] = Date(unixMilliseconds: mute.mutedUntilUnixMs)
+        // Cached statements: these run for every user in every batch.
+        let mutes = try db.cachedStatement(sql: "SELECT origin, destination, mutedUntilUnixMs FROM route_mute WHERE userID = ? AND mutedUntilUnixMs > ?")
+        for mute in try Row.fetchAll(mutes, arguments: [recipient.userID, nowMs]) {
+            state.mutedRoutes["\(mute["origin"] as String)→\(mute["destination"] as String)"] = Date(unixMilliseconds: mute["mutedUntilUnixMs"])
         }
-        if let pause = try AlertPauseRow.fetchOne(db, key: recipient.userID), pause.pausedUntilUnixMs > nowMs {
-            state.pausedUntil = Date(unixMilliseconds: pause.pausedUntilUnixMs)
+        let pause = try db.cachedStatement(sql: "SELECT pausedUntilUnixMs FROM alert_pause WHERE userID = ? AND pausedUntilUnixMs > ?")
+        if let until = try Int64.fetchOne(pause, arguments: [recipient.userID, nowMs]) {
+            state.pausedUntil = Date(unixMilliseconds: until)
         }
         return state
     }
@@ -81,11 +84,12 @@ extension AlertsService {
     /// Puts `row` into the outbox once per channel, due now, with its payload fixed.
     static func enqueue(_ row: AlertRow, channels: [Int], at now: Date, in db: Database) throws {
         let body = try AlertPayload(row).json()
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO outbox (alertID, channel, userID, kind, body, status, attempts, nextAttemptAtUnixMs, lastError, createdAtUnixMs, finishedAtUnixMs)
+            VALUES (?, ?, ?, ?, ?, ?, 0, ?, '', ?, 0)
+            """)
         for channel in channels {
-            try OutboxRow(
-                alertID: row.alertID, channel: channel, userID: row.userID, kind: row.kind, body: body, status: .pending, attempts: 0,
-                nextAttemptAtUnixMs: now.unixMilliseconds, lastError: "", createdAtUnixMs: now.unixMilliseconds, finishedAtUnixMs: 0
-            ).insert(db)
+            try statement.execute(arguments: [row.alertID, channel, row.userID, row.kind, body, OutboxRow.Status.pending.rawValue, now.unixMilliseconds, now.unixMilliseconds])
         }
     }
 

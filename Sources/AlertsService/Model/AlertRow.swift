@@ -120,17 +120,38 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
         try db.create(index: "alert_digest_due", on: databaseTableName, columns: ["digestDueAtUnixMs"], condition: Column("digestDueAtUnixMs") > 0)
     }
 
+    /// Inserts the row with a cached statement (decisions are recorded by the thousand).
+    func insertFast(_ db: Database) throws {
+        let columns = Self.columnNames
+        let statement = try db.cachedStatement(sql: "INSERT INTO alert (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))")
+        try statement.execute(arguments: StatementArguments(databaseValues))
+    }
+
+    static let columnNames = [
+        "alertID", "userID", "kind", "decision", "reason", "origin", "destination", "dealID", "watchlistID", "currency", "priceMinorUnits",
+        "dealScore", "queueScore", "title", "body", "actions", "decidedAtUnixMs", "localDay", "quietException", "deliveryState", "deliveryError",
+        "attempts", "deliveredAtUnixMs", "digestDueAtUnixMs", "digestAlertID", "departureDate", "returnDate", "cabin", "tier", "simulated",
+    ]
+
+    /// The values in ``columnNames`` order.
+    var databaseValues: [any DatabaseValueConvertible] {
+        [alertID, userID, kind, decision, reason, origin, destination, dealID, watchlistID, currency, priceMinorUnits,
+         dealScore, queueScore, title, body, actions, decidedAtUnixMs, localDay, quietException, deliveryState, deliveryError,
+         attempts, deliveredAtUnixMs, digestDueAtUnixMs, digestAlertID, departureDate, returnDate, cabin, tier, simulated]
+    }
+
     /// What the policy must remember about `userID` at `now` (sent in the
     /// last 12 hours, today's counts); mutes and pause are added by the caller.
     static func state(of userID: String, day: CalendarDate, at now: Date, in db: Database) throws -> RecipientState {
         var state = RecipientState(day: day)
         let since = now.addingTimeInterval(-AlertPolicy.dedupeWindow).unixMilliseconds
         let sent = AlertDecision.sent.rawValue
-        let rows = try Row.fetchAll(
-            db, sql: """
-                SELECT origin, destination, dealID, decidedAtUnixMs, localDay, quietException, kind FROM alert
-                WHERE userID = ? AND decidedAtUnixMs >= ? AND decision = ?
-                """, arguments: [userID, min(since, now.unixMilliseconds - 2 * 86_400_000), sent])
+        // A cached statement: this runs for every user in every batch of decisions.
+        let statement = try db.cachedStatement(sql: """
+            SELECT origin, destination, dealID, decidedAtUnixMs, localDay, quietException, kind FROM alert
+            WHERE userID = ? AND decidedAtUnixMs >= ? AND decision = ?
+            """)
+        let rows = try Row.fetchAll(statement, arguments: [userID, min(since, now.unixMilliseconds - 2 * 86_400_000), sent])
         let today = day.description
         for row in rows {
             let kind: Int = row["kind"]

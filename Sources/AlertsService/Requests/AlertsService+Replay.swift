@@ -37,7 +37,7 @@ extension AlertsService {
                 let ids = Array(Set(rows.map(\.alertID))).sorted()
                 for alertID in ids {
                     guard var alert = try AlertRow.fetchOne(db, key: alertID) else { continue }
-                    alert.apply(try OutboxRow.filter(Column("alertID") == alertID).fetchAll(db))
+                    alert.apply(DeliverySummary(try OutboxRow.filter(Column("alertID") == alertID).fetchAll(db)))
                     try alert.update(db)
                 }
                 return ids
