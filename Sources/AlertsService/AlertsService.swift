@@ -151,11 +151,15 @@ actor AlertsService: ServiceBehaviour {
         do { return try body() } catch let error as AlertsError { throw error } catch { throw .storage("\(error)") }
     }
 
-    /// "a" and 16 random hex digits.
-    static func newAlertID() -> String {
+    /// "a", the decision time in 12 hex digits of Unix milliseconds, and 8
+    /// random hex digits: unique, and ordered by time, so new rows go to the
+    /// end of the primary-key index instead of a random page (decisions are
+    /// recorded by the thousand).
+    static func newAlertID(at instant: Date) -> String {
         var generator = SystemRandomNumberGenerator()
-        let digits = String(generator.next() as UInt64, radix: 16)
-        return "a" + String(repeating: "0", count: 16 - digits.count) + digits
+        let time = String(UInt64(max(0, instant.unixMilliseconds)), radix: 16)
+        let random = String(generator.next() as UInt32, radix: 16)
+        return "a" + String(repeating: "0", count: max(0, 12 - time.count)) + time + String(repeating: "0", count: 8 - random.count) + random
     }
 
     /// The city of `code` from search's directory, remembered; the code itself when it cannot be asked.

@@ -27,7 +27,7 @@ extension AlertsService {
                         .order(Column("queueScore").desc, Column("priceMinorUnits"), Column("decidedAtUnixMs")).fetchAll(db)
                     guard let first = carried.first else { continue }
                     let content = AlertWording.digest(carried.map(\.title))
-                    var digest = AlertRow(digestOf: carried, content: content, id: Self.newAlertID(), at: now, template: first)
+                    var digest = AlertRow(digestOf: carried, content: content, id: Self.newAlertID(at: now), at: now, template: first)
                     try digest.insert(db)
                     let body = try AlertPayload(digest, carried: carried.map(\.alertID)).json()
                     for channel in channelKinds {

@@ -42,12 +42,12 @@ extension AlertsService {
                     }
                 }
                 var rows: [AlertRow] = []
+                var states = try AlertRow.states(of: byUser.keys.compactMap { known[$0] }, at: now, in: db)
                 for (userID, candidates) in byUser.sorted(by: { $0.key < $1.key }) {
-                    guard let recipient = known[userID] else { continue }
-                    var state = try Self.state(of: recipient, at: now, in: db)
+                    guard let recipient = known[userID], var state = states.removeValue(forKey: userID) else { continue }
                     for outcome in AlertPolicy.decide(candidates, for: recipient, state: &state, at: now) {
                         let content = AlertWording.content(for: outcome.candidate, city: cities[outcome.candidate.destination] ?? outcome.candidate.destination, at: now)
-                        let row = AlertRow(outcome, recipient: recipient, content: content, id: Self.newAlertID(), at: now)
+                        let row = AlertRow(outcome, recipient: recipient, content: content, id: Self.newAlertID(at: now), at: now)
                         try row.insertFast(db)
                         if row.decisionValue == .sent { try Self.enqueue(row, channels: channelKinds, at: now, in: db) }
                         rows.append(row)
@@ -62,23 +62,6 @@ extension AlertsService {
         for row in rows { publishDecided(row) }
         if rows.contains(where: { $0.decisionValue == .sent }) { acceptedContinuation.yield() }
         return rows
-    }
-
-    /// What the policy remembers about `recipient`, with their mutes and pause.
-    static func state(of recipient: AlertRecipient, at now: Date, in db: Database) throws -> RecipientState {
-        let day = QuietHoursWindow.localDay(now, in: recipient.zone)
-        var state = try AlertRow.state(of: recipient.userID, day: day, at: now, in: db)
-        let nowMs = now.unixMilliseconds
-        // Cached statements: these run for every user in every batch.
-        let mutes = try db.cachedStatement(sql: "SELECT origin, destination, mutedUntilUnixMs FROM route_mute WHERE userID = ? AND mutedUntilUnixMs > ?")
-        for mute in try Row.fetchAll(mutes, arguments: [recipient.userID, nowMs]) {
-            state.mutedRoutes["\(mute["origin"] as String)→\(mute["destination"] as String)"] = Date(unixMilliseconds: mute["mutedUntilUnixMs"])
-        }
-        let pause = try db.cachedStatement(sql: "SELECT pausedUntilUnixMs FROM alert_pause WHERE userID = ? AND pausedUntilUnixMs > ?")
-        if let until = try Int64.fetchOne(pause, arguments: [recipient.userID, nowMs]) {
-            state.pausedUntil = Date(unixMilliseconds: until)
-        }
-        return state
     }
 
     /// Puts `row` into the outbox once per channel, due now, with its payload fixed.

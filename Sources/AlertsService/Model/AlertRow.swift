@@ -140,35 +140,53 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
          attempts, deliveredAtUnixMs, digestDueAtUnixMs, digestAlertID, departureDate, returnDate, cabin, tier, simulated]
     }
 
-    /// What the policy must remember about `userID` at `now` (sent in the
-    /// last 12 hours, today's counts); mutes and pause are added by the caller.
-    static func state(of userID: String, day: CalendarDate, at now: Date, in db: Database) throws -> RecipientState {
-        var state = RecipientState(day: day)
+    /// What the policy must remember about each of `recipients` at `now`
+    /// (sent in the last 12 hours, counts of their local day, mutes and
+    /// pause), read with one cached statement per table for the whole batch.
+    static func states(of recipients: [AlertRecipient], at now: Date, in db: Database) throws -> [String: RecipientState] {
+        var states: [String: RecipientState] = [:]
+        var days: [String: String] = [:]
+        for recipient in recipients {
+            let day = QuietHoursWindow.localDay(now, in: recipient.zone)
+            states[recipient.userID] = RecipientState(day: day)
+            days[recipient.userID] = day.description
+        }
+        guard !recipients.isEmpty else { return states }
+        let users = try String(data: JSONSerialization.data(withJSONObject: recipients.map(\.userID)), encoding: .utf8) ?? "[]"
+        let nowMs = now.unixMilliseconds
         let since = now.addingTimeInterval(-AlertPolicy.dedupeWindow).unixMilliseconds
-        let sent = AlertDecision.sent.rawValue
-        // A cached statement: this runs for every user in every batch of decisions.
-        let statement = try db.cachedStatement(sql: """
-            SELECT origin, destination, dealID, decidedAtUnixMs, localDay, quietException, kind FROM alert
-            WHERE userID = ? AND decidedAtUnixMs >= ? AND decision = ?
+        // Columns by position, not name: this runs for every batch of decisions.
+        let sent = try db.cachedStatement(sql: """
+            SELECT userID, origin, destination, dealID, decidedAtUnixMs, localDay, quietException, kind FROM alert
+            WHERE userID IN (SELECT value FROM json_each(?)) AND decidedAtUnixMs >= ? AND decision = \(AlertDecision.sent.rawValue)
             """)
-        let rows = try Row.fetchAll(statement, arguments: [userID, min(since, now.unixMilliseconds - 2 * 86_400_000), sent])
-        let today = day.description
-        for row in rows {
-            let kind: Int = row["kind"]
-            guard kind != AlertKind.dailyDigest.rawValue else { continue }
-            let at: Int64 = row["decidedAtUnixMs"]
-            let instant = Date(unixMilliseconds: at)
+        // Two days back covers today in any zone, and the 12-hour window.
+        let cursor = try Row.fetchCursor(sent, arguments: [users, min(since, nowMs - 2 * 86_400_000)])
+        while let row = try cursor.next() {
+            let userID: String = row[0]
+            guard var state = states[userID], (row[7] as Int) != AlertKind.dailyDigest.rawValue else { continue }
+            let at: Int64 = row[4]
             if at >= since {
-                let routeKey = RecipientState.routeKey(row["origin"], row["destination"])
+                let instant = Date(unixMilliseconds: at)
+                let routeKey = RecipientState.routeKey(row[1], row[2])
                 state.lastSent[routeKey] = max(state.lastSent[routeKey] ?? instant, instant)
-                let dealID: String = row["dealID"]
+                let dealID: String = row[3]
                 if !dealID.isEmpty { state.lastSent[RecipientState.dealKey(dealID)] = instant }
             }
-            if (row["localDay"] as String) == today {
+            if (row[5] as String) == days[userID] {
                 state.sentOnDay += 1
-                if row["quietException"] as Bool { state.quietExceptionUsed = true }
+                if row[6] as Bool { state.quietExceptionUsed = true }
             }
+            states[userID] = state
         }
-        return state
+        let mutes = try db.cachedStatement(sql: "SELECT userID, origin, destination, mutedUntilUnixMs FROM route_mute WHERE userID IN (SELECT value FROM json_each(?)) AND mutedUntilUnixMs > ?")
+        for row in try Row.fetchAll(mutes, arguments: [users, nowMs]) {
+            states[row[0] as String]?.mutedRoutes["\(row[1] as String)→\(row[2] as String)"] = Date(unixMilliseconds: row[3])
+        }
+        let pauses = try db.cachedStatement(sql: "SELECT userID, pausedUntilUnixMs FROM alert_pause WHERE userID IN (SELECT value FROM json_each(?)) AND pausedUntilUnixMs > ?")
+        for row in try Row.fetchAll(pauses, arguments: [users, nowMs]) {
+            states[row[0] as String]?.pausedUntil = Date(unixMilliseconds: row[1])
+        }
+        return states
     }
 }
