@@ -45,7 +45,8 @@ public struct LogChannel: AlertDeliveryChannel {
     func line(for alert: OutboundAlert) -> Data? {
         guard (try? JSONSerialization.jsonObject(with: alert.body, options: [.fragmentsAllowed])) != nil else { return nil }
         // Line breaks in valid JSON lie between tokens (strings hold them escaped), so spaces can stand in.
-        let payload = Data(alert.body.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 })
+        let hasBreaks = alert.body.contains { $0 == 0x0A || $0 == 0x0D }
+        let payload = hasBreaks ? Data(alert.body.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }) : alert.body
         var line = Data("{\"alert_id\":\(Self.quoted(alert.alertID)),\"user_id\":\(Self.quoted(alert.userID))".utf8)
         line.append(contentsOf: ",\"kind\":\(Self.quoted(AlertPayload.kindName(alert.kind))),\"attempt\":\(alert.attempt)".utf8)
         line.append(contentsOf: ",\"logged_at\":\(Self.quoted(AlertPayload.rfc3339(now()))),\"payload\":".utf8)
@@ -55,10 +56,7 @@ public struct LogChannel: AlertDeliveryChannel {
     }
 
     /// `text` as a JSON string literal.
-    private static func quoted(_ text: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
-        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
-    }
+    private static func quoted(_ text: String) -> String { JSONText.quoted(text) }
 
     /// Appends `line` with one `write`; any failure is a retry naming the path and the system's reason.
     static func append(_ line: Data, to path: String) -> DeliveryOutcome {
