@@ -202,7 +202,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AlertsServiceTests",
-            dependencies: ["AlertsService", "SubscriptionService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log, crypto, configuration],
+            dependencies: ["AlertsService", "SubscriptionService", "AnalyticsService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log, crypto, configuration],
             swiftSettings: strict
         ),
         .testTarget(

@@ -72,7 +72,7 @@ struct AlertsFixture {
     let database: ServiceDatabase
     let bus: MessageBus
 
-    init(bus: MessageBus = MessageBus(), alertsBus: MessageBus? = nil, start: Date = AlertsFixture.noonNewYork) throws {
+    init(bus: MessageBus = MessageBus(), alertsBus: MessageBus? = nil, start: Date = AlertsFixture.noonNewYork, channels: [any AlertDeliveryChannel]? = nil) throws {
         self.bus = bus
         clock = ManualWallClock(start)
         try directory.serve(on: bus)
@@ -81,11 +81,16 @@ struct AlertsFixture {
             logger: quietLogger())
         try subscription.register(on: bus)
         database = try Self.database("alerts", AlertsServiceEntry.migrations)
-        let policy = RetryPolicy(maxAttempts: 3, initialBackoff: .seconds(10), maxBackoff: .seconds(60), jitter: 0)
-        alerts = AlertsService(
-            database: database, bus: alertsBus ?? bus, clock: clock, channels: [channel],
-            backoff: { attempt, retryAfter in policy.delay(afterAttempt: attempt, retryAfter: retryAfter) }, deliveryTick: .milliseconds(20), logger: quietLogger())
+        alerts = Self.service(database: database, bus: alertsBus ?? bus, clock: clock, channels: channels ?? [channel])
         try alerts.register(on: alertsBus ?? bus)
+    }
+
+    /// An alerts service on `database`: the fixture's, or a restarted one on the same database.
+    static func service(database: ServiceDatabase, bus: MessageBus, clock: ManualWallClock, channels: [any AlertDeliveryChannel], tick: Duration = .milliseconds(20)) -> AlertsService {
+        let policy = RetryPolicy(maxAttempts: 3, initialBackoff: .seconds(10), maxBackoff: .seconds(60), jitter: 0)
+        return AlertsService(
+            database: database, bus: bus, clock: clock, channels: channels,
+            backoff: { attempt, retryAfter in policy.delay(afterAttempt: attempt, retryAfter: retryAfter) }, deliveryTick: tick, logger: quietLogger())
     }
 
     static func database(_ service: String, _ serviceMigrations: ServiceMigrations) throws -> ServiceDatabase {
