@@ -95,6 +95,7 @@ let package = Package(
             dependencies: [
                 "BenchmarkHarness",
                 .product(name: "AlertsService", package: "FareLens"),
+                .product(name: "ScoringService", package: "FareLens"),
                 .product(name: "FareLensBus", package: "FareLens"),
                 .product(name: "FareLensMessages", package: "FareLens"),
                 .product(name: "FareLensRuntime", package: "FareLens"),

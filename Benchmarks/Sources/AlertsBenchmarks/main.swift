@@ -13,7 +13,8 @@ import NIOCore
 
 // Alerts service benchmarks (issue #11 targets), each beside a reference
 // measured in the same run: alert decisions >= 100 k/s in process; outbox
-// delivery to a local receiver >= 2 k webhooks/s.
+// delivery to a local receiver >= 2 k webhooks/s; fare observed -> scored
+// -> alert decision >= 50 k fares/s (Pipeline.swift).
 
 struct FakeSubscriptionError: ServiceError {
     let code = "unknown-user"
@@ -56,11 +57,7 @@ func crossing(_ index: Int, users: Int, prefix: String = "u") -> ThresholdCrosse
 }
 
 func openDatabase(_ directory: String) throws -> ServiceDatabase {
-    var migrations = ServiceMigrations()
-    migrations.register(ServiceDatabase.inboxMigrationName, ServiceDatabase.migrateInbox)
-    AlertsServiceEntry.descriptor.migrations.forEachMigration { name, migrate in migrations.register(name, migrate) }
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    return try ServiceDatabase.open(service: "alerts", directory: directory, migrations: migrations)
+    try openDatabase(directory, AlertsServiceEntry.descriptor)
 }
 
 func count(_ database: ServiceDatabase, _ sql: String) async throws -> Int {
@@ -84,6 +81,11 @@ func runAlertsBenchmarks() async throws {
     logger.logLevel = .error
     let root = NSTemporaryDirectory() + "farelens-alerts-bench-\(getpid())"
     defer { try? FileManager.default.removeItem(atPath: root) }
+    // FARELENS_BENCH_ONLY=pipeline runs only part 3.
+    if ProcessInfo.processInfo.environment["FARELENS_BENCH_ONLY"] == "pipeline" {
+        try await runPipelineBenchmark(root: root, logger: logger)
+        return
+    }
 
     // 1. Decisions: threshold crossings through the in-process bus, each decided and recorded (inbox, policy, alert row, outbox),
     // all sent (so the outbox delivers 2 × 100,000 rows on the same cores meanwhile), then all held (nothing to deliver).
@@ -160,6 +162,9 @@ func runAlertsBenchmarks() async throws {
         print("[\(round)] outbox delivery, \(alerts) alerts decided, signed and POSTed to a local receiver (16 in flight, plus the log channel): \(format(Double(alerts) / seconds / 1e3, decimals: 2)) k webhooks/s | reference: \(alerts) plain POSTs of the same body, 16 in flight \(format(Double(alerts) / referenceSeconds / 1e3, decimals: 2)) k/s | ratio \(format(seconds / referenceSeconds))x (target >= 2 k/s: \(Double(alerts) / seconds >= 2_000 ? "meets" : "MISSES"))")
     }
     await receiver.stop()
+
+    // 3. Fare observed -> scored -> alert decision.
+    try await runPipelineBenchmark(root: root, logger: logger)
 }
 
 try await runAlertsBenchmarks()
