@@ -80,7 +80,12 @@ extension AlertsService {
             func start() {
                 guard let row = next.next(), let channel = channels[row.channel] else { return }
                 let outbound = OutboundAlert(alertID: row.alertID, userID: row.userID, kind: AlertKind(rawValue: row.kind) ?? .unspecified, body: row.body, attempt: row.attempts + 1)
-                group.addTask { Attempt(row: row, outcome: await channel.deliver(outbound)) }
+                group.addTask {
+                    // Not cancelled with the service: a graceful stop lets the attempt finish (bounded by the
+                    // channel's timeout) and records it, instead of retrying one the receiver may have taken.
+                    let attempt = Task { await channel.deliver(outbound) }
+                    return Attempt(row: row, outcome: await attempt.value)
+                }
             }
             for _ in 0..<Self.deliveryConcurrency { start() }
             while let attempt = await group.next() {
