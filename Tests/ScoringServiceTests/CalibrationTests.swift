@@ -1,5 +1,6 @@
 import Foundation
 @testable import ScoringService
+import FareLensTesting
 import Testing
 
 /// The calibration of SPEC §2 as properties over many generated routes
@@ -96,38 +97,6 @@ struct CalibrationTests {
 }
 
 extension CalibrationTests {
-    /// SplitMix64 (Steele, Lea & Flood): a small, fast, seeded generator for reproducible tests.
-    struct SplitMix64 {
-        private var state: UInt64
-
-        /// A generator that always yields the same sequence for `seed`.
-        init(seed: UInt64) { state = seed }
-
-        /// The next 64 random bits.
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-
-        /// Uniform in [0, 1).
-        mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
-
-        /// Uniform in `range`.
-        mutating func uniform(_ range: ClosedRange<Double>) -> Double {
-            range.lowerBound + (range.upperBound - range.lowerBound) * unit()
-        }
-
-        /// Standard normal (Box–Muller).
-        mutating func normal() -> Double {
-            let u1 = max(unit(), 1e-300)
-            let u2 = unit()
-            return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
-        }
-    }
-
     /// One generated route: 90 days of daily minimums and their statistics.
     struct GeneratedRoute: CustomStringConvertible {
         /// What kind of route it is.

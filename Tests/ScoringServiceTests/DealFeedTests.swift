@@ -42,7 +42,7 @@ struct DealFeedTests {
     @Test("keeping only the best N gives exactly the first N of the full ranking, ties included")
     func bestNMatchesFullRanking() {
         let ranking = DealRanking(preferred: ["JFK": 0.3], watchlists: [.init(watchlistID: "w-1", origin: "LIS", destination: "LHR", cabin: .economy)], metroOf: [:])
-        var generator = CalibrationTests.SplitMix64(seed: 42)
+        var generator = SplitMix64(seed: 42)
         let deals = (0 ..< 600).map { index in
             Self.deal(
                 "d-\(index)", index % 3 == 0 ? "LIS" : "JFK", score: 60 + Int32(generator.next() % 20), cents: Int64(10_000 + generator.next() % 5 * 1_000),

@@ -1,4 +1,5 @@
 @testable import AlertsService
+import FareLensTesting
 import Testing
 
 @Suite("Retry policy")
@@ -6,7 +7,7 @@ struct RetryPolicyTests {
     @Test("without jitter the backoff doubles from the initial delay up to the cap, and stops at the attempt limit")
     func sequence() {
         let policy = RetryPolicy(maxAttempts: 8, initialBackoff: .seconds(10), maxBackoff: .seconds(300), jitter: 0)
-        var generator = SeededGenerator(seed: 1)
+        var generator = SplitMix64(seed: 1)
         let delays = (1 ... 9).map { policy.delay(afterAttempt: $0, using: &generator) }
         #expect(delays == [.seconds(10), .seconds(20), .seconds(40), .seconds(80), .seconds(160), .seconds(300), .seconds(300), nil, nil])
     }
@@ -14,7 +15,7 @@ struct RetryPolicyTests {
     @Test("the defaults: 8 attempts, 10 s doubling, capped at 30 min")
     func defaults() {
         let policy = RetryPolicy(jitter: 0)
-        var generator = SeededGenerator(seed: 1)
+        var generator = SplitMix64(seed: 1)
         let delays = (1 ... 8).map { policy.delay(afterAttempt: $0, using: &generator) }
         #expect(delays == [.seconds(10), .seconds(20), .seconds(40), .seconds(80), .seconds(160), .seconds(320), .seconds(640), nil])
         #expect(RetryPolicy() == RetryPolicy(maxAttempts: 8, initialBackoff: .seconds(10), maxBackoff: .seconds(1800), jitter: 0.2))
@@ -23,8 +24,8 @@ struct RetryPolicyTests {
     @Test("jitter stays within ±20% of the backoff, never above the cap, and repeats with the same seed")
     func jitter() {
         let policy = RetryPolicy(maxAttempts: 100, initialBackoff: .seconds(10), maxBackoff: .seconds(600))
-        var first = SeededGenerator(seed: 42)
-        var second = SeededGenerator(seed: 42)
+        var first = SplitMix64(seed: 42)
+        var second = SplitMix64(seed: 42)
         let run = (1 ..< 100).map { policy.delay(afterAttempt: $0, using: &first)! }
         let again = (1 ..< 100).map { policy.delay(afterAttempt: $0, using: &second)! }
         #expect(run == again)
@@ -35,14 +36,14 @@ struct RetryPolicyTests {
         }
         // Not all the same: the jitter spreads them.
         #expect(Set(run.suffix(20)).count >= 5)
-        var third = SeededGenerator(seed: 43)
+        var third = SplitMix64(seed: 43)
         #expect((1 ..< 100).map { policy.delay(afterAttempt: $0, using: &third)! } != run)
     }
 
     @Test("Retry-After is honoured: never sooner than asked, up to the maximum it may ask for")
     func retryAfter() {
         let policy = RetryPolicy(maxAttempts: 5, initialBackoff: .seconds(10), maxBackoff: .seconds(60), jitter: 0, maxRetryAfter: .seconds(3600))
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         #expect(policy.delay(afterAttempt: 1, retryAfter: .seconds(7), using: &generator) == .seconds(10))
         #expect(policy.delay(afterAttempt: 1, retryAfter: .seconds(45), using: &generator) == .seconds(45))
         #expect(policy.delay(afterAttempt: 2, retryAfter: .seconds(600), using: &generator) == .seconds(600))

@@ -25,18 +25,6 @@ import Testing
         let cap: Int
     }
 
-    /// SplitMix64: the week is the same on every run.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let secret = "whsec_" + Data(repeating: 42, count: 32).base64EncodedString()
 
     @Test("a simulated week in four time zones: every decision follows the rules, each delivered alert reaches the receiver exactly once despite failures and a restart, and analytics counts the decisions")
@@ -86,7 +74,7 @@ import Testing
         var alerts = fixture.alerts
         let first = alerts
         var running = Task { try await first.run() }
-        var random = Seeded(state: 2026)
+        var random = SplitMix64(seed: 2026)  // the week is the same on every run
         let destinations = ["NRT", "LAX", "SFO", "LHR", "CDG", "SYD"]
         var sequence: UInt64 = 0
         // Day 2: one user mutes JFK→NRT for 30 days; day 4: another pauses for 24 h.
