@@ -210,6 +210,8 @@ let package = Package(
             dependencies: ["AnalyticsService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log, crypto, configuration],
             swiftSettings: strict
         ),
+        /// The shared definitions in FareLensMessages (the attribution sub-id).
+        .testTarget(name: "FareLensMessagesTests", dependencies: ["FareLensMessages", "FareLensTesting"], swiftSettings: strict),
         .testTarget(name: "FarelensctlTests", dependencies: ["farelensctl", "FareLensMessages"], swiftSettings: strict),
     ] + serviceTargets
 )

@@ -65,14 +65,38 @@ struct CommissionTests {
         #expect(repeated.matched && repeated.duplicate)
     }
 
+    /// What search's BookingOptionsBuilder writes for scoring's deal
+    /// `d-9f2c4a01b7e3d856` on watchlist `w-00c0ffee1234abcd` (the same text
+    /// `BookingOptionsTests.scoredDealSubID` expects): each `-` inside an id
+    /// is written `__`.
+    static let scoredDeal = "ios-fl-d__9f2c4a01b7e3d856-w__00c0ffee1234abcd-detail-variantA-pro"
+
+    @Test("a commission for a real scored deal (id 'd-…') matches the click that carried search's sub-id, and reports the deal id as scoring wrote it")
+    func scoredDealMatches() async throws {
+        let fixture = try AnalyticsFixture()
+        let built = try AttributionSubID(dealID: "d-9f2c4a01b7e3d856", watchlistID: "w-00c0ffee1234abcd", placement: .detail, abVariant: "variantA", tier: .pro)
+        #expect(built.text == Self.scoredDeal)
+        _ = try await fixture.service.record(Make.client("k1", "u-ana", .affiliateClicked, at: ms("2026-09-20"), placement: .detail, subID: Self.scoredDeal))
+        let booked = try await fixture.service.reconcile(Make.commission("n1", subID: Self.scoredDeal, .confirmed, cents: 1500, bookedAt: ms("2026-09-21")))
+        #expect(booked.matched && !booked.duplicate)
+        #expect(booked.dealID == "d-9f2c4a01b7e3d856" && booked.placement == .detail)
+        #expect(lines(try await fixture.report(.bookingConversion, "2026-09-20", "2026-09-21")) == [Line("detail", 1, 1, 10_000), Line("", 1, 1, 10_000)])
+        // The deal id as scoring wrote it (with its dash, unencoded) is not the sub-id: no match.
+        let raw = try await fixture.service.reconcile(Make.commission("n2", subID: "ios-fl-d-9f2c4a01b7e3d856-none-detail-variantA-pro", .confirmed, cents: 1500, bookedAt: ms("2026-09-21")))
+        #expect(!raw.matched && raw.dealID.isEmpty && raw.placement == .unspecified)
+    }
+
     @Test("sub-ids parse as search writes them, and nothing else does")
     func subIDs() {
-        let parsed = SubID("ios-fl-d_1-w_7-detail-variantA-pro")
+        let parsed = AttributionSubID(parsing: "ios-fl-d_1-w_7-detail-variantA-pro")
         #expect(parsed?.dealID == "d_1" && parsed?.watchlistID == "w_7" && parsed?.placement == .detail && parsed?.abVariant == "variantA" && parsed?.tier == .pro)
-        #expect(SubID("ios-fl-none-none-widget-none-free")?.watchlistID == nil)
+        let none = AttributionSubID(parsing: "ios-fl-none-none-widget-none-free")
+        #expect(none?.dealID == "" && none?.watchlistID == "" && none?.abVariant == "")
+        #expect(AttributionSubID(parsing: Self.scoredDeal)?.dealID == "d-9f2c4a01b7e3d856")
         for bad in ["", "ios-fl", "ios-fl-d1-none-banner-a-pro", "ios-fl-d1-none-detail-a-gold", "web-fl-d1-none-detail-a-pro",
-                    "ios-fl-d-1-none-detail-a-pro", "ios-fl-d1-none-detail-a-pro-x", "ios-fl--none-detail-a-pro", "ios-fl-d 1-none-detail-a-pro"] {
-            #expect(SubID(bad) == nil, "\(bad)")
+                    "ios-fl-d-1-none-detail-a-pro", "ios-fl-d1-none-detail-a-pro-x", "ios-fl--none-detail-a-pro", "ios-fl-d 1-none-detail-a-pro",
+                    "ios-fl-d___1-none-detail-a-pro", "ios-fl-d1-none-DETAIL-a-pro"] {
+            #expect(AttributionSubID(parsing: bad) == nil, "\(bad)")
         }
     }
 }

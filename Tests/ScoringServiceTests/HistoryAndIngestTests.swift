@@ -81,6 +81,10 @@ struct HistoryAndIngestTests {
         #expect(deal.score.score >= 90 && deal.score.hotDeal && deal.price.minorUnits == 5_500)
         #expect(deal.expiresAtUnixMs == cheap.observedAtUnixMs + 7 * 86_400_000)
         #expect(deal.score.reasons.first?.contains("below the 90-day average") == true)
+        // Its id ("d-" + 16 hex digits) survives the affiliate sub-id search builds and analytics parses.
+        #expect(deal.dealID.hasPrefix("d-"))
+        let subID = try AttributionSubID(dealID: deal.dealID, watchlistID: "", placement: .dealcard, abVariant: "", tier: .free)
+        #expect(AttributionSubID(parsing: subID.text)?.dealID == deal.dealID)
         let task = Task { try await fixture.service.run() }
         defer { task.cancel() }
         let published = try await firstMatching(scored) { $0.deal.dealID == deal.dealID }

@@ -50,16 +50,44 @@ struct BookingOptionsTests {
         #expect(noWatchlist == "ios-fl-d42-none-alert-variantA-free")
     }
 
-    @Test("a missing placement or tier, or a field that would break the sub-id, is invalid-field")
-    func invalid() {
+    /// Shaped exactly like scoring's deal ids (`"d-" + stableHash(...)`, 16
+    /// hex digits) and the watchlist service's ids (`"w-" + 16 hex digits`).
+    static let scoredDealID = "d-9f2c4a01b7e3d856"
+    static let watchlistID = "w-00c0ffee1234abcd"
+
+    @Test("booking options for a real scored deal and watchlist (ids with '-') carry a sub-id analytics parses back")
+    func scoredDealSubID() throws {
+        let options = try builder.options(
+            for: [quote("airline", 10_000), quote("agency", 10_100)],
+            request: request { $0.dealID = Self.scoredDealID; $0.watchlistID = Self.watchlistID }
+        )
+        let subID = options[1].subID
+        #expect(subID == "ios-fl-d__9f2c4a01b7e3d856-w__00c0ffee1234abcd-dealcard-variantA-pro")
+        #expect(subID.split(separator: "-", omittingEmptySubsequences: false).count == 7)
+        #expect(options[1].link == "https://agency.example/book?x=1&sub_id=" + subID)
+        let parsed = try #require(AttributionSubID(parsing: subID))
+        #expect(parsed.dealID == Self.scoredDealID && parsed.watchlistID == Self.watchlistID)
+        #expect(parsed.placement == .dealcard && parsed.abVariant == "variantA" && parsed.tier == .pro)
+    }
+
+    @Test("a missing placement or tier, or a field the sub-id cannot carry unambiguously, is invalid-field naming it")
+    func invalid() throws {
         let noPlacement = #expect(throws: SearchError.self) { try BookingOptionsBuilder.subID(request { $0.placement = .unspecified }) }
         #expect(noPlacement?.code == "invalid-field" && noPlacement?.field == "placement")
         let noTier = #expect(throws: SearchError.self) { try BookingOptionsBuilder.subID(request { $0.tier = .unspecified }) }
         #expect(noTier?.code == "invalid-field" && noTier?.field == "tier")
-        do {
-            _ = try BookingOptionsBuilder.subID(request { $0.dealID = "d-42" })
-            Issue.record("accepted a dash in the deal id")
-        } catch { #expect(error.code == "invalid-field" && error.field == "deal_id") }
+        let cases: [(String, (inout BookingOptionsRequest) -> Void)] = [
+            ("deal_id", { $0.dealID = "d 42" }), ("deal_id", { $0.dealID = "d.42" }), ("deal_id", { $0.dealID = "d__42" }),
+            ("deal_id", { $0.dealID = "d_-42" }), ("deal_id", { $0.dealID = String(repeating: "d-", count: 22) }),
+            ("watchlist_id", { $0.watchlistID = "w-é" }), ("watchlist_id", { $0.watchlistID = "w-_7" }),
+            ("ab_variant", { $0.abVariant = "variant/A" }), ("ab_variant", { $0.abVariant = String(repeating: "a", count: 65) }),
+        ]
+        for (field, change) in cases {
+            let error = #expect(throws: SearchError.self) { try BookingOptionsBuilder.subID(request(change)) }
+            #expect(error?.code == "invalid-field" && error?.field == field, "\(field): \(String(describing: error))")
+        }
+        // 64 characters as written is the limit ("-" is written "__").
+        #expect(try BookingOptionsBuilder.subID(request { $0.dealID = String(repeating: "d-", count: 21) + "d" }).count == 7 + 64 + 25)
     }
 }
 

@@ -10,14 +10,16 @@ extension AnalyticsService {
     /// counts. A booking counts on its booking day, in its placement, when
     /// matched; an unmatched one is kept and counts from the first click
     /// with its sub-id, should that come later. A sub-id that does not parse
-    /// is not an error: `matched` is false.
+    /// is not an error: `matched` is false. The sub-id is parsed by
+    /// ``AttributionSubID``, the definition search builds it with (a `-` in
+    /// the deal id, watchlist id or variant arrives written `__`).
     ///
     /// - Throws: ``AnalyticsError`` `invalid-field` naming `notification_id`,
     ///   `status`, `commission`, `booking_value` or `booked_at_unix_ms`.
     func reconcile(_ request: CommissionNotificationRequest) throws(AnalyticsError) -> CommissionNotificationResponse {
         try Self.validate(request)
         let nowMs = clock.now().unixMilliseconds
-        let subID = SubID(request.subID)
+        let subID = AttributionSubID(parsing: request.subID)
         let incoming = CommissionRecord(
             notificationID: request.notificationID, subID: request.subID, provider: request.provider, status: request.status.rawValue,
             commissionMinor: request.commission.minorUnits, commissionCurrency: request.commission.currency,

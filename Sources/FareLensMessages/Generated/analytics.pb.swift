@@ -483,7 +483,9 @@ public nonisolated struct CommissionNotificationRequest: Sendable {
   /// The network's id of the booking.
   public var notificationID: String = String()
 
-  /// `ios-fl-{dealId}-{watchlist or none}-{placement}-{abVariant}-{tier}`.
+  /// `ios-fl-{dealId}-{watchlist or none}-{placement}-{abVariant}-{tier}`,
+  /// as search writes it (a `-` inside the deal id, watchlist id or variant
+  /// is written `__`).
   public var subID: String = String()
 
   public var provider: String = String()

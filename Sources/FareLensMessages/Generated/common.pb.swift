@@ -120,7 +120,8 @@ public nonisolated enum Tier: SwiftProtobuf.Enum, Swift.CaseIterable {
 }
 
 /// Where in the app a booking link was shown or tapped; part of the
-/// attribution sub-id `ios-fl-{dealId}-{watchlist or none}-{placement}-{abVariant}-{tier}`,
+/// attribution sub-id `ios-fl-{dealId}-{watchlist or none}-{placement}-{abVariant}-{tier}`
+/// (a `-` inside the deal id, watchlist id or variant is written `__`),
 /// where it is written in lower case ("dealcard", "detail", ...).
 public nonisolated enum BookingPlacement: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int

@@ -743,7 +743,9 @@ public nonisolated struct BookingOption: Sendable {
   public var secondary: Bool = false
 
   /// For affiliate links, the attribution sub-id
-  /// `ios-fl-{dealId}-{watchlist or none}-{placement}-{abVariant}-{tier}`; empty otherwise.
+  /// `ios-fl-{dealId}-{watchlist or none}-{placement}-{abVariant}-{tier}`
+  /// (a `-` inside the deal id, watchlist id or variant is written `__`:
+  /// `ios-fl-d__9f2c4a01b7e3d856-none-dealcard-none-pro`); empty otherwise.
   public var subID: String = String()
 
   public var simulated: Bool = false

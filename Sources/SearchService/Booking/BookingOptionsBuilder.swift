@@ -5,7 +5,8 @@ import Foundation
 /// total; the lowest is always first (labelled `lowest`) even when it earns
 /// nothing; an affiliate within 7% of the lowest is the secondary choice;
 /// affiliate links carry the attribution sub-id
-/// `ios-fl-{dealId}-{watchlist or none}-{placement}-{abVariant}-{tier}`.
+/// `ios-fl-{dealId}-{watchlist or none}-{placement}-{abVariant}-{tier}`
+/// (``AttributionSubID``).
 public struct BookingOptionsBuilder: Sendable {
     /// Sellers that pay a commission (configuration `search.affiliates`).
     public let affiliates: Set<String>
@@ -39,33 +40,20 @@ public struct BookingOptionsBuilder: Sendable {
         }
     }
 
-    /// The attribution sub-id.
+    /// The attribution sub-id, as ``AttributionSubID`` writes it (a `-` in
+    /// the deal id, watchlist id or A/B variant is written `__`).
+    ///
+    /// - Throws: ``SearchError`` `invalid-field` naming `placement`, `tier`,
+    ///   `deal_id`, `watchlist_id` or `ab_variant`.
     public static func subID(_ request: BookingOptionsRequest) throws(SearchError) -> String {
-        let placement: String
-        switch request.placement {
-        case .dealcard: placement = "dealcard"
-        case .detail: placement = "detail"
-        case .sheet: placement = "sheet"
-        case .widget: placement = "widget"
-        case .alert: placement = "alert"
-        default: throw .invalidField("placement", "must be dealcard, detail, sheet, widget or alert")
+        do {
+            return try AttributionSubID(
+                dealID: request.dealID, watchlistID: request.hasWatchlistID ? request.watchlistID : "",
+                placement: request.placement, abVariant: request.abVariant, tier: request.tier
+            ).text
+        } catch {
+            throw .invalidField(error.field, error.reason)
         }
-        let tier: String
-        switch request.tier {
-        case .trial: tier = "trial"
-        case .pro: tier = "pro"
-        case .free: tier = "free"
-        default: throw .invalidField("tier", "must be trial, pro or free")
-        }
-        let deal = request.dealID.isEmpty ? "none" : request.dealID
-        let watchlist = request.hasWatchlistID && !request.watchlistID.isEmpty ? request.watchlistID : "none"
-        let variant = request.abVariant.isEmpty ? "none" : request.abVariant
-        for (field, value) in [("deal_id", deal), ("watchlist_id", watchlist), ("ab_variant", variant)] {
-            guard value.count <= 64, value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
-                throw .invalidField(field, "'\(value)' must be 1–64 letters, digits or '_' (it becomes part of the sub-id)")
-            }
-        }
-        return "ios-fl-\(deal)-\(watchlist)-\(placement)-\(variant)-\(tier)"
     }
 
     /// `link` carrying the sub-id: Travelpayouts takes it in its marker
