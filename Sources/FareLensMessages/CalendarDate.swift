@@ -77,9 +77,11 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
         return date
     }
 
-    /// `YYYY-MM-DD`.
+    /// `YYYY-MM-DD` (built without `String(format:)`, which is slow on Linux and runs per alert decision).
     public var description: String {
-        String(format: "%04d-%02d-%02d", year, month, day)
+        let yearText = String(year)
+        let paddedYear = year >= 0 && yearText.count < 4 ? String(repeating: "0", count: 4 - yearText.count) + yearText : yearText
+        return paddedYear + (month < 10 ? "-0" : "-") + String(month) + (day < 10 ? "-0" : "-") + String(day)
     }
 
     public static func < (lhs: CalendarDate, rhs: CalendarDate) -> Bool { lhs.daysSinceEpoch < rhs.daysSinceEpoch }

@@ -122,10 +122,10 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
 
     /// Inserts the row with a cached statement (decisions are recorded by the thousand).
     func insertFast(_ db: Database) throws {
-        let columns = Self.columnNames
-        let statement = try db.cachedStatement(sql: "INSERT INTO alert (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))")
-        try statement.execute(arguments: StatementArguments(databaseValues))
+        try db.cachedStatement(sql: Self.insertSQL).execute(arguments: StatementArguments(databaseValues))
     }
+
+    static let insertSQL = "INSERT INTO alert (\(columnNames.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columnNames.count).joined(separator: ", ")))"
 
     static let columnNames = [
         "alertID", "userID", "kind", "decision", "reason", "origin", "destination", "dealID", "watchlistID", "currency", "priceMinorUnits",
@@ -133,11 +133,15 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
         "attempts", "deliveredAtUnixMs", "digestDueAtUnixMs", "digestAlertID", "departureDate", "returnDate", "cabin", "tier", "simulated",
     ]
 
-    /// The values in ``columnNames`` order.
-    var databaseValues: [any DatabaseValueConvertible] {
-        [alertID, userID, kind, decision, reason, origin, destination, dealID, watchlistID, currency, priceMinorUnits,
-         dealScore, queueScore, title, body, actions, decidedAtUnixMs, localDay, quietException, deliveryState, deliveryError,
-         attempts, deliveredAtUnixMs, digestDueAtUnixMs, digestAlertID, departureDate, returnDate, cabin, tier, simulated]
+    /// The values in ``columnNames`` order, as database values (no dynamic casts on the way in).
+    var databaseValues: [DatabaseValue] {
+        [alertID.databaseValue, userID.databaseValue, kind.databaseValue, decision.databaseValue, reason.databaseValue,
+         origin.databaseValue, destination.databaseValue, dealID.databaseValue, watchlistID.databaseValue, currency.databaseValue,
+         priceMinorUnits.databaseValue, dealScore.databaseValue, queueScore.databaseValue, title.databaseValue, body.databaseValue,
+         actions.databaseValue, decidedAtUnixMs.databaseValue, localDay.databaseValue, quietException.databaseValue,
+         deliveryState.databaseValue, deliveryError.databaseValue, attempts.databaseValue, deliveredAtUnixMs.databaseValue,
+         digestDueAtUnixMs.databaseValue, digestAlertID.databaseValue, departureDate.databaseValue, returnDate.databaseValue,
+         cabin.databaseValue, tier.databaseValue, simulated.databaseValue]
     }
 
     /// What the policy must remember about each of `recipients` at `now`
