@@ -57,12 +57,23 @@ extension AlertsService {
             return 0
         }
         guard !due.isEmpty else { return 0 }
-        // Re-check each alert's fare once per pass, just before handing it over.
+        // Re-check each alert's fare once per pass, just before handing it over, 16 searches at a time
+        // (one after another, a pass of 256 alerts would wait for 256 searches in a row).
+        let toRecheck = Set(due.map(\.alertID)).sorted().compactMap { alerts[$0] }.filter { $0.kindValue != .dailyDigest && !$0.currency.isEmpty }
+        let recheck = recheck
         var stale: [String: Money] = [:]
-        for alertID in Set(due.map(\.alertID)).sorted() {
-            guard let alert = alerts[alertID], alert.kindValue != .dailyDigest, !alert.currency.isEmpty else { continue }
-            if let current = await recheck(alert), current.currency == alert.currency, current.minorUnits > alert.priceMinorUnits {
-                stale[alertID] = current
+        await withTaskGroup(of: (String, Money?).self) { group in
+            var next = toRecheck.makeIterator()
+            func start() {
+                guard let alert = next.next() else { return }
+                group.addTask { (alert.alertID, await recheck(alert)) }
+            }
+            for _ in 0..<Self.deliveryConcurrency { start() }
+            while let (alertID, current) = await group.next() {
+                if let current, let alert = alerts[alertID], current.currency == alert.currency, current.minorUnits > alert.priceMinorUnits {
+                    stale[alertID] = current
+                }
+                start()
             }
         }
         var skipped: [OutboxRow] = []

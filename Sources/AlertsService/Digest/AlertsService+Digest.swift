@@ -58,7 +58,9 @@ extension AlertsService {
 }
 
 extension AlertRow {
-    /// A digest carrying `carried` (best first).
+    /// A digest carrying `carried` (best first). Its `localDay` is the best
+    /// carried alert's (the user's zone is not asked again here); digests do
+    /// not count toward the daily cap, the only reader of that day.
     init(digestOf carried: [AlertRow], content: AlertContent, id: String, at now: Date, template: AlertRow) {
         self.init(
             alertID: id, userID: template.userID, kind: AlertKind.dailyDigest.rawValue, decision: AlertDecision.sent.rawValue,
