@@ -3,7 +3,7 @@ import Foundation
 
 /// Options every command shares: where the node is and how long to wait.
 struct ConnectionOptions: ParsableArguments {
-    @Option(name: .long, help: "The node's Unix socket. [env: FARELENS_BRIDGE_SOCKET; default ./data/farelens.sock]")
+    @Option(name: .long, help: "The node's Unix socket. [env: FARELENS_SOCKET or FARELENS_BRIDGE_SOCKET; default ./data/farelens.sock]")
     var socket: String?
 
     @Option(name: .long, help: "Give up after this many milliseconds.")
@@ -14,7 +14,9 @@ struct ConnectionOptions: ParsableArguments {
 
     /// The socket path after defaults.
     var socketPath: String {
-        socket ?? ProcessInfo.processInfo.environment["FARELENS_BRIDGE_SOCKET"] ?? "./data/farelens.sock"
+        let environment = ProcessInfo.processInfo.environment
+        // FARELENS_BRIDGE_SOCKET is the name used before FARELENS_SOCKET; still honoured.
+        return socket ?? environment["FARELENS_SOCKET"] ?? environment["FARELENS_BRIDGE_SOCKET"] ?? "./data/farelens.sock"
     }
 
     func validate() throws {

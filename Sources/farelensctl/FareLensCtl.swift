@@ -7,7 +7,20 @@ struct FareLensCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "farelensctl",
         abstract: "Administer a FareLens mesh over its Unix socket.",
-        discussion: "Human tables by default, --json for scripts. On failure: one line on stderr and exit status 1.",
+        discussion: """
+            Human tables by default, --json for scripts. On failure: one line on stderr and exit status 1.
+            The global options --socket PATH, --timeout-ms N and --json may come before or after the \
+            subcommand; the socket defaults to $FARELENS_SOCKET, then $FARELENS_BRIDGE_SOCKET, then ./data/farelens.sock.
+
+            Example: farelensctl --socket /tmp/farelens.sock status
+            Completion: farelensctl --generate-completion-script bash|zsh|fish
+            """,
         subcommands: [StatusCommand.self, ServicesCommand.self, AirportsCommand.self, SearchCommand.self, UsersCommand.self, WatchlistsCommand.self, ForgetCommand.self, EventsCommand.self, DealsCommand.self, HistoryCommand.self, ScoreCommand.self, AlertsCommand.self, AnalyticsCommand.self]
     )
+
+    /// Runs the command line with the global options written before the
+    /// subcommand moved to where the subcommand reads them.
+    static func main() async {
+        await main(GlobalOptions.hoisted(Array(CommandLine.arguments.dropFirst())))
+    }
 }

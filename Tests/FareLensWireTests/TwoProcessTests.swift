@@ -42,7 +42,7 @@ struct TwoProcessTests {
         defer { nodes.kill() }
         let socket = nodes.socket
 
-        let airports = try await ChildProcess.run(Binaries.farelensctl, ["airports", "heathrow", "--socket", socket, "--json"])
+        let airports = try await ChildProcess.run(Binaries.farelensctl, ["--socket", socket, "--json", "airports", "heathrow"])  // global options first
         #expect(airports.status == 0 && airports.stdout.contains("\"code\" : \"LHR\""))
 
         let date = Self.isoDate(daysFromNow: 30)
@@ -156,6 +156,20 @@ struct TwoProcessTests {
         #expect(result.status == 1)
         #expect(result.stderr == "farelensctl: error: socket /tmp/no-such-farelens.sock: no such socket (is a node listening?)\n")
     }
+
+    @Test("farelensctl takes --socket before the subcommand, and FARELENS_SOCKET when none is given; the option wins over the variable")
+    func ctlSocketChoice() async throws {
+        func socketTried(_ arguments: [String], _ environment: [String: String] = [:]) async throws -> String {
+            let result = try await ChildProcess.run(Binaries.farelensctl, arguments, environment: environment)
+            #expect(result.status == 1)
+            return result.stderr
+        }
+        let missing = { (name: String) in "farelensctl: error: socket /tmp/\(name).sock: no such socket (is a node listening?)\n" }
+        #expect(try await socketTried(["--socket", "/tmp/no-such-a.sock", "status"]) == missing("no-such-a"))
+        #expect(try await socketTried(["--timeout-ms=700", "--socket=/tmp/no-such-a.sock", "--json", "alerts", "history", "--user", "u-1"]) == missing("no-such-a"))
+        #expect(try await socketTried(["status"], ["FARELENS_SOCKET": "/tmp/no-such-b.sock"]) == missing("no-such-b"))
+        #expect(try await socketTried(["status", "--socket", "/tmp/no-such-a.sock"], ["FARELENS_SOCKET": "/tmp/no-such-b.sock"]) == missing("no-such-a"))
+    }
 }
 
 /// Polls `farelensctl status --json` until `done` holds for its nodes.
@@ -267,10 +281,13 @@ struct ChildProcess {
 
     /// Runs to completion, returning exit status and output. A child still
     /// running after `limit` is killed (a bound against hangs: its status is then 137-ish, never 0).
-    static func run(_ path: String, _ arguments: [String], limit: Duration = .seconds(20)) async throws -> (status: Int32, stdout: String, stderr: String) {
+    static func run(
+        _ path: String, _ arguments: [String], environment: [String: String] = [:], limit: Duration = .seconds(20)
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
