@@ -131,7 +131,7 @@ let package = Package(
         .executableTarget(
             name: "farelens",
             dependencies: [
-                "FareLensServices", "FareLensRuntime", "FareLensBus", log, lifecycle, argumentParser,
+                "FareLensServices", "FareLensRuntime", "FareLensBus", "FareLensMessages", log, lifecycle, argumentParser,
             ],
             swiftSettings: strict
         ),

@@ -51,6 +51,8 @@ actor AlertsService: ServiceBehaviour {
     let logger: Logger
     /// City names by airport code, from search's directory.
     var cities: [String: String] = [:]
+    /// Metro codes by airport code, from the same answers ("" for an airport in no metro).
+    var metros: [String: String] = [:]
     /// Codes the directory could not be asked about, and when: not asked again for a minute.
     var cityMisses: [String: Date] = [:]
     /// Set while an outbox pass runs, so two never overlap.
@@ -124,7 +126,7 @@ actor AlertsService: ServiceBehaviour {
                 while !Task.isCancelled {
                     await self.sendDueDigests()
                     await self.deliverAllDue()
-                    try? await Task.sleep(for: self.deliveryTick)  // safe: the outbox's polling tick (tests call deliverDue directly); ends on cancellation
+                    try? await Task.sleep(for: self.clock.realDuration(of: self.deliveryTick))  // safe: the outbox's polling tick (tests call deliverDue directly); ends on cancellation
                 }
                 self.acceptedContinuation.finish()
                 self.exceptionalDeals.cancel()
@@ -175,6 +177,14 @@ actor AlertsService: ServiceBehaviour {
         let city = answer.hasAirport ? answer.airport.city : (answer.hasMetro ? answer.metro.city : "")
         let name = city.isEmpty ? code : city
         cities[code] = name
+        metros[code] = answer.hasAirport ? answer.airport.metroCode : ""
         return name
+    }
+
+    /// The metro `code` belongs to (LCY → LON), from search's directory; nil when none or it cannot be asked.
+    func metro(of code: String) async -> String? {
+        _ = await city(of: code)
+        guard let metro = metros[code], !metro.isEmpty, metro != code else { return nil }
+        return metro
     }
 }

@@ -91,7 +91,7 @@ actor AnalyticsService: ServiceBehaviour {
             group.addTask {
                 while !Task.isCancelled {
                     await self.applyRetention()
-                    try? await Task.sleep(for: self.retentionInterval)  // safe: the retention period; ends on cancellation
+                    try? await Task.sleep(for: self.clock.realDuration(of: self.retentionInterval))  // safe: the retention period; ends on cancellation
                 }
                 self.everything.cancel()
             }

@@ -10,10 +10,13 @@ extension NodeConfiguration {
     ///     (e.g. `["dataDir": "/var/lib/farelens"]`).
     ///   - configFile: path of a JSON file; `FARELENS_CONFIG` is used when nil.
     ///   - environment: the environment to read (the process's by default).
+    ///   - defaults: values below the file's in precedence, above the code's
+    ///     defaults (the demo's settings, for example).
     public static func load(
         flags: [String: String],
         configFile: String?,
-        environment: [String: String]? = nil
+        environment: [String: String]? = nil,
+        defaults: [String: String] = [:]
     ) async throws(ConfigurationError) -> NodeConfiguration {
         var values: [AbsoluteConfigKey: ConfigValue] = [:]
         for (key, value) in flags { values[AbsoluteConfigKey(ConfigKey(key))] = ConfigValue(.string(value), isSecret: false) }
@@ -29,6 +32,11 @@ extension NodeConfiguration {
             } catch {
                 throw .unreadable(file: file, reason: String(describing: error))
             }
+        }
+        if !defaults.isEmpty {
+            var values: [AbsoluteConfigKey: ConfigValue] = [:]
+            for (key, value) in defaults { values[AbsoluteConfigKey(ConfigKey(key))] = ConfigValue(.string(value), isSecret: false) }
+            providers.append(InMemoryProvider(name: "defaults", values: values))
         }
         return try NodeConfiguration(reader: ConfigReader(providers: providers))
     }

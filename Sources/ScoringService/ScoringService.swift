@@ -77,7 +77,7 @@ actor ScoringService: ServiceBehaviour {
             group.addTask {
                 while !Task.isCancelled {
                     await self.keepHouse()
-                    try? await Task.sleep(for: self.housekeepingInterval)  // safe: the housekeeping period; ends on cancellation
+                    try? await Task.sleep(for: self.clock.realDuration(of: self.housekeepingInterval))  // safe: the housekeeping period; ends on cancellation
                 }
                 self.fares.cancel()
                 self.events.finish()

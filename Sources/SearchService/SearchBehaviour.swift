@@ -21,6 +21,8 @@ struct SearchBehaviour: ServiceBehaviour {
     let sweep: MarketSweep?
     let settings: SearchSettings
     let logger: Logger
+    /// Paces the sweep: its interval is market time, so a fast-forwarded clock sweeps more often.
+    var clock: any WallClock = SystemWallClock()
 
     func register(on bus: MessageBus) throws {
         try bus.serve(AirportLookupRequest.self) { request, _ in try directory.lookup(request) }
@@ -53,7 +55,7 @@ struct SearchBehaviour: ServiceBehaviour {
         try await Task.sleep(for: settings.sweepInitialDelay)  // safe: the sweep schedule; cancelled on shutdown
         while !Task.isCancelled {
             _ = await sweep.sweepOnce(now: engine.now())
-            try await Task.sleep(for: settings.sweepInterval)  // safe: the sweep schedule; cancelled on shutdown
+            try await Task.sleep(for: clock.realDuration(of: settings.sweepInterval))  // safe: the sweep schedule; cancelled on shutdown
         }
     }
 }

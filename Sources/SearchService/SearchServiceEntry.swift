@@ -48,7 +48,7 @@ public enum SearchServiceEntry {
             directory: directory,
             airports: AirportAnswers(directory: directory, maxEntries: settings.cacheLimits.airportEntries, maxBytes: settings.cacheLimits.airportBytes, now: now),
             engine: engine, booking: BookingOptionsBuilder(affiliates: settings.affiliates), sweep: sweep, settings: settings,
-            logger: context.logger
+            logger: context.logger, clock: clock
         )
     }
 }

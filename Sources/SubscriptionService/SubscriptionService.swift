@@ -71,7 +71,7 @@ actor SubscriptionService: ServiceBehaviour {
                 while !Task.isCancelled {
                     await self.advanceTrials()
                     await self.endPaidPeriods()
-                    try? await Task.sleep(for: self.trialCheckInterval)  // safe: the trial schedule itself (tests call advanceTrials directly); ends on cancellation
+                    try? await Task.sleep(for: self.clock.realDuration(of: self.trialCheckInterval))  // safe: the trial schedule itself (tests call advanceTrials directly); ends on cancellation
                 }
                 self.events.finish()
             }

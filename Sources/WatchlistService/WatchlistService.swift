@@ -100,7 +100,7 @@ actor WatchlistService: ServiceBehaviour {
             group.addTask {
                 while !Task.isCancelled {
                     await self.runDueChecks()
-                    try? await Task.sleep(for: self.checkTick)  // safe: the check schedule's tick (tests call runDueChecks directly); ends on cancellation
+                    try? await Task.sleep(for: self.clock.realDuration(of: self.checkTick))  // safe: the check schedule's tick (tests call runDueChecks directly); ends on cancellation
                 }
                 self.tierChanges.cancel()
                 self.preferenceChanges.cancel()

@@ -41,6 +41,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Join the hub listening on this Unix socket instead of listening.")
     var connect: String?
 
+    @OptionGroup(title: "Demo") var demo: DemoOptions
+
     func run() async throws {
         var flags: [String: String] = [:]
         flags["listen"] = listen
@@ -50,17 +52,27 @@ struct ServeCommand: AsyncParsableCommand {
         flags["logLevel"] = logLevel
         flags["nodeName"] = nodeName
         do {
-            let configuration = try await NodeConfiguration.load(flags: flags, configFile: config)
+            let start = Date()
+            let configuration = try await NodeConfiguration.load(flags: flags, configFile: config, defaults: demo.demo ? DemoSetup.defaults : [:])
+            if demo.demo { try DemoSetup.prepare(dataDirectory: configuration.dataDirectory) }
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)
                 handler.logLevel = configuration.logLevel
                 return handler
             }
             let logger = Logger(label: "farelens")
-            let node = try Node(configuration: configuration, catalog: ServiceCatalog.all, logger: logger)
+            // Whole seconds, so a split demo's spokes given the printed epoch read the same time.
+            let epoch = demo.demoEpoch ?? start.timeIntervalSince1970.rounded(.down)
+            let clock: any WallClock = demo.demo ? demo.clock(epoch: epoch) : SystemWallClock()
+            let node = try Node(configuration: configuration, catalog: ServiceCatalog.all, logger: logger, clock: clock)
+            let say: @Sendable (String) -> Void = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+            // The hub of a demo seeds and narrates; a split demo's spokes only share its clock.
+            let director = demo.demo && !configuration.isSpoke ? DemoDirector(bus: node.bus, clock: clock, print: say) : nil
             try await node.run { report in
-                FileHandle.standardOutput.write(Data((report.line + "\n").utf8))
+                say(report.line + (demo.demo ? " demo-epoch=\(Int64(epoch))" : ""))
+                director?.start()
             }
+            director?.stop()
             print("farelens stopped: node=\(configuration.nodeName) services drained and databases closed")
         } catch {
             FileHandle.standardError.write(Data("farelens: error: \(error)\n".utf8))

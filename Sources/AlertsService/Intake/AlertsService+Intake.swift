@@ -18,7 +18,7 @@ extension AlertsService {
         var pending: [PendingEvent] = []
         for delivery in batch {
             let deal = delivery.event.deal
-            guard let users = await preferredAirportUsers(deal.origin) else {
+            guard let users = await preferredAirportUsers(deal.origin, orMetro: await metro(of: deal.origin)) else {
                 logger.error("exceptional deal not decided: subscription unavailable", metadata: ["deal": "\(deal.dealID)"])
                 continue
             }
@@ -101,6 +101,18 @@ extension AlertsService {
         candidate.digestOnly = mode == .dailyDigest
         candidate.simulated = check.simulated
         if muteUntil > 0 { candidate.watchlistMutedUntil = Date(unixMilliseconds: muteUntil) }
+    }
+
+    /// Every user preferring `airport` or its `metro` (a user who prefers
+    /// LON hears of a deal from LCY), once each with the higher weight; nil
+    /// when subscription cannot be asked.
+    func preferredAirportUsers(_ airport: String, orMetro metro: String?) async -> [PreferredAirportUser]? {
+        guard let direct = await preferredAirportUsers(airport) else { return nil }
+        guard let metro else { return direct }
+        guard let viaMetro = await preferredAirportUsers(metro) else { return nil }
+        var best: [String: PreferredAirportUser] = [:]
+        for user in direct + viaMetro where user.weight > best[user.userID]?.weight ?? -1 { best[user.userID] = user }
+        return best.values.sorted { $0.userID < $1.userID }
     }
 
     /// Every user preferring `airport`, all pages; nil when subscription cannot be asked.

@@ -159,4 +159,18 @@ import Testing
         #expect(byUser[other]?.title == "Tokyo deal dropped to $650")
         #expect(byUser[other]?.body == "Save 35% vs average. Expires in 6 hours.")
     }
+
+    @Test("an exceptional deal from an airport also reaches users who prefer its metro (LCY → LON), once each with their higher weight")
+    func exceptionalDealReachesMetro() async throws {
+        let fixture = try AlertsFixture()
+        let metro = try await fixture.user("jo@example.com", airports: ["LON"])
+        let both = try await fixture.user("kai@example.com", tier: .pro, airports: ["LCY", "LON", "JFK"])
+        let heathrow = try await fixture.user("lee@example.com", airports: ["LHR"])
+        #expect(await fixture.alerts.metro(of: "LCY") == "LON")
+        #expect(await fixture.alerts.metro(of: "JFK") == nil)
+        let users = try #require(await fixture.alerts.preferredAirportUsers("LCY", orMetro: await fixture.alerts.metro(of: "LCY")))
+        #expect(users.map(\.userID) == [metro, both].sorted(), "once each; a user preferring another airport of the metro is not included")
+        #expect(!users.contains { $0.userID == heathrow })
+        #expect(users.first { $0.userID == both }.map { abs($0.weight - 1.0 / 3) < 1e-9 } == true)
+    }
 }

@@ -10,7 +10,9 @@ import Foundation
 /// Search as the alerts tests control it: the airport directory (with city
 /// names) and one offer per search at the price set for its route.
 final class FakeDirectory: Sendable {
-    static let cities = ["JFK": "New York", "NRT": "Tokyo", "LIS": "Lisbon", "LHR": "London", "LAX": "Los Angeles", "SFO": "San Francisco", "SYD": "Sydney", "DEL": "Delhi", "CDG": "Paris"]
+    static let cities = ["JFK": "New York", "NRT": "Tokyo", "LIS": "Lisbon", "LHR": "London", "LAX": "Los Angeles", "SFO": "San Francisco", "SYD": "Sydney", "DEL": "Delhi", "CDG": "Paris", "LCY": "London", "LON": "London"]
+    /// Metro codes of the airports that have one.
+    static let metros = ["LCY": "LON", "LHR": "LON"]
     /// USD cents by "ORIGIN-DESTINATION"; none: no fares.
     let prices = Locked<[String: Int64]>([:])
     let searches = Locked<Int>(0)
@@ -21,6 +23,7 @@ final class FakeDirectory: Sendable {
             var response = AirportLookupResponse()
             response.airport.iataCode = request.code.uppercased()
             response.airport.city = city
+            response.airport.metroCode = Self.metros[request.code.uppercased()] ?? ""
             return response
         }
         try bus.serve(SearchFlightsRequest.self) { request, _ in

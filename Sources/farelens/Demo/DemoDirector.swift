@@ -1,0 +1,130 @@
+import FareLensBus
+import FareLensMessages
+import FareLensRuntime
+import Foundation
+import Synchronization
+
+/// Runs the demo on a ready node: seeds the cast over the bus (the services
+/// may live in other processes), then tells, once per simulated day, what
+/// the market and the services did. Everything it prints says simulated.
+final class DemoDirector: Sendable {
+    let bus: MessageBus
+    let clock: any WallClock
+    let print: @Sendable (String) -> Void
+
+    /// What the subscriptions counted since start.
+    private let tally = Mutex(DemoTally())
+    private let searches: EventSubscription<SearchCompleted>
+    private let deals: EventSubscription<DealScored>
+    private let running = Mutex<Task<Void, Never>?>(nil)
+
+    /// Subscribes at once (before the node starts), so nothing the market
+    /// does is missed.
+    init(bus: MessageBus, clock: any WallClock, print: @escaping @Sendable (String) -> Void) {
+        self.bus = bus
+        self.clock = clock
+        self.print = print
+        searches = bus.subscribe(SearchCompleted.self, bufferSize: 65_536)
+        deals = bus.subscribe(DealScored.self, bufferSize: 65_536)
+    }
+
+    /// Starts seeding and narrating in the background.
+    func start() {
+        running.withLock { $0 = Task { await self.run() } }
+    }
+
+    /// Stops narrating (the node is stopping).
+    func stop() {
+        running.withLock { $0?.cancel() }
+    }
+
+    /// Seeds, then narrates until cancelled.
+    private func run() async {
+        print("demo: simulated time starts \(Self.stamp(clock.now())) and runs \(Int(clock.rate / 3600)) simulated hours per real second; every fare is simulated")
+        let seeded: [SeededTraveller]
+        do {
+            seeded = try await DemoSeeder(bus: bus).seed { print("demo: \($0)") }
+        } catch {
+            print("demo: error: \(error)")
+            return
+        }
+        await withDiscardingTaskGroup { group in
+            group.addTask { for await batch in self.searches.batches(maximum: 1024) { self.tally.withLock { $0.count(batch.map(\.event)) } } }
+            group.addTask { for await batch in self.deals.batches(maximum: 1024) { self.count(batch.map(\.event.deal)) } }
+            group.addTask { await self.narrate(seeded) }
+        }
+    }
+
+    private func count(_ scored: [Deal]) {
+        let first = tally.withLock { tally -> Deal? in
+            let isFirst = tally.dealsScored == 0
+            tally.count(scored)
+            return isFirst ? scored.first : nil
+        }
+        if let first { print("demo: first deal scored: \(DemoLines.deal(first))") }
+    }
+
+    /// One line per simulated day; after the first alerts, the commands to try.
+    private func narrate(_ travellers: [SeededTraveller]) async {
+        let start = clock.now()
+        var day = 0
+        var since = Int64(start.timeIntervalSince1970 * 1000)
+        var decisions: [AlertDecision: Int] = [:]
+        var hinted = false
+        while !Task.isCancelled {
+            day += 1
+            let dayEnd = start.addingTimeInterval(Double(day) * 86_400)
+            let wait = dayEnd.timeIntervalSince(clock.now()) / clock.rate
+            if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }  // safe: the narration's pace, one line per simulated day; ends on cancellation
+            guard !Task.isCancelled else { return }
+            var example: (SeededTraveller, AlertRecord)?
+            // A different traveller leads each day, so the example alert goes round the cast.
+            let lead = day % max(1, travellers.count)
+            for traveller in Array(travellers[lead...]) + Array(travellers[..<lead]) {
+                var request = AlertHistoryRequest()
+                request.userID = traveller.userID
+                request.sinceUnixMs = since
+                request.limit = 500
+                guard let alerts = try? await bus.request(request).alerts else { continue }
+                for alert in alerts { decisions[alert.decision, default: 0] += 1 }
+                if example == nil, let sent = alerts.first(where: { $0.decision == .sent }) { example = (traveller, sent) }
+            }
+            since = Int64(clock.now().timeIntervalSince1970 * 1000)
+            let counts = tally.withLock { $0 }
+            print("demo: day \(day), \(Self.stamp(clock.now())) (simulated) · \(counts.summary) · alerts decided: \(DemoLines.decisions(decisions))")
+            if let (traveller, alert) = example {
+                print("demo:   e.g. to \(traveller.name) (\(traveller.city), \(traveller.tierName)): \"\(alert.content.title)\" — \(alert.reason)")
+            }
+            if !hinted, counts.dealsScored > 0, decisions.values.reduce(0, +) > 0, let first = travellers.first {
+                hinted = true
+                print(DemoLines.hints(travellers: travellers, first: first, now: clock.now()))
+            }
+        }
+    }
+
+    static func stamp(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle().year().month().day().time(includingFractionalSeconds: false).dateTimeSeparator(.space)) + " UTC"
+    }
+}
+
+/// Counts of what the market and scoring did.
+struct DemoTally: Sendable {
+    var searches = 0
+    var offers = 0
+    var dealsScored = 0
+    var exceptional = 0
+
+    mutating func count(_ completed: [SearchCompleted]) {
+        searches += completed.count
+        offers += completed.reduce(0) { $0 + Int($1.offerCount) }
+    }
+
+    mutating func count(_ deals: [Deal]) {
+        dealsScored += deals.count
+        exceptional += deals.count { $0.score.score >= 90 }
+    }
+
+    var summary: String {
+        "\(searches) searches, \(offers) fares observed · \(dealsScored) deals scored (\(exceptional) at 90+)"
+    }
+}

@@ -1,0 +1,45 @@
+import FareLensMessages
+import Foundation
+
+/// The demo's wording.
+enum DemoLines {
+    static func tierName(_ tier: Tier) -> String {
+        switch tier {
+        case .free: "Free"
+        case .trial: "trial"
+        case .pro: "Pro"
+        default: "\(tier)"
+        }
+    }
+
+    /// "LHR→BCN 2026-12-14, €21.00 (simulated) — score 84: 32% below the 90-day average"
+    static func deal(_ deal: Deal) -> String {
+        let reason = deal.score.reasons.first.map { ": \($0)" } ?? ""
+        let price = Money(minorUnits: deal.price.minorUnits, currency: deal.price.currency).formatted
+        return "\(deal.origin)→\(deal.destination) \(CalendarDate(deal.departureDate).map(\.description) ?? "?"), \(price) (simulated) — score \(deal.score.score)\(reason)"
+    }
+
+    /// "3 sent, 5 held, 1 deduped" in a fixed order; "none yet" when empty.
+    static func decisions(_ counts: [AlertDecision: Int]) -> String {
+        let order: [(AlertDecision, String)] = [
+            (.sent, "sent"), (.held, "held"), (.deduped, "deduped"), (.capped, "capped"),
+            (.muted, "muted"), (.stalePrice, "stale-price"), (.notAlertable, "not alertable"),
+        ]
+        let parts = order.compactMap { decision, name in counts[decision].map { "\($0) \(name)" } }
+        return parts.isEmpty ? "none yet" : parts.joined(separator: ", ")
+    }
+
+    /// The commands to try; `now` is simulated time (the chart's month is the sweep's 21-days-ahead departures').
+    static func hints(travellers: [SeededTraveller], first: SeededTraveller, now: Date) -> String {
+        let free = travellers.first { $0.tierName == "Free" } ?? first
+        let ahead = CalendarDate.of(now, in: .gmt).adding(days: 21)
+        let monthAhead = String(ahead.description.prefix(7))
+        return """
+            demo: try, in another terminal (the demo listens on ./data/farelens.sock, farelensctl's default):
+            demo:   swift run farelensctl deals --user \(first.userID)             # \(first.name)'s ranked deals with reasons
+            demo:   swift run farelensctl alerts history --user \(free.userID)     # \(free.name)'s alert decisions and why
+            demo:   swift run farelensctl history LON BCN --month \(monthAhead)               # a price chart of a watched route
+            demo:   swift run farelensctl analytics report alerts --json
+            """
+    }
+}

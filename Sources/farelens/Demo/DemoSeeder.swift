@@ -1,0 +1,59 @@
+import FareLensBus
+import FareLensMessages
+import Foundation
+
+/// A traveller the demo created.
+struct SeededTraveller: Sendable {
+    let name: String
+    let city: String
+    let tierName: String
+    let userID: String
+    let routes: [String]
+}
+
+/// Creates the cast over the bus, like any client would: users through
+/// subscription, their tier, their watchlists through watchlist.
+struct DemoSeeder: Sendable {
+    let bus: MessageBus
+    /// How long to wait for the services to be reachable (a split demo's
+    /// spokes may join after the hub).
+    var patience: Duration = .seconds(60)
+
+    func seed(report: (String) -> Void) async throws -> [SeededTraveller] {
+        var seeded: [SeededTraveller] = []
+        for traveller in DemoTraveller.cast {
+            let created = try await patiently("creating \(traveller.name)") { try await bus.request(traveller.createRequest) }
+            let userID = created.user.userID
+            if traveller.tier != .trial {
+                var tier = SetTierRequest()
+                tier.userID = userID
+                tier.tier = traveller.tier
+                tier.product = traveller.tier == .pro ? .monthly : .unspecified
+                _ = try await patiently("setting \(traveller.name)'s tier") { try await bus.request(tier) }
+            }
+            var routes: [String] = []
+            for watch in traveller.watchRequests(userID: userID) {
+                _ = try await patiently("watching \(watch.origin)→\(watch.destination) for \(traveller.name)") { try await bus.request(watch) }
+                routes.append("\(watch.origin)→\(watch.destination)")
+            }
+            let tierName = DemoLines.tierName(traveller.tier)
+            seeded.append(SeededTraveller(name: traveller.name, city: traveller.city, tierName: tierName, userID: userID, routes: routes))
+            report("\(traveller.name) (\(traveller.city), \(tierName), quiet hours 22:00–07:00 local) is \(userID), watching \(routes.joined(separator: ", "))")
+        }
+        return seeded
+    }
+
+    /// Retries while the service is not reachable yet; any other error ends the demo's seeding.
+    private func patiently<T>(_ what: String, _ body: () async throws -> T) async throws -> T {
+        let end = ContinuousClock.now + patience
+        while true {
+            do {
+                return try await body()
+            } catch let error as BusError where error.kind == .serviceUnavailable && ContinuousClock.now < end {
+                try await Task.sleep(for: .milliseconds(200))  // safe: waiting for a split demo's spoke to join, bounded by `patience`
+            } catch {
+                throw DemoError.seedingFailed(what, error)
+            }
+        }
+    }
+}

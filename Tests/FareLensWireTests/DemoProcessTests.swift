@@ -1,0 +1,69 @@
+import FareLensTesting
+import Foundation
+import Testing
+
+/// `farelens serve --demo`, as a newcomer runs it: a real process, its
+/// narration, and `farelensctl` against it (docs/demo.md).
+@Suite("The demo")
+struct DemoProcessTests {
+    @Test("the demo seeds four travellers and, on its fast clock, scores deals and decides alerts within a minute; farelensctl shows the deals with reasons")
+    func demoInOneProcess() async throws {
+        let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
+        let socket = directory + "/demo.sock"
+        // 24 simulated hours per second: a week in 7 s.
+        let demo = try ChildProcess.start(
+            Binaries.farelens, ["serve", "--demo", "--demo-speed", "24", "--data-dir", directory + "/demo", "--listen", socket, "--log-level", "error"],
+            environment: ["FARELENS_SEARCH_SWEEP_INTERVAL_SECONDS": "21600"]
+        )
+        defer { demo.kill() }
+        try await demo.waitForOutput(containing: "demo: Sam (Sydney, Free")
+        try await waitUntil("a deal is scored and an alert is sent (so far: \(demo.output.get()))", limit: .seconds(60)) {
+            let output = demo.output.get()
+            return output.contains("demo: first deal scored:") && output.contains(" sent")
+        }
+        let output = demo.output.get()
+        #expect(output.contains("every fare is simulated"))
+        let maya = try #require(output.firstMatch(of: /Maya \(New York, Pro[^)]*\) is (u-[0-9a-f]+)/)?.1)
+        let deals = try await ChildProcess.run(Binaries.farelensctl, ["--socket", socket, "deals", "--user", String(maya), "--json"])
+        #expect(deals.status == 0, "\(deals.stderr)")
+        struct Feed: Decodable {
+            struct Deal: Decodable { let simulated: Bool }
+            let deals: [Deal]
+        }
+        let feed = try JSONDecoder().decode(Feed.self, from: Data(deals.stdout.utf8))
+        #expect(!feed.deals.isEmpty && feed.deals.allSatisfy(\.simulated))
+    }
+
+    @Test("a demo split in two processes (the spoke given the hub's --demo-epoch): the hub seeds users on the spoke, only the hub narrates, and alerts are decided on the spoke")
+    func demoSplit() async throws {
+        let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
+        let socket = directory + "/hub.sock"
+        let environment = ["FARELENS_SEARCH_SWEEP_INTERVAL_SECONDS": "21600"]
+        let hub = try ChildProcess.start(
+            Binaries.farelens, ["serve", "--demo", "--demo-speed", "24", "--services", "search,scoring,analytics", "--node-name", "hub",
+                                "--data-dir", directory + "/hub", "--listen", socket, "--log-level", "error"], environment: environment)
+        defer { hub.kill() }
+        try await hub.waitForOutput(containing: "farelens ready")
+        let epoch = try #require(hub.output.get().firstMatch(of: /demo-epoch=([0-9]+)/)?.1)
+        let spoke = try ChildProcess.start(
+            Binaries.farelens, ["serve", "--demo", "--demo-speed", "24", "--demo-epoch", String(epoch), "--services", "watchlist,subscription,alerts",
+                                "--node-name", "spoke", "--data-dir", directory + "/spoke", "--connect", socket, "--log-level", "error"], environment: environment)
+        defer { spoke.kill() }
+        try await hub.waitForOutput(containing: "demo: Sam (Sydney, Free")
+        #expect(!spoke.output.get().contains("demo:"), "only the hub seeds and narrates")
+        try await waitUntil("alerts are decided on the spoke (so far: \(hub.output.get()))", limit: .seconds(60)) {
+            hub.output.get().contains(" sent")
+        }
+    }
+
+    @Test("the demo refuses a data directory it did not make, with its error code, and touches nothing in it")
+    func demoRefusesRealData() async throws {
+        let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
+        try FileManager.default.createDirectory(atPath: directory + "/real", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: directory + "/real/search.sqlite", contents: Data("keep me".utf8))
+        let result = try await ChildProcess.run(Binaries.farelens, ["serve", "--demo", "--data-dir", directory + "/real", "--listen", directory + "/x.sock"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("[not-a-demo-directory]"))
+        #expect(FileManager.default.contents(atPath: directory + "/real/search.sqlite") == Data("keep me".utf8))
+    }
+}
