@@ -51,11 +51,18 @@ struct SearchBehaviour: ServiceBehaviour {
         }
     }
 
+    /// One sweep per `sweepInterval` of clock time: a fast-forwarded clock
+    /// sweeps more often, and a clock that has stopped does not sweep again.
     private func sweepForever(_ sweep: MarketSweep) async throws {
         try await Task.sleep(for: settings.sweepInitialDelay)  // safe: the sweep schedule; cancelled on shutdown
         while !Task.isCancelled {
-            _ = await sweep.sweepOnce(now: engine.now())
-            try await Task.sleep(for: clock.realDuration(of: settings.sweepInterval))  // safe: the sweep schedule; cancelled on shutdown
+            let started = clock.now()
+            _ = await sweep.sweepOnce(now: started)
+            let next = started.addingTimeInterval(Double(settings.sweepInterval.components.seconds))
+            while clock.now() < next {
+                let remaining = Duration.seconds(next.timeIntervalSince(clock.now()))
+                try await Task.sleep(for: clock.realDuration(of: remaining, floor: .milliseconds(50)))  // safe: the sweep schedule; cancelled on shutdown
+            }
         }
     }
 }

@@ -54,15 +54,15 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             let start = Date()
             let configuration = try await NodeConfiguration.load(flags: flags, configFile: config, defaults: demo.demo ? DemoSetup.defaults : [:])
-            if demo.demo { try DemoSetup.prepare(dataDirectory: configuration.dataDirectory) }
+            // Whole seconds, so a split demo's spokes given the printed epoch read the same time.
+            let epoch = demo.demoEpoch ?? start.timeIntervalSince1970.rounded(.down)
+            if demo.demo { try DemoSetup.prepare(dataDirectory: configuration.dataDirectory, epoch: Int64(epoch)) }
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)
                 handler.logLevel = configuration.logLevel
                 return handler
             }
             let logger = Logger(label: "farelens")
-            // Whole seconds, so a split demo's spokes given the printed epoch read the same time.
-            let epoch = demo.demoEpoch ?? start.timeIntervalSince1970.rounded(.down)
             let clock: any WallClock = demo.demo ? demo.clock(epoch: epoch) : SystemWallClock()
             let node = try Node(configuration: configuration, catalog: ServiceCatalog.all, logger: logger, clock: clock)
             let say: @Sendable (String) -> Void = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }

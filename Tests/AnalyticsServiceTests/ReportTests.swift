@@ -85,6 +85,23 @@ struct ReportTests {
         #expect(report.hitsLabel == "opened")
     }
 
+    @Test("a sent alert found stale just before delivery moves from sent to stale_price, in its decision's day, once; an opened one takes its open along")
+    func decisionChanges() async throws {
+        let fixture = try AnalyticsFixture()
+        await fixture.publish([
+            Make.decided("a1", "u-ana", .sent, at: ms("2026-09-20")),
+            Make.decided("a2", "u-ana", .sent, at: ms("2026-09-20")),
+        ])
+        _ = try await fixture.service.record(Make.client("o2", "u-ana", .alertOpened, at: ms("2026-09-20", hour: 12), alert: "a2"))
+        await fixture.publish([
+            Make.decided("a1", "u-ana", .stalePrice, at: ms("2026-09-21")),  // alerts publishes the changed record again
+            Make.decided("a2", "u-ana", .stalePrice, at: ms("2026-09-21")),
+            Make.decided("a1", "u-ana", .stalePrice, at: ms("2026-09-21")),  // heard twice: moved once
+        ])
+        #expect(lines(try await fixture.report(.alerts, "2026-09-20", "2026-09-20")) == [Line("stale_price", 2, 1, 5000), Line("", 2, 1, 5000)])
+        #expect(lines(try await fixture.report(.alerts, "2026-09-21", "2026-09-21")).allSatisfy { $0.count == 0 }, "counted in the decision's day, not the change's")
+    }
+
     @Test("click-through by placement: deals viewed against affiliate clicks")
     func clickThrough() async throws {
         let fixture = try AnalyticsFixture()

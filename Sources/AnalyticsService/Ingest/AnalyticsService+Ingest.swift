@@ -103,11 +103,21 @@ extension AnalyticsService {
         return []
     }
 
-    /// An alert counts once, in its decision's day; an open seen before it counts with it.
+    /// An alert counts once, in its decision's day; an open seen before it
+    /// counts with it. A decision that changes later (a sent alert found
+    /// stale just before delivery) moves its count, in the same day.
     private static func applyDecision(_ alert: AlertRecord, day: Int, pseudonym: String?, atMs: Int64, _ rollups: inout RollupBatch, _ db: Database) throws {
         guard !alert.alertID.isEmpty else { return }
         let existing = try AlertSeenRecord.fetchOne(db, key: alert.alertID)
-        if existing?.decision != nil { return }
+        if var seen = existing, let previous = seen.decision {
+            guard previous != alert.decision.rawValue, let decisionDay = seen.decisionDay else { return }
+            let hits: Int64 = seen.opened ? 1 : 0
+            rollups.add(.alerts, day: decisionDay, Dimensions.decision(AlertDecision(rawValue: previous) ?? .unspecified), count: -1, hits: -hits)
+            rollups.add(.alerts, day: decisionDay, Dimensions.decision(alert.decision), count: 1, hits: hits)
+            seen.decision = alert.decision.rawValue
+            try seen.update(db)
+            return
+        }
         let opened = existing?.opened ?? false
         rollups.add(.alerts, day: day, Dimensions.decision(alert.decision), count: 1, hits: opened ? 1 : 0)
         let record = AlertSeenRecord(

@@ -71,7 +71,12 @@ final class DemoDirector: Sendable {
         var since = Int64(start.timeIntervalSince1970 * 1000)
         var decisions: [AlertDecision: Int] = [:]
         var hinted = false
+        let end = (clock as? FastForwardClock)?.end
         while !Task.isCancelled {
+            if let end, clock.now() >= end {
+                print("demo: the simulated clock stopped at \(Self.stamp(end)); nothing more is due (Ctrl-C stops the node)")
+                return
+            }
             day += 1
             let dayEnd = start.addingTimeInterval(Double(day) * 86_400)
             let wait = dayEnd.timeIntervalSince(clock.now()) / clock.rate

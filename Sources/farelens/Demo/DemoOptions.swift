@@ -14,14 +14,19 @@ struct DemoOptions: ParsableArguments {
     @Option(name: .long, help: "Demo: the Unix time (seconds) the simulated clock starts from; give every process of a split demo the hub's value (its ready line prints it).")
     var demoEpoch: Double?
 
+    @Option(name: .long, help: "Demo: stop the simulated clock after this many simulated days (the mesh then falls still). [default: never]")
+    var demoDays: Int?
+
     func validate() throws {
+        if let demoDays, demoDays < 1 || demoDays > 3_650 { throw ValidationError("--demo-days must be 1 to 3650 simulated days, not \(demoDays)") }
         guard demoSpeed >= 1.0 / 3600, demoSpeed <= 1000 else { throw ValidationError("--demo-speed must be simulated hours per real second, from 0.0003 to 1000, not \(demoSpeed)") }
-        if !demo && (demoEpoch != nil) { throw ValidationError("--demo-epoch needs --demo") }
+        if !demo && (demoEpoch != nil || demoDays != nil) { throw ValidationError("--demo-epoch and --demo-days need --demo") }
     }
 
     /// The fast-forwarded clock: `demoSpeed` hours per second from `epoch` (Unix seconds).
     func clock(epoch: Double) -> FastForwardClock {
-        FastForwardClock(epoch: Date(timeIntervalSince1970: epoch), rate: demoSpeed * 3600)
+        let start = Date(timeIntervalSince1970: epoch)
+        return FastForwardClock(epoch: start, rate: demoSpeed * 3600, end: demoDays.map { start.addingTimeInterval(Double($0) * 86_400) })
     }
 }
 
@@ -45,19 +50,23 @@ enum DemoSetup {
     ]
 
     /// Wipes a previous demo's data directory, so each demo starts from
-    /// nothing; refuses a non-empty directory the demo did not make (it may
-    /// hold real data).
-    static func prepare(dataDirectory path: String) throws {
+    /// nothing, but keeps it when the process restarts into the same demo
+    /// (the same epoch: a restarted spoke of a split demo); refuses a
+    /// non-empty directory the demo did not make (it may hold real data).
+    static func prepare(dataDirectory path: String, epoch: Int64) throws {
         let files = FileManager.default
+        let markerPath = (path as NSString).appendingPathComponent(marker)
+        let stamp = Data("Made by farelens serve --demo; wiped when a new demo starts.\nepoch=\(epoch)\n".utf8)
         if let contents = try? files.contentsOfDirectory(atPath: path), !contents.isEmpty {
             guard contents.contains(marker) else { throw DemoError.notADemoDirectory(path) }
+            if files.contents(atPath: markerPath) == stamp { return }
             for name in contents where name != marker {
                 try files.removeItem(atPath: (path as NSString).appendingPathComponent(name))
             }
         } else {
             try files.createDirectory(atPath: path, withIntermediateDirectories: true)
         }
-        _ = files.createFile(atPath: (path as NSString).appendingPathComponent(marker), contents: Data("Made by farelens serve --demo; wiped at each demo start.\n".utf8))
+        _ = files.createFile(atPath: markerPath, contents: stamp)
     }
 }
 

@@ -1,0 +1,135 @@
+import FareLensTesting
+import Foundation
+import Testing
+
+/// The scripted `farelensctl` session the end-to-end test runs against every
+/// shape of the mesh, and what it reads back.
+struct EndToEndSession {
+    let socket: String
+
+    /// What does not depend on timing: who the users are and what they watch.
+    struct StableAnswers: Equatable, CustomStringConvertible {
+        var users: [String] = []
+        var watchlists: [String] = []
+        var description: String { (users + watchlists).joined(separator: "\n") }
+    }
+
+    /// What the session read, once the mesh had fallen still.
+    struct Answers {
+        var stable = StableAnswers()
+        /// Alert decisions by decision name (lower case), over every user, from alerts.
+        var decisions: [String: Int] = [:]
+        var alertIDs: [String] = []
+        var reasonsMissing = 0
+        /// The alerts report of analytics, by decision name; "total" for its total row.
+        var reported: [String: Int] = [:]
+        var deals: [Deal] = []
+        var historyDays = 0
+    }
+
+    /// A deal as `deals --json` prints it.
+    struct Deal: Decodable {
+        struct Score: Decodable {
+            let score: Int
+            let reasons: [String]
+        }
+        let simulated: Bool
+        let score: Score
+        let queue_score: Double
+    }
+
+    func ctl(_ arguments: [String]) async throws -> String {
+        let result = try await ChildProcess.run(Binaries.farelensctl, ["--socket", socket, "--json"] + arguments)
+        guard result.status == 0 else { throw SessionFailed(command: arguments.joined(separator: " "), stderr: result.stderr) }
+        return result.stdout
+    }
+
+    func json(_ arguments: [String]) async throws -> [String: Any] {
+        let text = try await ctl(arguments)
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw SessionFailed(command: arguments.joined(separator: " "), stderr: "not a JSON object: \(text)")
+        }
+        return object
+    }
+
+    /// The part a person types: a user of their own and a watchlist, beside the demo's cast.
+    func createOwnUser() async throws -> String {
+        let user = try await json(["users", "create", "--email", "eve@example.com", "--time-zone", "Europe/Lisbon", "--home-airport", "LIS", "--preferred", "LIS=1"])
+        let id = try #require(user["id"] as? String)
+        _ = try await ctl(["users", "tier", id, "pro-monthly"])
+        _ = try await ctl(["watchlists", "add", "--user", id, "LIS", "BCN", "--any-dates", "3-7", "--mode", "both"])
+        return id
+    }
+
+    /// Reads everything back.
+    func read() async throws -> Answers {
+        var answers = Answers()
+        let users = try #require(try await json(["users", "list"])["users"] as? [[String: Any]])
+        var ids: [String: String] = [:]
+        for user in users {
+            let email = user["email"] as? String ?? "?"
+            ids[email] = user["id"] as? String
+            answers.stable.users.append("\(email) \(user["tier"] as? String ?? "?") \(user["time_zone"] as? String ?? "?")")
+        }
+        answers.stable.users.sort()
+        for (email, id) in ids.sorted(by: { $0.key < $1.key }) {
+            let watchlists = try #require(try await json(["watchlists", "list", "--user", id])["watchlists"] as? [[String: Any]])
+            for watchlist in watchlists {
+                answers.stable.watchlists.append("\(email) \(watchlist["origin"] as? String ?? "?")→\(watchlist["destination"] as? String ?? "?") \(watchlist["mode"] as? String ?? "?") \(watchlist["dates"] as? String ?? "?")")
+            }
+            // Protobuf's JSON leaves out an empty list: no "alerts" key is no alerts.
+            let alerts = try await json(["alerts", "history", "--user", id, "--limit", "500"])["alerts"] as? [[String: Any]] ?? []
+            for alert in alerts {
+                answers.decisions[(alert["decision"] as? String ?? "?").lowercased(), default: 0] += 1
+                answers.alertIDs.append(alert["alertId"] as? String ?? "")
+                if (alert["reason"] as? String ?? "").isEmpty { answers.reasonsMissing += 1 }
+            }
+        }
+        answers.stable.watchlists.sort()
+        for row in try #require(try await json(["analytics", "report", "alerts"])["rows"] as? [[String: Any]]) {
+            let name = (row["total"] as? Bool ?? false) ? "total" : (row["dimension"] as? String ?? "?")
+            answers.reported[name, default: 0] += row["count"] as? Int ?? 0
+        }
+        if let maya = ids["maya@example.com"] {
+            struct Feed: Decodable { let deals: [Deal] }
+            answers.deals = try JSONDecoder().decode(Feed.self, from: Data(try await ctl(["deals", "--user", maya]).utf8)).deals
+        }
+        return answers
+    }
+
+    /// Reads until two readings a second apart agree and analytics has
+    /// counted every decision alerts recorded (the mesh has fallen still).
+    func readWhenStill(limit: Duration = .seconds(90)) async throws -> Answers {
+        var last: Answers?
+        var result: Answers?
+        var failure: (any Error)?
+        do {
+            try await waitUntil("the mesh fell still", limit: limit) {
+                let now: Answers
+                do { now = try await read() } catch {
+                    failure = error
+                    return false
+                }
+            defer { last = now }
+            guard let previous = last, previous.decisions == now.decisions, previous.alertIDs.count == now.alertIDs.count,
+                  now.reported["total"] == now.alertIDs.count else {
+                try? await Task.sleep(for: .seconds(1))  // safe: the pause between two readings, inside a bounded wait
+                return false
+            }
+            result = now
+            return true
+            }
+        } catch {
+            throw SessionFailed(
+                command: "(reading until still)",
+                stderr: "\(error); last reading: decisions \(String(describing: last?.decisions)), analytics \(String(describing: last?.reported)); last failure: \(String(describing: failure))")
+        }
+        return try #require(result)
+    }
+}
+
+struct SessionFailed: Error, CustomStringConvertible {
+    let command: String
+    let stderr: String
+    var description: String { "farelensctl \(command) failed: \(stderr)" }
+}
