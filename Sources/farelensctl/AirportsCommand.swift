@@ -5,7 +5,8 @@ import FareLensMessages
 struct AirportsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "airports",
-        abstract: "Suggest airports and metro codes for what a traveller typed (IATA code, city or airport name)."
+        abstract: "Suggest airports and metro codes for what a traveller typed (IATA code, city or airport name).",
+        discussion: "Example: farelensctl airports heathrow --limit 5"
     )
 
     @Argument(help: "What to look for, e.g. LHR, lond, heathrow. Empty lists popular airports.")

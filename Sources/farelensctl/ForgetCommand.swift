@@ -6,7 +6,7 @@ struct ForgetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forget",
         abstract: "Forget a node that is away and will not return; the durable events kept for it are dropped.",
-        discussion: "The hub remembers every node across restarts so that durable events wait for it. Use this after renaming a node or moving its services, or publishers on its topics eventually wait for it."
+        discussion: "The hub remembers every node across restarts so that durable events wait for it. Use this after renaming a node or moving its services, or publishers on its topics eventually wait for it.\n\nExample: farelensctl forget spoke-old"
     )
 
     @Argument(help: "The node's name, as `farelensctl status` shows it.") var node: String

@@ -6,7 +6,8 @@ import Foundation
 struct SearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
-        abstract: "Search flights. Prices are totals for all travellers in integer minor units; simulated offers say so."
+        abstract: "Search flights. Prices are totals for all travellers in integer minor units; simulated offers say so.",
+        discussion: "Example: farelensctl search LIS NYC 2026-12-10 --return 2026-12-17 --adults 2 --cabin business --nonstop --flex"
     )
 
     @Argument(help: "Origin IATA airport or metro code, e.g. LIS or LON.") var origin: String

@@ -7,7 +7,8 @@ import Foundation
 struct ServicesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "services",
-        abstract: "List every service in the mesh and the process that hosts it."
+        abstract: "List every service in the mesh and the process that hosts it.",
+        discussion: "Example: farelensctl services --json"
     )
 
     @OptionGroup var options: ConnectionOptions

@@ -7,7 +7,8 @@ import Foundation
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "List every process in the mesh: pid, node name, services, uptime, version."
+        abstract: "List every process in the mesh: pid, node name, services, uptime, version.",
+        discussion: "Example: farelensctl status --socket /run/farelens/hub.sock --json"
     )
 
     @OptionGroup var options: ConnectionOptions
