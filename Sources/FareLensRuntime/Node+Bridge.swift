@@ -24,7 +24,8 @@ extension Node {
         bridge.outboxJournal = try OutboxJournal(path: configuration.outboxJournalPath, logger: logger)
         var identity = NodeIdentity(
             nodeName: configuration.nodeName, softwareVersion: FareLensVersion.current,
-            startedAtUnixMs: Int64(clock.now().timeIntervalSince1970 * 1000)
+            // Real time, not the injected clock: uptime is the process's, also in a fast-forwarded demo.
+            startedAtUnixMs: Int64(Date().timeIntervalSince1970 * 1000)
         )
         identity.services = services.map(\.name)
         bus.registerEventTypes(MessageCatalog.events)

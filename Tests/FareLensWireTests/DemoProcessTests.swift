@@ -32,6 +32,14 @@ struct DemoProcessTests {
         }
         let feed = try JSONDecoder().decode(Feed.self, from: Data(deals.stdout.utf8))
         #expect(!feed.deals.isEmpty && feed.deals.allSatisfy(\.simulated))
+        // Uptime is real time, not the demo's clock (which runs far ahead of it).
+        let status = try await ChildProcess.run(Binaries.farelensctl, ["--socket", socket, "status", "--json"])
+        struct Status: Decodable {
+            struct Node: Decodable { let uptime_seconds: Int }
+            let nodes: [Node]
+        }
+        let uptime = try #require(try JSONDecoder().decode(Status.self, from: Data(status.stdout.utf8)).nodes.first?.uptime_seconds)
+        #expect((1 ..< 600).contains(uptime), "uptime \(uptime) s after several real seconds")
     }
 
     @Test("a demo split in two processes (the spoke given the hub's --demo-epoch): the hub seeds users on the spoke, only the hub narrates, and alerts are decided on the spoke")
