@@ -90,12 +90,14 @@ func openDatabase(_ directory: String) throws -> ServiceDatabase {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
 
-    // FARELENS_BENCH_ONLY=feed runs only the feed part (for profiling).
-    let onlyFeed = ProcessInfo.processInfo.environment["FARELENS_BENCH_ONLY"] == "feed"
-    if !onlyFeed {
+    // FARELENS_BENCH_ONLY=feed runs only the feed part, =ingest only the score and ingest parts (for profiling).
+    let only = ProcessInfo.processInfo.environment["FARELENS_BENCH_ONLY"]
+    if only != "feed" {
         try await scoreAndIngest(logger: logger, now: now, directory: directory)
     }
-    try await feed(logger: logger, now: now, directory: directory)
+    if only != "ingest" {
+        try await feed(logger: logger, now: now, directory: directory)
+    }
 }
 
 func scoreAndIngest(logger: Logger, now: Date, directory: String) async throws {
