@@ -48,9 +48,11 @@ extension ReplayAlertsRequest: BusRequest {
 }
 extension ReplayAlertsResponse: BusMessage {}
 
-/// Droppable: the decision is already recorded by the alerts service; the event only feeds reports.
+/// Durable: analytics' alerts report counts every decision exactly once,
+/// also when it runs in another process that was down for a while (its
+/// report is checked against alerts' own records end to end).
 extension AlertDecided: BusEvent {
-    public static let topic = Topic("alerts.alert-decided")
+    public static let topic = Topic("alerts.alert-decided", durable: true)
 }
 extension AlertDelivered: BusEvent {
     public static let topic = Topic("alerts.alert-delivered")
