@@ -25,9 +25,20 @@ public struct MarketPricing: Sendable {
         self.random = StableRandom(seed: seed)
     }
 
-    /// The route's level: observed, or from distance.
+    /// The route's level: observed, or from distance when the route has no
+    /// plausible observation (``isPlausible(_:kilometres:)``).
     public func level(from origin: AirportRecord, to destination: AirportRecord) -> RouteFareTable.Fare {
-        fares.fare(from: origin, to: destination) ?? distance.fare(kilometers: origin.kilometers(to: destination))
+        let kilometres = origin.kilometers(to: destination)
+        if let observed = fares.fare(from: origin, to: destination), Self.isPlausible(observed, kilometres: kilometres) { return observed }
+        return distance.fare(kilometers: kilometres)
+    }
+
+    /// Whether an observed fare can be the route's: a route longer than
+    /// 3,000 km with a median under 1.5 euro cents per km is taken as a city
+    /// mapped to the wrong airport in the fare data (Venice → VNC, Florida;
+    /// Naples → APF, Florida; 20–50 EUR "transatlantic" medians) and ignored.
+    public static func isPlausible(_ fare: RouteFareTable.Fare, kilometres: Double) -> Bool {
+        kilometres <= 3_000 || Double(fare.medianCents) >= 1.5 * kilometres
     }
 
     /// The cheapest one-way economy fare per person on `departure`, as seen on `today`.
@@ -60,14 +71,17 @@ public struct DistanceFareModel: Sendable {
         self.minimumRatio = minimumRatio
     }
 
-    /// Fits the model to `table`'s routes whose codes `directory` knows.
+    /// Fits the model to `table`'s routes whose codes `directory` knows,
+    /// leaving out implausible observations (``MarketPricing/isPlausible(_:kilometres:)``).
     static func fitted(to table: RouteFareTable, directory: AirportDirectory) -> DistanceFareModel {
         var points: [(Double, Double)] = []
         var ratios: [Double] = []
         for (key, fare) in table.all {
             let codes = key.split(separator: "-").map(String.init)
             guard codes.count == 2, let a = directory.representative(of: codes[0]), let b = directory.representative(of: codes[1]) else { continue }
-            points.append((a.kilometers(to: b), Double(fare.medianCents)))
+            let kilometres = a.kilometers(to: b)
+            guard MarketPricing.isPlausible(fare, kilometres: kilometres) else { continue }
+            points.append((kilometres, Double(fare.medianCents)))
             ratios.append(Double(fare.minimumCents) / Double(max(1, fare.medianCents)))
         }
         guard points.count > 2 else { return DistanceFareModel(intercept: 5000, slope: 8, minimumRatio: 0.5) }

@@ -1,9 +1,10 @@
 import FareLensMessages
 import Foundation
 
-/// Builds the simulated market's itineraries: nonstop or one stop through
-/// a popular airport on the way, with local times in each airport's zone
-/// and durations from great-circle distance.
+/// Builds the simulated market's itineraries: nonstop by a carrier of
+/// either country, or one stop at a hub of the selling carrier
+/// (``CarrierNetwork``), with local times in each airport's zone and
+/// durations from great-circle distance.
 struct SimulatedItineraries: Sendable {
     /// One itinerary before pricing.
     struct Plan: Sendable {
@@ -16,48 +17,43 @@ struct SimulatedItineraries: Sendable {
 
     let directory: AirportDirectory
     let random: StableRandom
-    let hubs: [AirportRecord]
-    static let carriers = ["LH", "AF", "BA", "KL", "IB", "AZ", "TK", "LX", "OS", "SK", "AY", "TP", "EI", "U2", "FR", "W6", "VY", "EK", "QR", "UA", "DL", "AA"]
+    let carriers: CarrierNetwork
+    /// How many one-stop options (best first) a search draws from.
+    static let oneStopPool = 5
 
-    init(directory: AirportDirectory, random: StableRandom) {
+    init(directory: AirportDirectory, random: StableRandom, carriers: CarrierNetwork) {
         self.directory = directory
         self.random = random
-        self.hubs = directory.airports.values.filter(\.popular).sorted { $0.code < $1.code }
+        self.carriers = carriers
     }
 
+    /// 3–7 itineraries drawn from the route's plausible options
+    /// (``CarrierNetwork``): the first, and cheapest, nonstop when there is
+    /// one; none when no carrier plausibly flies the route in the cabin.
     func plans(from origin: AirportRecord, to destination: AirportRecord, query: FareQuery) -> [Plan] {
+        let options = carriers.options(from: origin, to: destination, cabin: query.cabin)
+        let nonstops = Array(options.prefix { $0.via == nil })
+        let oneStops = query.nonstopOnly ? [] : Array(options.dropFirst(nonstops.count).prefix(Self.oneStopPool))
+        guard !nonstops.isEmpty || !oneStops.isEmpty else { return [] }
         let route = "\(origin.code)-\(destination.code)|\(query.departureDate)|\(query.returnDate.map(String.init(describing:)) ?? "oneway")"
-        let hub = connection(from: origin, to: destination)
         let count = 3 + random.int(route + "|count", in: 0 ... 4)
-        return (0..<count).compactMap { index in
+        return (0..<count).map { index in
             let key = "\(route)|\(index)"
-            let oneStop = index > 0 && hub != nil && random.uniform(key + "|stops") < 0.5
-            guard !(oneStop && query.nonstopOnly) else { return nil }
-            let carrier = Self.carriers[random.int(key + "|carrier", in: 0 ... Self.carriers.count - 1)]
+            let oneStop = nonstops.isEmpty || (index > 0 && !oneStops.isEmpty && random.uniform(key + "|stops") < 0.5)
+            let pool = oneStop ? oneStops : nonstops
+            let option = pool[random.int(key + "|carrier", in: 0 ... pool.count - 1)]
+            let carrier = option.airline.code
             var offer = FlightOffer()
             offer.carrier = carrier
             offer.cabin = query.cabin
-            offer.outbound = journey(origin, destination, via: oneStop ? hub : nil, on: query.departureDate, carrier: carrier, key: key + "|out")
+            offer.outbound = journey(origin, destination, via: option.via, on: query.departureDate, carrier: carrier, key: key + "|out")
             if let back = query.returnDate {
-                offer.inbound = journey(destination, origin, via: oneStop ? hub : nil, on: back, carrier: carrier, key: key + "|in")
+                offer.inbound = journey(destination, origin, via: option.via, on: back, carrier: carrier, key: key + "|in")
             }
             offer.flightNumbers = (offer.outbound.segments + offer.inbound.segments).map(\.flightNumber)
             let factor = index == 0 ? 1.0 : (oneStop ? 1.0 : 1.06) + 0.04 * Double(index) + 0.05 * random.uniform(key + "|price")
             return Plan(offer: offer, priceFactor: factor, key: key)
         }
-    }
-
-    /// A popular airport on the way (detour at most 35%), if any.
-    func connection(from origin: AirportRecord, to destination: AirportRecord) -> AirportRecord? {
-        let direct = origin.kilometers(to: destination)
-        let candidates = hubs.compactMap { hub -> (AirportRecord, Double)? in
-            guard hub.code != origin.code, hub.code != destination.code, hub.metro.isEmpty || (hub.metro != origin.metro && hub.metro != destination.metro) else { return nil }
-            let (first, second) = (origin.kilometers(to: hub), hub.kilometers(to: destination))
-            guard first > 150, second > 150, first + second <= direct * 1.35 else { return nil }
-            return (hub, first + second)
-        }.sorted { $0.1 < $1.1 }.prefix(3)
-        guard !candidates.isEmpty else { return nil }
-        return candidates[candidates.startIndex + random.int("\(origin.code)-\(destination.code)|hub", in: 0 ... candidates.count - 1)].0
     }
 
     func journey(_ from: AirportRecord, _ to: AirportRecord, via hub: AirportRecord?, on date: CalendarDate, carrier: String, key: String) -> FlightJourney {

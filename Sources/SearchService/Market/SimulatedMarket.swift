@@ -37,22 +37,26 @@ public struct SimulatedMarket: FareProvider {
             fares: fares, window: try BookingWindowCurve.bundled(),
             distance: DistanceFareModel.fitted(to: fares, directory: directory), seed: seed
         )
-        self.init(directory: directory, pricing: pricing, seed: seed, clock: clock)
+        self.init(directory: directory, pricing: pricing, airlines: try AirlineTable.bundled(), seed: seed, clock: clock)
     }
 
-    /// A market over a given price model (tests).
-    public init(directory: AirportDirectory, pricing: MarketPricing, seed: UInt64, clock: @escaping @Sendable () -> Date) {
+    /// A market over a given price model and airline table (tests).
+    public init(directory: AirportDirectory, pricing: MarketPricing, airlines: AirlineTable, seed: UInt64, clock: @escaping @Sendable () -> Date) {
         self.directory = directory
         self.pricing = pricing
-        self.itineraries = SimulatedItineraries(directory: directory, random: StableRandom(seed: seed))
+        self.itineraries = SimulatedItineraries(
+            directory: directory, random: StableRandom(seed: seed), carriers: CarrierNetwork(table: airlines, directory: directory)
+        )
         self.clock = clock
     }
 
     /// Prices `query` in memory (well under a millisecond): `deadline` is not consulted.
     public func offers(for query: FareQuery, deadline: ContinuousClock.Instant?) async throws(ProviderError) -> [FlightOffer] {
-        guard let origin = directory.representative(of: query.origin), let destination = directory.representative(of: query.destination) else {
+        let carriers = itineraries.carriers
+        guard let origin = carriers.airport(query.origin, in: directory), let destination = carriers.airport(query.destination, in: directory) else {
             return []
         }
+        let cabinFactor = CabinPricing.factor(query.cabin, kilometres: origin.kilometers(to: destination))
         let today = CalendarDate.of(clock(), in: TimeZones.zone(origin.timeZone))
         var offers: [FlightOffer] = []
         for plan in itineraries.plans(from: origin, to: destination, query: query) {
@@ -60,7 +64,7 @@ public struct SimulatedMarket: FareProvider {
             if let back = query.returnDate {
                 perPerson += pricing.cheapestCents(from: destination, to: origin, departure: back, today: today)
             }
-            let base = Double(perPerson) * plan.priceFactor * Self.cabinFactor(query.cabin) * Self.travellerWeight(query)
+            let base = Double(perPerson) * plan.priceFactor * cabinFactor * Self.travellerWeight(query)
             for seller in Self.sellers {
                 let spread = seller.markup.lowerBound + (seller.markup.upperBound - seller.markup.lowerBound)
                     * itineraries.random.uniform("\(plan.key)|\(seller.name)|\(today)")
@@ -73,16 +77,6 @@ public struct SimulatedMarket: FareProvider {
             }
         }
         return offers
-    }
-
-    /// Cabin price multipliers (economy 1).
-    static func cabinFactor(_ cabin: Cabin) -> Double {
-        switch cabin {
-        case .premiumEconomy: 1.7
-        case .business: 3.4
-        case .first: 5.8
-        default: 1
-        }
     }
 
     /// Adults pay in full, children 75%, infants on a lap 10%.
