@@ -153,15 +153,19 @@ actor AlertsService: ServiceBehaviour {
         do { return try body() } catch let error as AlertsError { throw error } catch { throw .storage("\(error)") }
     }
 
-    /// "a", the decision time in 12 hex digits of Unix milliseconds, and 8
-    /// random hex digits: unique, and ordered by time, so new rows go to the
-    /// end of the primary-key index instead of a random page (decisions are
-    /// recorded by the thousand).
+    /// "a", the decision time in 12 hex digits of Unix milliseconds, and 16
+    /// random hex digits: ordered by time, so new rows go to the end of the
+    /// primary-key index instead of a random page (decisions are recorded by
+    /// the thousand), and unique even when thousands share one millisecond —
+    /// a batch is decided at one instant, and a demo's stopped clock reads
+    /// the same instant for ever. (8 random digits collided: 100,000
+    /// decisions in one millisecond expect one collision at 32 bits,
+    /// 3 × 10⁻¹⁰ at 64.)
     static func newAlertID(at instant: Date) -> String {
         var generator = SystemRandomNumberGenerator()
         let time = String(UInt64(max(0, instant.unixMilliseconds)), radix: 16)
-        let random = String(generator.next() as UInt32, radix: 16)
-        return "a" + String(repeating: "0", count: max(0, 12 - time.count)) + time + String(repeating: "0", count: 8 - random.count) + random
+        let random = String(generator.next() as UInt64, radix: 16)
+        return "a" + String(repeating: "0", count: max(0, 12 - time.count)) + time + String(repeating: "0", count: 16 - random.count) + random
     }
 
     /// The city of `code` from search's directory, remembered; the code itself when it cannot be asked.
