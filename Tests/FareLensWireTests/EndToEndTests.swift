@@ -9,7 +9,7 @@ import Testing
 /// analytics spoke killed with SIGKILL mid-run and restarted (alerts' durable
 /// decisions wait for it); and split three ways with the alerts+analytics
 /// spoke killed mid-run and restarted.
-@Suite("End to end, three shapes")
+@Suite("End to end, three shapes", .serialized)
 struct EndToEndTests {
     enum Shape: String, CaseIterable, CustomTestStringConvertible {
         case oneProcess, twoProcessesWithKill, threeProcessesWithKill
@@ -25,7 +25,10 @@ struct EndToEndTests {
         let socket = directory + "/hub.sock"
         var processes: [String: ChildProcess] = [:]
         defer { processes.values.forEach { $0.kill() } }
-        let environment = ["FARELENS_SEARCH_SWEEP_INTERVAL_SECONDS": "21600"]
+        // A lighter market than the demo's own (12 routes, two departure dates): the same story, less CPU.
+        let environment = [
+            "FARELENS_SEARCH_SWEEP_INTERVAL_SECONDS": "21600", "FARELENS_SEARCH_SWEEP_ROUTES": "12", "FARELENS_SEARCH_SWEEP_DAYS_AHEAD": "10,30",
+        ]
         func demo(_ name: String, services: String, epoch: String?) -> [String] {
             ["serve", "--demo", "--demo-speed", Self.speed, "--demo-days", "\(Self.days)", "--services", services, "--node-name", name,
              "--data-dir", directory + "/" + name, "--log-level", "error"]
@@ -58,7 +61,15 @@ struct EndToEndTests {
             try await restarted.waitForOutput(containing: "farelens ready")
         }
         try await hub.waitForOutput(containing: "demo: the simulated clock stopped")
-        let answers = try await session.readWhenStill()
+        let answers: EndToEndSession.Answers
+        do {
+            answers = try await session.readWhenStill()
+        } catch {
+            // What the mesh looked like when it gave up, for whoever reads the failure.
+            let status = (try? await session.ctl(["status"])) ?? "(no status)"
+            let outputs = processes.map { name, process in "--- \(name):\n\(process.output.get().suffix(3_000))" }.sorted().joined(separator: "\n")
+            throw SessionFailed(command: "(end to end, \(shape))", stderr: "\(error)\nstatus: \(status)\n\(outputs)")
+        }
 
         #expect(answers.stable == Self.expectedStable, "users and watchlists, whatever the shape")
         #expect(!answers.deals.isEmpty, "the Pro user's feed has deals after \(Self.days) simulated days")

@@ -268,8 +268,13 @@ struct ChildProcess {
         return ChildProcess(process: process, output: output)
     }
 
-    func waitForOutput(containing text: String) async throws {
-        try await waitUntil("output contains '\(text)' (so far: \(output.get()))", limit: .seconds(30)) { output.get().contains(text) }
+    func waitForOutput(containing text: String, limit: Duration = .seconds(30)) async throws {
+        do {
+            try await waitUntil("output contains '\(text)'", limit: limit) { output.get().contains(text) }
+        } catch {
+            // The output when it gave up, not when it started waiting.
+            throw WaitTimedOut(what: "output contains '\(text)' (output: \(output.get()))")
+        }
     }
 
     /// SIGKILL: no graceful shutdown, as a crash.
