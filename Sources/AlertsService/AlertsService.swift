@@ -61,6 +61,7 @@ actor AlertsService: ServiceBehaviour {
     private let crossings: EventSubscription<ThresholdCrossed>
     private let priceChanges: EventSubscription<PriceChanged>
     private let deletions: EventSubscription<UserDeleted>
+    private let trialEndings: EventSubscription<TrialEnding>
     /// Poked after alerts are accepted, so they go out at once rather than at the next tick.
     let acceptedSignal: AsyncStream<Void>
     let acceptedContinuation: AsyncStream<Void>.Continuation
@@ -69,6 +70,7 @@ actor AlertsService: ServiceBehaviour {
     static let dealConsumer = "alerts.exceptional-deal"
     static let crossingConsumer = "alerts.threshold-crossed"
     static let priceConsumer = "alerts.price-changed"
+    static let trialConsumer = "alerts.trial-ending"
     /// Events decided together at most (one batch, one transaction).
     static let batchSize = 256
 
@@ -90,6 +92,7 @@ actor AlertsService: ServiceBehaviour {
         self.crossings = bus.subscribe(ThresholdCrossed.self)
         self.priceChanges = bus.subscribe(PriceChanged.self)
         self.deletions = bus.subscribe(UserDeleted.self)
+        self.trialEndings = bus.subscribe(TrialEnding.self)
         (self.acceptedSignal, self.acceptedContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -121,6 +124,9 @@ actor AlertsService: ServiceBehaviour {
                 for await batch in self.priceChanges.batches(maximum: Self.batchSize) { await self.intake(batch) }
             }
             group.addTask { for await delivery in self.deletions { await self.erase(delivery.event.userID) } }
+            group.addTask {
+                for await batch in self.trialEndings.batches(maximum: Self.batchSize) { await self.intake(batch) }
+            }
             group.addTask { for await _ in self.acceptedSignal { await self.deliverAllDue() } }
             group.addTask {
                 while !Task.isCancelled {
@@ -133,6 +139,7 @@ actor AlertsService: ServiceBehaviour {
                 self.crossings.cancel()
                 self.priceChanges.cancel()
                 self.deletions.cancel()
+                self.trialEndings.cancel()
                 self.events.finish()
             }
         }

@@ -27,7 +27,7 @@ extension AlertsService {
             guard let recipient = await recipientWaiting(userID) else { continue }
             recipients[userID] = recipient
         }
-        for code in Set(pending.flatMap { $0.candidates.map(\.destination) }) { _ = await city(of: code) }
+        for code in Set(pending.flatMap { $0.candidates.map(\.destination) }) where !code.isEmpty { _ = await city(of: code) }
         let now = clock.now()
         let cities = cities
         let known = recipients

@@ -46,6 +46,22 @@ extension AlertsService {
         await decide(pending)
     }
 
+    /// Trial endings: a notice the day before (SPEC § 4); the end itself
+    /// alerts nothing (the tier change says it), but is recorded as handled.
+    func intake(_ batch: [Delivery<TrialEnding>]) async {
+        let pending = batch.map { delivery in
+            PendingEvent(key: Self.key(delivery.metadata), consumer: Self.trialConsumer, candidates: Self.candidate(for: delivery.event).map { [$0] } ?? [])
+        }
+        await decide(pending)
+    }
+
+    static func candidate(for event: TrialEnding) -> AlertCandidate? {
+        guard event.stage == .oneDayLeft else { return nil }
+        var candidate = AlertCandidate(userID: event.userID, kind: .trialEnding, origin: "", destination: "", price: Money(), queueScore: 0)
+        if event.trialEndsAtUnixMs > 0 { candidate.expiresAt = Date(unixMilliseconds: event.trialEndsAtUnixMs) }
+        return candidate
+    }
+
     static func key(_ metadata: EventMetadata) -> InboxKey {
         InboxKey(publisher: metadata.id.publisher, sequence: metadata.id.sequence)
     }

@@ -168,7 +168,9 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
         let cursor = try Row.fetchCursor(sent, arguments: [users, min(since, nowMs - 2 * 86_400_000)])
         while let row = try cursor.next() {
             let userID: String = row[0]
-            guard var state = states[userID], (row[7] as Int) != AlertKind.dailyDigest.rawValue else { continue }
+            // Digests and trial notices are service messages: they count against no cap and dedupe nothing.
+            let kind: Int = row[7]
+            guard var state = states[userID], kind != AlertKind.dailyDigest.rawValue, kind != AlertKind.trialEnding.rawValue else { continue }
             let at: Int64 = row[4]
             if at >= since {
                 let instant = Date(unixMilliseconds: at)

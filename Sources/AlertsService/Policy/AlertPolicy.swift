@@ -19,6 +19,10 @@ import Foundation
 /// 6. **Daily cap** (the tier's immediate alerts per local day) → `CAPPED`, for the digest.
 /// 7. Otherwise → `SENT` (accepted into the outbox).
 ///
+/// A trial-ending notice is a service message, not a fare alert: a pause
+/// mutes it and quiet hours hold it for the digest, but no mute, dedupe or
+/// cap applies and it uses none of the day's cap.
+///
 /// Candidates that compete (decided together) are taken highest queue
 /// score first, so when the cap has room for one, the best one wins.
 enum AlertPolicy {
@@ -56,6 +60,10 @@ enum AlertPolicy {
         let zone = recipient.zone
         if let until = state.pausedUntil, until > now {
             return outcome(.muted, "All alerts paused until \(Self.localTime(until, in: zone))")
+        }
+        if candidate.kind == .trialEnding {
+            if quiet { return outcome(.held, "Quiet hours (\(recipient.quietHours.description) in \(zone.identifier)); held for the digest") }
+            return outcome(.sent, "Sent: the trial ends tomorrow (a service notice: outside the daily cap)")
         }
         if let until = state.mutedRoutes[candidate.route], until > now {
             return outcome(.muted, "Route \(candidate.route) muted until \(Self.localTime(until, in: zone))")

@@ -25,6 +25,10 @@ enum AlertWording {
             content.title = "\(city) price dropped to \(price)"
             let was = candidate.previousPrice.map { " (was \($0.headline))" } ?? ""
             content.body = "Down \(AlertPolicy.percent(candidate.discountBasisPoints)) since the last check\(was)."
+        case .trialEnding:
+            content.title = "Your FareLens Pro trial ends tomorrow"
+            content.body = "Then your account moves to Free: 5 watchlists, 3 alerts a day and the top 20 deals. Pro keeps them unlimited, from 6.99 USD a month."
+            content.actions = [.view]
         default:
             content.title = "\(city): \(price)"
         }
