@@ -48,6 +48,10 @@ actor AlertsService: ServiceBehaviour {
     let recheck: PriceRecheck
     let backoff: Backoff
     let deliveryTick: Duration
+    /// Decisions older than this are deleted (`alerts.retentionDays`).
+    let retention: TimeInterval
+    /// When the last retention pass ran (clock time).
+    var lastRetention: Date?
     let logger: Logger
     /// City names by airport code, from search's directory.
     var cities: [String: String] = [:]
@@ -76,7 +80,8 @@ actor AlertsService: ServiceBehaviour {
 
     init(
         database: ServiceDatabase, bus: MessageBus, clock: any WallClock, channels: [any AlertDeliveryChannel],
-        backoff: @escaping Backoff, recheck: PriceRecheck? = nil, deliveryTick: Duration = .seconds(1), logger: Logger
+        backoff: @escaping Backoff, recheck: PriceRecheck? = nil, deliveryTick: Duration = .seconds(1),
+        retention: TimeInterval = 90 * 86_400, logger: Logger
     ) {
         self.database = database
         self.bus = bus
@@ -86,6 +91,7 @@ actor AlertsService: ServiceBehaviour {
         self.backoff = backoff
         self.recheck = recheck ?? { row in await Self.searchRecheck(row, bus: bus, now: clock.now()) }
         self.deliveryTick = deliveryTick
+        self.retention = retention
         self.logger = logger
         // Subscribed here, before the node's hello, so the topics are routed to this node from the start.
         self.exceptionalDeals = bus.subscribe(ExceptionalDeal.self)
@@ -132,6 +138,7 @@ actor AlertsService: ServiceBehaviour {
                 while !Task.isCancelled {
                     await self.sendDueDigests()
                     await self.deliverAllDue()
+                    await self.applyRetentionIfDue()
                     try? await Task.sleep(for: self.clock.realDuration(of: self.deliveryTick))  // safe: the outbox's polling tick (tests call deliverDue directly); ends on cancellation
                 }
                 self.acceptedContinuation.finish()

@@ -1,5 +1,6 @@
 public import FareLensRuntime
 import FareLensStore
+import Foundation
 
 /// The alerts service: alert policy, every decision with its reason, the
 /// daily digest and the durable, signed delivery outbox (SPEC § 5;
@@ -18,7 +19,8 @@ public enum AlertsServiceEntry {
         let policy = settings.retryPolicy
         return AlertsService(
             database: context.database, bus: context.bus, clock: context.clock, channels: channels,
-            backoff: { attempt, retryAfter in policy.delay(afterAttempt: attempt, retryAfter: retryAfter) }, logger: context.logger)
+            backoff: { attempt, retryAfter in policy.delay(afterAttempt: attempt, retryAfter: retryAfter) },
+            retention: TimeInterval(settings.retentionDays) * 86_400, logger: context.logger)
     }
 
     static var migrations: ServiceMigrations {

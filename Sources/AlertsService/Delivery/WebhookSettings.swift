@@ -31,6 +31,7 @@ public struct WebhookSettings: Sendable {
 /// | `webhook.initialBackoffSeconds` | delay after the first failed attempt | 10 |
 /// | `webhook.maxBackoffSeconds` | longest delay between attempts | 1800 |
 /// | `log.path` | JSON-lines file the log channel appends to | absent: the service logger |
+/// | `retentionDays` | decisions (and their outbox rows) older than this are deleted | 90 |
 public struct AlertDeliverySettings: Sendable {
     /// Nil when `alerts.webhook.url` is absent: there is no webhook channel.
     public var webhook: WebhookSettings?
@@ -38,6 +39,8 @@ public struct AlertDeliverySettings: Sendable {
     public var retryPolicy = RetryPolicy()
     /// `alerts.log.path`; nil: the log channel writes to the service logger.
     public var logPath: String?
+    /// `alerts.retentionDays`: how long decisions are kept.
+    public var retentionDays = 90
 
     /// No webhook, default retries, the log channel on the logger.
     public init() {}
@@ -57,6 +60,7 @@ public struct AlertDeliverySettings: Sendable {
         }
         retryPolicy = RetryPolicy(maxAttempts: attempts, initialBackoff: .seconds(initial), maxBackoff: .seconds(maximum))
 
+        retentionDays = try Self.number(reader, "retentionDays", range: 1 ... 36_500) ?? retentionDays
         if let path = reader.string(forKey: "log.path") {
             guard !path.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw AlertDeliverySettingsError(key: "alerts.log.path", message: "is empty; leave it out to log to the service logger")

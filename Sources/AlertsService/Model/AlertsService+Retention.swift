@@ -1,0 +1,48 @@
+import FareLensStore
+import Foundation
+import GRDB
+
+extension AlertsService {
+    /// How often retention runs, in clock time.
+    static let retentionPeriod: TimeInterval = 3_600
+
+    /// Runs ``applyRetention(now:)`` at most once per ``retentionPeriod`` of clock time.
+    ///
+    /// - Returns: whether it ran.
+    @discardableResult
+    func applyRetentionIfDue() -> Bool {
+        let now = clock.now()
+        if let last = lastRetention, now.timeIntervalSince(last) < Self.retentionPeriod { return false }
+        lastRetention = now
+        applyRetention(now: now)
+        return true
+    }
+
+    /// Deletes decisions decided more than ``retention`` before `now`, with
+    /// their outbox rows (delivered, dead-lettered or still pending: after
+    /// that long a fare alert is worthless), and mutes and pauses that have
+    /// ended. Alert ids begin with their decision time, so the old rows are
+    /// a prefix of the primary key: no table scan.
+    ///
+    /// - Returns: the decisions deleted; nil when the database failed (logged).
+    @discardableResult
+    func applyRetention(now: Date) -> Int? {
+        let cutoff = Self.newAlertID(at: now.addingTimeInterval(-retention)).prefix(13)  // "a" + 12 hex digits of milliseconds
+        let nowMs = now.unixMilliseconds
+        do {
+            let deleted = try database.writer.write { db in
+                try db.execute(sql: "DELETE FROM outbox WHERE alertID < ?", arguments: [String(cutoff)])
+                try db.execute(sql: "DELETE FROM alert WHERE alertID < ?", arguments: [String(cutoff)])
+                let alerts = db.changesCount
+                try db.execute(sql: "DELETE FROM route_mute WHERE mutedUntilUnixMs <= ?", arguments: [nowMs])
+                try db.execute(sql: "DELETE FROM alert_pause WHERE pausedUntilUnixMs <= ?", arguments: [nowMs])
+                return alerts
+            }
+            if deleted > 0 { logger.info("old alert decisions deleted", metadata: ["alerts": "\(deleted)", "olderThanDays": "\(Int(retention / 86_400))"]) }
+            return deleted
+        } catch {
+            logger.error("alert retention failed; it runs again in an hour", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+}
