@@ -52,8 +52,8 @@ struct AlertsProcessTests {
         #expect(created.status == 0, "\(created.stderr)")
         let user = try #require((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["id"] as? String)
         let from = ServiceProcessTests.isoDate(daysFromNow: 40), to = ServiceProcessTests.isoDate(daysFromNow: 47)
-        // The simulated market prices this route in EUR; a threshold in another currency never crosses.
-        let added = try await ctl(["watchlists", "add", "--user", user, "JFK", "CDG", "--from", from, "--to", to, "--threshold", "99999.00EUR", "--json"])
+        // The simulated market prices a trip from New York in USD (the origin's currency); a threshold in another currency never crosses.
+        let added = try await ctl(["watchlists", "add", "--user", user, "JFK", "CDG", "--from", from, "--to", to, "--threshold", "99999.00USD", "--json"])
         #expect(added.status == 0, "\(added.stderr)")
         let watchlist = try #require((try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: Any])?["id"] as? String)
         let checked = try await ctl(["watchlists", "check", "--user", user, watchlist])

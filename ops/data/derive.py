@@ -187,6 +187,14 @@ with open(os.path.join(OUT, "ATTRIBUTION.md"), "w", encoding="utf-8") as f:
   CC BY 4.0 <https://creativecommons.org/licenses/by/4.0/>. Cite "Piratefly flight fare history".
   Derived: city names mapped to IATA airport or metro codes (docs/data/fare-city-mapping.md), EUR
   amounts as integer cents; routes with an unmapped city are left out.
+- `currencies.csv` (ISO 4217 currency, units per euro, ISO 3166 countries that use it): **hand-written**
+  for FareLens on 2026-11-23. The rates are **approximate rates chosen by hand** on that date from
+  general knowledge of recent exchange-rate levels, rounded to 2–4 significant figures; they are
+  **not live rates** and not copied from any rate feed or published table (no licensed exchange-rate
+  data was available in /work/shared/data). The fixed euro parities of XOF, XAF (655.957) and XPF
+  (119.33) are the official pegs. Used only to show the simulated market's prices in the currency of
+  the departure country; never for real money. Not produced from source data by ops/data/derive.py,
+  which rewrites this file and writes this entry again.
 """ % POPULAR_CODES)
 
 SCORING = os.path.join(ROOT, "Sources", "ScoringService", "Resources")

@@ -6,12 +6,15 @@ public import Foundation
 /// calibrated on real observed fares (``MarketPricing``). Every offer says
 /// `simulated = true`; sellers are named `simulated-…` and links point at
 /// the reserved `.invalid` domain, so nothing can pass for a real fare.
+/// Prices are in the currency of the outbound origin's country
+/// (``MarketCurrencies``), converted from the euro calibration.
 public struct SimulatedMarket: FareProvider {
     public let name = "simulated"
     public let isLive = false
     let directory: AirportDirectory
     let pricing: MarketPricing
     let itineraries: SimulatedItineraries
+    let currencies: MarketCurrencies
     let clock: @Sendable () -> Date
 
     /// The sellers quoting every simulated itinerary, with their markup range.
@@ -37,13 +40,20 @@ public struct SimulatedMarket: FareProvider {
             fares: fares, window: try BookingWindowCurve.bundled(),
             distance: DistanceFareModel.fitted(to: fares, directory: directory), seed: seed
         )
-        self.init(directory: directory, pricing: pricing, airlines: try AirlineTable.bundled(), seed: seed, clock: clock)
+        self.init(
+            directory: directory, pricing: pricing, airlines: try AirlineTable.bundled(), currencies: try MarketCurrencies.bundled(),
+            seed: seed, clock: clock
+        )
     }
 
-    /// A market over a given price model and airline table (tests).
-    public init(directory: AirportDirectory, pricing: MarketPricing, airlines: AirlineTable, seed: UInt64, clock: @escaping @Sendable () -> Date) {
+    /// A market over a given price model, airline table and currency table (tests).
+    public init(
+        directory: AirportDirectory, pricing: MarketPricing, airlines: AirlineTable, currencies: MarketCurrencies,
+        seed: UInt64, clock: @escaping @Sendable () -> Date
+    ) {
         self.directory = directory
         self.pricing = pricing
+        self.currencies = currencies
         self.itineraries = SimulatedItineraries(
             directory: directory, random: StableRandom(seed: seed), carriers: CarrierNetwork(table: airlines, directory: directory)
         )
@@ -58,6 +68,7 @@ public struct SimulatedMarket: FareProvider {
         }
         let cabinFactor = CabinPricing.factor(query.cabin, kilometres: origin.kilometers(to: destination))
         let today = CalendarDate.of(clock(), in: TimeZones.zone(origin.timeZone))
+        let currency = currencies.currency(ofCountry: origin.country)
         var offers: [FlightOffer] = []
         for plan in itineraries.plans(from: origin, to: destination, query: query) {
             var perPerson = pricing.cheapestCents(from: origin, to: destination, departure: query.departureDate, today: today)
@@ -71,7 +82,7 @@ public struct SimulatedMarket: FareProvider {
                 var offer = plan.offer
                 offer.provider = seller.name
                 offer.simulated = true
-                offer.price = MoneyAmount.money(Int64((base * (1 + spread)).rounded()), "EUR")
+                offer.price = currencies.price(euroCents: base * (1 + spread), in: currency)
                 offer.bookingLink = "https://\(seller.name).invalid/book?itinerary=\(plan.key.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
                 offers.append(offer)
             }
