@@ -24,10 +24,12 @@ enum WatchlistOutput {
         let changeBasisPoints: Int?
         let checkedAt: String?
         let belowThreshold: Bool
+        /// Set when the threshold's currency is not the prices': the threshold is then never compared.
+        let thresholdWarning: String?
 
         enum CodingKeys: String, CodingKey {
             case id, userId, origin, destination, dates, cabin, threshold, mode, active, inactiveReason, muteUntil
-            case lastPrice, lastPriceMinorUnits, currency, change, changeBasisPoints, checkedAt, belowThreshold
+            case lastPrice, lastPriceMinorUnits, currency, change, changeBasisPoints, checkedAt, belowThreshold, thresholdWarning
         }
 
         /// The row of `watchlist`; a mute that ended before `now` is no mute.
@@ -54,6 +56,7 @@ enum WatchlistOutput {
             changeBasisPoints = check.flatMap { $0.hasChangeBasisPoints ? Int($0.changeBasisPoints) : nil }
             checkedAt = check.flatMap { $0.checkedAtUnixMs > 0 ? UserOutput.instant($0.checkedAtUnixMs) : nil }
             belowThreshold = check?.belowThreshold ?? false
+            thresholdWarning = WatchlistOutput.currencyWarning(threshold: threshold, price: price)
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -76,6 +79,7 @@ enum WatchlistOutput {
             try container.encode(changeBasisPoints, forKey: .changeBasisPoints)
             try container.encode(checkedAt, forKey: .checkedAt)
             try container.encode(belowThreshold, forKey: .belowThreshold)
+            try container.encode(thresholdWarning, forKey: .thresholdWarning)
         }
 
         /// "active", "muted until …", "inactive (over tier limit)", "inactive (by user)".
@@ -113,6 +117,7 @@ enum WatchlistOutput {
             return
         }
         Swift.print(table([row]).rendered)
+        if let warning = row.thresholdWarning { Swift.print("warning: \(warning)") }
         if thresholdCrossed == true { Swift.print("threshold crossed") }
     }
 
@@ -125,7 +130,14 @@ enum WatchlistOutput {
             return
         }
         Swift.print(table(rows).rendered)
+        for row in rows { if let warning = row.thresholdWarning { Swift.print("warning: \(row.id): \(warning)") } }
         Swift.print(limit.map { "\(response.activeCount) active of \($0) allowed" } ?? "\(response.activeCount) active, no limit")
+    }
+
+    /// "the threshold is in EUR but this route is priced in USD: …" when the two differ.
+    static func currencyWarning(threshold: Money?, price: Money?) -> String? {
+        guard let threshold, let price, !price.currency.isEmpty, threshold.currency != price.currency else { return nil }
+        return "the threshold is in \(threshold.currency) but this route is priced in \(price.currency): it is never compared (add the watchlist again with a threshold in \(price.currency))"
     }
 
     static func table(_ rows: [Row]) -> TextTable {
