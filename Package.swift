@@ -24,6 +24,7 @@ let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "as
 let configuration = Target.Dependency.product(name: "Configuration", package: "swift-configuration")
 let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 let propertyBased = Target.Dependency.product(name: "PropertyBased", package: "swift-property-based")
+let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
 
 /// The six services. Each may import the bus, the store, the messages and
 /// libraries — never another service (checked by `ops/check-boundaries.sh`
@@ -42,7 +43,7 @@ let serviceTargets: [Target] = serviceNames.map { name in
     }
     return .target(
         name: name,
-        dependencies: ["FareLensBus", "FareLensMessages", "FareLensStore", "FareLensRuntime", log, lifecycle, grdb] + extra,
+        dependencies: ["FareLensBus", "FareLensMessages", "FareLensStore", "FareLensRuntime", log, metrics, lifecycle, grdb] + extra,
         resources: ["SearchService", "ScoringService"].contains(name) ? [.copy("Resources")] : nil,
         swiftSettings: strict
     )
@@ -85,6 +86,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         // HMAC-SHA256 for webhook signatures (alerts) and user pseudonyms (analytics).
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // The Prometheus text of every node's swift-metrics (`/metrics`, `farelensctl metrics`).
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .target(
@@ -117,7 +120,8 @@ let package = Package(
         .target(
             name: "FareLensRuntime",
             dependencies: [
-                "FareLensBus", "FareLensStore", "FareLensMessages", "FareLensWire", log, metrics, lifecycle,
+                "FareLensBus", "FareLensStore", "FareLensMessages", "FareLensWire", log, metrics, lifecycle, grdb,
+                prometheus, nioCore, nioPosix, nioHTTP1,
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: strict
@@ -131,7 +135,7 @@ let package = Package(
         .executableTarget(
             name: "farelens",
             dependencies: [
-                "FareLensServices", "FareLensRuntime", "FareLensBus", "FareLensMessages", log, lifecycle, argumentParser,
+                "FareLensServices", "FareLensRuntime", "FareLensBus", "FareLensMessages", log, metrics, lifecycle, argumentParser, prometheus,
             ],
             swiftSettings: strict
         ),
@@ -167,7 +171,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FareLensRuntimeTests",
-            dependencies: ["FareLensRuntime", "FareLensServices", "FareLensTesting", "FareLensBus", lifecycle, log],
+            dependencies: ["FareLensRuntime", "FareLensServices", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensWire", lifecycle, log, metrics, prometheus, httpClient, grdb],
             swiftSettings: strict
         ),
         .testTarget(

@@ -7,23 +7,27 @@ extension MessageBus {
     ///   - parent: the context of the request being handled, when this call is
     ///     made by a handler: the new request keeps its trace id and never
     ///     gets a later deadline.
+    ///   - address: where to send it, for a request type served at a
+    ///     per-instance address (such as one node's `admin.node.<name>`);
+    ///     defaults to `R.address`.
     /// - Throws: ``BusError`` — `timeout`, `serviceUnavailable`, `overloaded`,
     ///   `cancelled`, `remote` or `badMessage`; nothing else.
-    public func request<R: BusRequest>(_ request: R, timeout: Duration? = nil, parent: RequestContext? = nil) async throws(BusError) -> R.Response {
+    public func request<R: BusRequest>(_ request: R, timeout: Duration? = nil, parent: RequestContext? = nil, to address: ServiceAddress? = nil) async throws(BusError) -> R.Response {
         let context = makeContext(timeout: timeout, parent: parent)
+        let address = address ?? R.address
         let route: TypedRoute<R>? = routes.withLock { table in
             // safe: byType is keyed by ObjectIdentifier(R.self) and only ever
             // holds a TypedRoute<R> under that key (RouteTable.insert).
             table.byType[ObjectIdentifier(R.self)].map { unsafeDowncast($0, to: TypedRoute<R>.self) }
         }
-        if let route { return try await route.call(request, context: context) }
-        if let transport = transports.withLock({ $0.first { $0.hosts(R.address) } }) {
-            return try await transport.send(request, context: context)
+        if let route, route.address == address { return try await route.call(request, context: context) }
+        if let transport = transports.withLock({ $0.first { $0.hosts(address) } }) {
+            return try await transport.send(request, to: address, context: context)
         }
-        if routes.withLock({ $0.slots[R.address] != nil }) {
-            throw .badMessage("service '\(R.address)' has no handler for \(R.wireTypeName)")
+        if routes.withLock({ $0.slots[address] != nil }) {
+            throw .badMessage("service '\(address)' has no handler for \(R.wireTypeName)")
         }
-        throw .serviceUnavailable(R.address)
+        throw .serviceUnavailable(address)
     }
 
     /// The context of a new outgoing request: its own deadline, capped by the
@@ -42,22 +46,27 @@ extension MessageBus {
     /// pairing. A second handler for the same type is refused.
     ///
     /// - Parameters:
+    ///   - address: serve it at this address instead of `R.address` (a
+    ///     per-instance address such as `admin.node.<name>`); a bus serves a
+    ///     request type at one address only.
     ///   - execution: ``HandlerExecution/inline`` (default) or ``HandlerExecution/isolated``.
     ///   - maxInFlight: the in-flight bound of the whole address, set by its
     ///     first registration; defaults to the configuration's.
     @discardableResult
     public func serve<R: BusRequest>(
         _ type: R.Type,
+        at address: ServiceAddress? = nil,
         execution: HandlerExecution = .inline,
         maxInFlight: Int? = nil,
         handler: @escaping @Sendable (R, RequestContext) async throws -> R.Response
     ) throws(BusError) -> ServiceAddress {
         let limit = maxInFlight ?? configuration.maxInFlightPerService
+        let address = address ?? R.address
         try routes.withLock { (table) throws(BusError) in
-            let slot = table.slot(for: R.address, limit: limit)
+            let slot = table.slot(for: address, limit: limit)
             try table.insert(TypedRoute<R>(slot: slot, execution: execution, watchdog: watchdog, metricsFactory: configuration.metricsFactory, handler: handler), for: type)
         }
-        return R.address
+        return address
     }
 
     /// Stops accepting requests for `address` (new ones fail with

@@ -14,7 +14,8 @@ protocol AnyRoute: AnyObject, Sendable {
 /// The handler for request type `R`.
 final class TypedRoute<R: BusRequest>: AnyRoute {
     typealias Handler = @Sendable (R, RequestContext) async throws -> R.Response
-    var address: ServiceAddress { R.address }
+    /// `R.address`, or the per-instance address it was served at.
+    let address: ServiceAddress
     let slot: ServiceSlot
     let execution: HandlerExecution
     let handler: Handler
@@ -23,11 +24,12 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
     var wireTypeName: String { R.wireTypeName }
 
     init(slot: ServiceSlot, execution: HandlerExecution, watchdog: DeadlineWatchdog, metricsFactory: any MetricsFactory, handler: @escaping Handler) {
+        self.address = slot.address
         self.slot = slot
         self.execution = execution
         self.handler = handler
         self.watchdog = watchdog
-        self.metrics = RequestMetrics(typeName: R.wireTypeName, address: R.address, factory: metricsFactory)
+        self.metrics = RequestMetrics(typeName: R.wireTypeName, address: slot.address, factory: metricsFactory)
     }
 
     /// Runs the handler under the route's admission, deadline and metrics.

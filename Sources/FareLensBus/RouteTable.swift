@@ -21,7 +21,7 @@ struct RouteTable: Sendable {
         }
         byType[key] = route
         byWireName[R.wireTypeName] = route
-        typesPerAddress[R.address, default: []].insert(key)
+        typesPerAddress[route.address, default: []].insert(key)
     }
 
     /// Removes every handler of an address and returns its slot.

@@ -17,6 +17,7 @@ struct HostedService: Service {
     let readiness: ReadinessBoard
     let logger: Logger
     let configuration: ConfigReader
+    let databases: NodeDatabases
 
     func run() async throws {
         var logger = self.logger
@@ -26,6 +27,7 @@ struct HostedService: Service {
             directory: dataDirectory,
             migrations: ServiceRuns.migrations(before: descriptor.migrations)
         )
+        databases.add(database)
         let run = try ServiceRuns.recordStart(in: database, node: nodeName, at: clock.now())
         let behaviour = try descriptor.make(ServiceContext(bus: bus, database: database, logger: logger, clock: clock, configuration: configuration))
         try behaviour.register(on: bus)
@@ -46,6 +48,7 @@ struct HostedService: Service {
             group.cancelAll()
         }
         try ServiceRuns.recordStop(in: database, run: run, at: clock.now())
+        databases.remove(descriptor.name)
         try database.close()
         logger.debug("service stopped")
     }

@@ -20,6 +20,7 @@ extension Node {
         if let allowed = configuration.allowedUIDs { bridge.allowedUIDs = allowed }
         if let admins = configuration.adminUIDs { bridge.adminUIDs = admins }
         bridge.durableBacklog = configuration.durableBacklog
+        bridge.metricsFactory = metricsFactory
         // Durable events survive a crash of this node (docs/bus.md).
         bridge.outboxJournal = try OutboxJournal(path: configuration.outboxJournalPath, logger: logger)
         var identity = NodeIdentity(

@@ -3,6 +3,7 @@ import Foundation
 public import FareLensBus
 import FareLensStore
 public import Logging
+public import Prometheus
 import ServiceLifecycle
 import Synchronization
 import UnixSignals
@@ -37,18 +38,41 @@ public final class Node: Sendable {
     public let services: [ServiceDescriptor]
     /// Its bus.
     public let bus: MessageBus
+    /// Where its bus's and bridge's metrics are kept (and, in `farelens`,
+    /// every swift-metrics metric of the process): what `/metrics` and
+    /// `farelensctl metrics` show.
+    public let metrics: PrometheusCollectorRegistry
+    /// Its log level, changeable at run time (`farelensctl log-level`).
+    public let logLevel: LogLevelControl
+    let metricsFactory: PrometheusMetricsFactory
+    let databases = NodeDatabases()
     let clock: any WallClock
     let logger: Logger
     private let group = Mutex<ServiceGroup?>(nil)
     private let stopRequested = Mutex(false)
+    private let metricsPort = Mutex<Int?>(nil)
 
     /// Creates a node hosting the services that `configuration.services` selects from `catalog`.
     ///
+    /// - Parameters:
+    ///   - metrics: the registry its bus and bridge record into (a fresh one by default).
+    ///   - logLevel: the control `logger` follows from now on; one starting at
+    ///     `logger`'s level by default.
     /// - Throws: ``ConfigurationError`` for an unknown service name.
-    public init(configuration: NodeConfiguration, catalog: [ServiceDescriptor], logger: Logger, clock: any WallClock = SystemWallClock()) throws(ConfigurationError) {
+    public init(
+        configuration: NodeConfiguration, catalog: [ServiceDescriptor], logger: Logger, clock: any WallClock = SystemWallClock(),
+        metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), logLevel: LogLevelControl? = nil
+    ) throws(ConfigurationError) {
         self.configuration = configuration
         self.services = try ServiceSelection.select(configuration.services, from: catalog)
+        let control = logLevel ?? LogLevelControl(logger.logLevel)
+        var logger = logger
+        logger.handler = ControlledLogHandler(wrapping: logger.handler, control: control)
+        self.logLevel = control
+        self.metrics = metrics
+        self.metricsFactory = PrometheusMetricsFactory(registry: metrics)
         var busConfiguration = BusConfiguration()
+        busConfiguration.metricsFactory = metricsFactory
         busConfiguration.defaultDeadline = configuration.defaultDeadline
         busConfiguration.maxInFlightPerService = configuration.maxInFlightPerService
         busConfiguration.subscriberBufferSize = configuration.subscriberBufferSize
@@ -73,10 +97,12 @@ public final class Node: Sendable {
             HostedService(
                 descriptor: $0, bus: bus, dataDirectory: configuration.dataDirectory,
                 nodeName: configuration.nodeName, clock: clock, readiness: readiness, logger: logger,
-                configuration: configuration.reader.scoped(to: ConfigKey($0.name))
+                configuration: configuration.reader.scoped(to: ConfigKey($0.name)), databases: databases
             )
         }
-        let bridgeReady = ReadinessBoard(expecting: ["bridge"])
+        try serveNodeAdmin(databases: databases)
+        // Ready also waits for the metrics endpoint, when there is one, to listen.
+        let bridgeReady = ReadinessBoard(expecting: ["bridge"] + (configuration.metricsListen == nil ? [] : ["metrics"]))
         let bridge = try makeBridge(servicesReady: readiness, bridgeReady: bridgeReady)
         let report: @Sendable () -> NodeReadyReport = { [configuration, services, bridgeDescription] in
             NodeReadyReport(nodeName: configuration.nodeName, services: services.map(\.name), pid: getpid(), startup: .now - start, bridge: bridgeDescription)
@@ -87,7 +113,8 @@ public final class Node: Sendable {
         // is listed last so it hears of the shutdown first, before any
         // service's subscriptions go away.
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [.init(service: bridge), .init(service: announcer)] + hosted.map { .init(service: $0) } + [.init(service: ShutdownHerald(bus: bus))],
+            services: [.init(service: bridge), .init(service: announcer)] + hosted.map { .init(service: $0) } + [.init(service: ShutdownHerald(bus: bus))]
+                + (metricsEndpoint(ready: bridgeReady).map { [.init(service: $0)] } ?? []),
             gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
             logger: logger
         )
@@ -100,6 +127,20 @@ public final class Node: Sendable {
         if stopEarly { await serviceGroup.triggerGracefulShutdown() }
         try await serviceGroup.run()
     }
+
+    /// The `/metrics` HTTP server, when `metrics.listen` is set.
+    private func metricsEndpoint(ready: ReadinessBoard) -> MetricsHTTPServer? {
+        configuration.metricsListen.map {
+            MetricsHTTPServer(host: $0.host, port: $0.port, registry: metrics, logger: logger) { port in
+                self.metricsPort.withLock { $0 = port }
+                ready.markReady("metrics")
+            }
+        }
+    }
+
+    /// The port `/metrics` is served on once listening (the configured one,
+    /// or the one the system chose for port 0); nil before or without it.
+    public var metricsBoundPort: Int? { metricsPort.withLock { $0 } }
 
     /// Starts a graceful shutdown, as SIGTERM does.
     public func shutdown() async {

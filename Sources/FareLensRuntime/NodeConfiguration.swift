@@ -48,6 +48,9 @@ public struct NodeConfiguration: Sendable {
     /// `bridge.durableBacklog`: durable events kept per peer awaiting its
     /// acknowledgement (on disk) before a durable publish fails with `overloaded`.
     public var durableBacklog: Int = 100_000
+    /// `metrics.listen` / `FARELENS_METRICS_LISTEN` / `--metrics-listen HOST:PORT`:
+    /// serve `GET /metrics` (Prometheus text) over HTTP there; off when unset.
+    public var metricsListen: (host: String, port: Int)?
 
     /// Every configuration value, for the keys services read themselves
     /// (e.g. `search.providers`); services see their own section
@@ -100,6 +103,12 @@ public struct NodeConfiguration: Sendable {
         maxInflatedBytes = try Self.positive(reader, "bridge.maxInflatedBytes", maxInflatedBytes)
         compressionThreshold = try Self.positive(reader, "bridge.compressionThreshold", compressionThreshold)
         durableBacklog = try Self.positive(reader, "bridge.durableBacklog", durableBacklog)
+        if let listen = reader.string(forKey: "metrics.listen") {
+            guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port), colon > listen.startIndex else {
+                throw .invalid(key: "metrics.listen", value: listen, expected: "HOST:PORT, e.g. 127.0.0.1:9464")
+            }
+            metricsListen = (String(listen[..<colon]), port)
+        }
         // A receiver recognises a redelivery only while its id is in the
         // window; every event a backlog can redeliver must fit in it.
         let window = BusConfiguration().redeliveryWindow

@@ -39,6 +39,8 @@ extension BridgeHub {
             refuse(connection, .peerNotAdmin(uid: uid))
             return
         }
+        // A node's counters by its name; admin clients (a new name per CLI run) share one series.
+        connection.metrics?.name(isAdmin ? "admin-clients" : hello.nodeName)
         var welcome = WireEnvelope()
         welcome.kind = .welcome
         welcome.hello = ownHello(for: hello.nodeName)

@@ -122,9 +122,9 @@ public final class BridgeHub: Service, BusTransport {
         connection(hosting: address, except: nil) != nil
     }
 
-    public func send<R: BusRequest>(_ request: R, context: RequestContext) async throws(BusError) -> R.Response {
-        guard let connection = connection(hosting: R.address, except: nil) else { throw .serviceUnavailable(R.address) }
-        return try await connection.request(request, context: context)
+    public func send<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
+        guard let connection = connection(hosting: address, except: nil) else { throw .serviceUnavailable(address) }
+        return try await connection.request(request, to: address, context: context)
     }
 
     public func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async throws(BusError) {

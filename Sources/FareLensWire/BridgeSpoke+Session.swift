@@ -72,7 +72,7 @@ extension BridgeSpoke {
         let path = configuration.socketPath
         try UnixSocketListener.checkPathLength(path)
         let limits = configuration.limits
-        let logger = self.logger
+        let logger = self.logger, factory = configuration.metricsFactory
         let holder = ConnectionHolder()
         do {
             _ = try await ClientBootstrap(group: eventLoopGroup)
@@ -80,7 +80,7 @@ extension BridgeSpoke {
                     let connection = PeerConnection(channel: channel, logger: logger)
                     holder.connection = connection
                     return channel.eventLoop.makeCompletedFuture {
-                        try BridgePipeline.install(on: channel, limits: limits, connection: connection, metrics: ConnectionMetrics(peer: "hub"))
+                        try BridgePipeline.install(on: channel, limits: limits, connection: connection, metrics: ConnectionMetrics(peer: "hub", factory: factory))
                     }
                 }
                 .connect(unixDomainSocketPath: path).get()

@@ -97,11 +97,11 @@ public final class BridgeSpoke: Service, BusTransport {
         state.withLock { $0.connection != nil && $0.remoteServices.contains(address.name) }
     }
 
-    public func send<R: BusRequest>(_ request: R, context: RequestContext) async throws(BusError) -> R.Response {
+    public func send<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
         guard let connection = state.withLock({ $0.connection }) else {
-            throw .serviceUnavailable(R.address, reason: "not connected to the hub")
+            throw .serviceUnavailable(address, reason: "not connected to the hub")
         }
-        return try await connection.request(request, context: context)
+        return try await connection.request(request, to: address, context: context)
     }
 
     public func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async throws(BusError) {

@@ -1,35 +1,56 @@
 public import Metrics
+import Synchronization
 
 /// Per-connection counters: frames and bytes each way, before and after
-/// compression (`farelens_wire_*`, dimensioned by peer node name).
+/// compression (`farelens_wire_*`, dimensioned by peer node name). A hub
+/// accepts a connection before it knows who is calling: its frames count
+/// under `peer="accepted"` until the hello names the peer (``name(_:)``).
 public final class ConnectionMetrics: Sendable {
-    let framesIn: Counter
-    let framesOut: Counter
-    let wireBytesIn: Counter
-    let wireBytesOut: Counter
-    let payloadBytesIn: Counter
-    let payloadBytesOut: Counter
+    private struct Handles: Sendable {
+        let framesIn: Counter
+        let framesOut: Counter
+        let wireBytesIn: Counter
+        let wireBytesOut: Counter
+        let payloadBytesIn: Counter
+        let payloadBytesOut: Counter
+
+        init(peer: String, factory: any MetricsFactory) {
+            let dims = [("peer", peer)]
+            framesIn = Counter(label: "farelens_wire_frames_received_total", dimensions: dims, factory: factory)
+            framesOut = Counter(label: "farelens_wire_frames_sent_total", dimensions: dims, factory: factory)
+            wireBytesIn = Counter(label: "farelens_wire_bytes_received_total", dimensions: dims, factory: factory)
+            wireBytesOut = Counter(label: "farelens_wire_bytes_sent_total", dimensions: dims, factory: factory)
+            payloadBytesIn = Counter(label: "farelens_wire_payload_bytes_received_total", dimensions: dims, factory: factory)
+            payloadBytesOut = Counter(label: "farelens_wire_payload_bytes_sent_total", dimensions: dims, factory: factory)
+        }
+    }
+
+    private let handles: Mutex<Handles>
+    private let factory: any MetricsFactory
 
     /// Creates counters labelled with the peer's name.
     public init(peer: String, factory: any MetricsFactory = MetricsSystem.factory) {
-        let dims = [("peer", peer)]
-        framesIn = Counter(label: "farelens_wire_frames_received_total", dimensions: dims, factory: factory)
-        framesOut = Counter(label: "farelens_wire_frames_sent_total", dimensions: dims, factory: factory)
-        wireBytesIn = Counter(label: "farelens_wire_bytes_received_total", dimensions: dims, factory: factory)
-        wireBytesOut = Counter(label: "farelens_wire_bytes_sent_total", dimensions: dims, factory: factory)
-        payloadBytesIn = Counter(label: "farelens_wire_payload_bytes_received_total", dimensions: dims, factory: factory)
-        payloadBytesOut = Counter(label: "farelens_wire_payload_bytes_sent_total", dimensions: dims, factory: factory)
+        self.factory = factory
+        handles = Mutex(Handles(peer: peer, factory: factory))
+    }
+
+    /// From now on, counts under `peer` (the name the hello gave).
+    func name(_ peer: String) {
+        let named = Handles(peer: peer, factory: factory)
+        handles.withLock { $0 = named }
     }
 
     func received(wireBytes: Int, payloadBytes: Int) {
-        framesIn.increment()
-        wireBytesIn.increment(by: wireBytes)
-        payloadBytesIn.increment(by: payloadBytes)
+        let current = handles.withLock { $0 }
+        current.framesIn.increment()
+        current.wireBytesIn.increment(by: wireBytes)
+        current.payloadBytesIn.increment(by: payloadBytes)
     }
 
     func sent(wireBytes: Int, payloadBytes: Int) {
-        framesOut.increment()
-        wireBytesOut.increment(by: wireBytes)
-        payloadBytesOut.increment(by: payloadBytes)
+        let current = handles.withLock { $0 }
+        current.framesOut.increment()
+        current.wireBytesOut.increment(by: wireBytes)
+        current.payloadBytesOut.increment(by: payloadBytes)
     }
 }

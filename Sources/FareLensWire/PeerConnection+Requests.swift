@@ -4,9 +4,11 @@ import Synchronization
 
 extension PeerConnection {
     /// Sends a typed request over this connection and decodes its typed response.
-    func request<R: BusRequest>(_ request: R, context: RequestContext) async throws(BusError) -> R.Response {
-        let what = "\(R.wireTypeName) to '\(R.address)'"
-        let reply = try await call(try .request(request, context: context), deadline: context.deadline, what: what)
+    func request<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
+        let what = "\(R.wireTypeName) to '\(address)'"
+        var envelope = try WireEnvelope.request(request, context: context)
+        envelope.address = address.name
+        let reply = try await call(envelope, deadline: context.deadline, what: what)
         if let error = reply.busError { throw error }
         do {
             return try R.Response(wireEncoded: Array(reply.payload))

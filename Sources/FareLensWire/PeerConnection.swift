@@ -60,9 +60,13 @@ final class PeerConnection: Sendable {
         if now { action() }
     }
 
-    init(channel: any Channel, logger: Logger, inboundHighWater: Int = PeerConnection.defaultInboundHighWater) {
+    /// Its frame and byte counters, when it has them (a hub names them after the hello).
+    let metrics: ConnectionMetrics?
+
+    init(channel: any Channel, logger: Logger, inboundHighWater: Int = PeerConnection.defaultInboundHighWater, metrics: ConnectionMetrics? = nil) {
         self.channel = channel
         self.logger = logger
+        self.metrics = metrics
         self.inboundHighWater = max(2, inboundHighWater)
         (inboundStream, inboundContinuation) = AsyncStream.makeStream(of: WireEnvelope.self)
     }

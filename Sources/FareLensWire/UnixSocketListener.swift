@@ -35,9 +35,10 @@ enum UnixSocketListener {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .childChannelInitializer { channel in
-                let connection = PeerConnection(channel: channel, logger: logger)
+                let metrics = ConnectionMetrics(peer: "accepted", factory: configuration.metricsFactory)
+                let connection = PeerConnection(channel: channel, logger: logger, metrics: metrics)
                 do {
-                    try BridgePipeline.install(on: channel, limits: limits, connection: connection, metrics: ConnectionMetrics(peer: "accepted"))
+                    try BridgePipeline.install(on: channel, limits: limits, connection: connection, metrics: metrics)
                 } catch {
                     return channel.eventLoop.makeFailedFuture(error)
                 }

@@ -3,6 +3,8 @@ import FareLensRuntime
 import FareLensServices
 import Foundation
 import Logging
+import Metrics
+import Prometheus
 
 /// `farelens serve`: hosts the chosen services until SIGTERM or SIGINT.
 struct ServeCommand: AsyncParsableCommand {
@@ -41,6 +43,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Join the hub listening on this Unix socket instead of listening.")
     var connect: String?
 
+    @Option(name: .long, help: "Serve GET /metrics (Prometheus text) over HTTP on HOST:PORT, e.g. 127.0.0.1:9464. [key: metrics.listen; default off]")
+    var metricsListen: String?
+
     @OptionGroup(title: "Demo") var demo: DemoOptions
 
     func run() async throws {
@@ -51,20 +56,24 @@ struct ServeCommand: AsyncParsableCommand {
         flags["dataDir"] = dataDir
         flags["logLevel"] = logLevel
         flags["nodeName"] = nodeName
+        flags["metrics.listen"] = metricsListen
         do {
             let start = Date()
             let configuration = try await NodeConfiguration.load(flags: flags, configFile: config, defaults: demo.demo ? DemoSetup.defaults : [:])
             // Whole seconds, so a split demo's spokes given the printed epoch read the same time.
             let epoch = demo.demoEpoch ?? start.timeIntervalSince1970.rounded(.down)
             if demo.demo { try DemoSetup.prepare(dataDirectory: configuration.dataDirectory, epoch: Int64(epoch)) }
+            // One level for every logger of the process, changed at run time by `farelensctl log-level`.
+            let logLevel = LogLevelControl(configuration.logLevel)
             LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = configuration.logLevel
-                return handler
+                ControlledLogHandler(wrapping: StreamLogHandler.standardError(label: label), control: logLevel)
             }
+            // Every swift-metrics metric of the process (bus, bridge, services) lands in one registry.
+            let metrics = PrometheusCollectorRegistry()
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
             let logger = Logger(label: "farelens")
             let clock: any WallClock = demo.demo ? demo.clock(epoch: epoch) : SystemWallClock()
-            let node = try Node(configuration: configuration, catalog: ServiceCatalog.all, logger: logger, clock: clock)
+            let node = try Node(configuration: configuration, catalog: ServiceCatalog.all, logger: logger, clock: clock, metrics: metrics, logLevel: logLevel)
             let say: @Sendable (String) -> Void = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
             // The hub of a demo seeds and narrates; a split demo's spokes only share its clock.
             let director = demo.demo && !configuration.isSpoke ? DemoDirector(bus: node.bus, clock: clock, print: say) : nil

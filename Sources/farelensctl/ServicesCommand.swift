@@ -16,7 +16,7 @@ struct ServicesCommand: AsyncParsableCommand {
     func run() async throws {
         let status = try await CtlRun.request(options, MeshStatusRequest())
         let rows = status.nodes.flatMap { node in
-            node.services.filter { $0 != "admin" }.map { ServiceJSON(service: $0, node: node.nodeName, pid: node.pid, reachable: node.connected) }
+            node.services.filter { !$0.hasPrefix("admin") }.map { ServiceJSON(service: $0, node: node.nodeName, pid: node.pid, reachable: node.connected) }
         }.sorted { ($0.service, $0.node) < ($1.service, $1.node) }
         if options.json {
             try CtlRun.printJSON(["services": rows])

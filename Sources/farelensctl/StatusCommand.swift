@@ -20,7 +20,7 @@ struct StatusCommand: AsyncParsableCommand {
             let nodes = status.nodes.map { node in
                 NodeJSON(
                     node: node.nodeName, pid: node.pid, role: node.isHub ? "hub" : "spoke",
-                    connected: node.connected, services: node.services.filter { $0 != "admin" },
+                    connected: node.connected, services: node.services.filter { !$0.hasPrefix("admin") },
                     uptimeSeconds: node.connected ? max(0, (now - node.startedAtUnixMs) / 1000) : nil,
                     version: node.softwareVersion, pendingDurableEvents: node.pendingDurableEvents
                 )
@@ -34,7 +34,7 @@ struct StatusCommand: AsyncParsableCommand {
                 node.nodeName, String(node.pid), node.isHub ? "hub" : "spoke",
                 node.connected ? "up" : "away (\(node.pendingDurableEvents) events waiting)",
                 node.connected ? Self.uptime(seconds: (now - node.startedAtUnixMs) / 1000) : "-",
-                node.softwareVersion, node.services.filter { $0 != "admin" }.joined(separator: ",")
+                node.softwareVersion, node.services.filter { !$0.hasPrefix("admin") }.joined(separator: ",")
             )
         }
         print(table.rendered)

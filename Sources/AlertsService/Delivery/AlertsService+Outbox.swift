@@ -50,6 +50,7 @@ extension AlertsService {
                     """), arguments: [nowMs])
                 let disabled = Set(try ChannelStateRow.fetchAll(db).map(\.channel))
                 let alerts = try AlertRow.fetchAll(db, keys: Set(due.map(\.alertID)))
+                AlertsMetrics.outboxDepth.record(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE status = \(OutboxRow.Status.pending.rawValue)") ?? 0)
                 return (due, disabled, Dictionary(alerts.map { ($0.alertID, $0) }, uniquingKeysWith: { first, _ in first }))
             }
         } catch {

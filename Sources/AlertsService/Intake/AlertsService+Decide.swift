@@ -59,7 +59,7 @@ extension AlertsService {
             logger.error("alert decisions not recorded; the events will be redelivered", metadata: ["events": "\(pending.count)", "error": "\(error)"])
             return []
         }
-        for row in rows { publishDecided(row) }
+        for row in rows { publishDecided(row); AlertsMetrics.decided(row.decisionValue) }
         if rows.contains(where: { $0.decisionValue == .sent }) { acceptedContinuation.yield() }
         return rows
     }

@@ -56,7 +56,11 @@ public struct SearchCache: Sendable {
 
     /// The entry for `key` if it is fresh for `purpose` at `now`.
     mutating func fresh(_ key: String, for purpose: SearchPurpose, now: Date) -> Entry? {
-        guard let entry = answers.value(forKey: key), now.timeIntervalSince(entry.observedAt) <= Self.lifetime(purpose) else { return nil }
+        guard let entry = answers.value(forKey: key), now.timeIntervalSince(entry.observedAt) <= Self.lifetime(purpose) else {
+            SearchMetrics.cache.misses.increment()
+            return nil
+        }
+        SearchMetrics.cache.hits.increment()
         return entry
     }
 

@@ -85,6 +85,7 @@ public actor QuotaLedger {
         let period = Self.period(of: instant)
         var usage = try self.usage(provider, period: period)
         usage.used += 1
+        SearchMetrics.quotaUsed(provider, usage.used)
         var crossings: [Crossing] = []
         for percent in [80, 90] where usage.used * 100 >= limit * Int64(percent) && !usage.warned.contains(percent) {
             usage.warned.insert(percent)

@@ -1,0 +1,51 @@
+public import FareLensBus
+import FareLensMessages
+import Prometheus
+
+extension Node {
+    /// This node's admin address, `admin.node.<nodeName>`.
+    public var adminAddress: ServiceAddress { .node(configuration.nodeName) }
+
+    /// Serves the node-level admin requests (metrics, log level, databases,
+    /// backup) at ``adminAddress``, on hub and spokes alike. The hub refuses
+    /// the address to peers that are not admin clients (its `admin` prefix);
+    /// the handlers check again, so a request that reached a spoke some other
+    /// way is refused too.
+    func serveNodeAdmin(databases: NodeDatabases) throws(BusError) {
+        let address = adminAddress, name = configuration.nodeName
+        let registry = metrics, control = logLevel
+        let adminOnly: @Sendable (RequestContext) throws(BusError) -> Void = { context throws(BusError) in
+            guard context.isAdmin else { throw .forbidden(address) }
+        }
+        try bus.serve(NodeMetricsRequest.self, at: address) { _, context in
+            try adminOnly(context)
+            var response = NodeMetricsResponse()
+            response.nodeName = name
+            response.text = registry.emitToString()
+            return response
+        }
+        try bus.serve(NodeLogLevelRequest.self, at: address) { request, context in
+            try adminOnly(context)
+            var response = NodeLogLevelResponse()
+            response.nodeName = name
+            response.previousLevel = try control.set(named: request.level).rawValue
+            response.level = control.level.rawValue
+            return response
+        }
+        try bus.serve(NodeDatabasesRequest.self, at: address) { _, context in
+            try adminOnly(context)
+            var response = NodeDatabasesResponse()
+            response.nodeName = name
+            response.services = databases.services
+            return response
+        }
+        try bus.serve(NodeBackupRequest.self, at: address, execution: .inline) { request, context in
+            try adminOnly(context)
+            let (path, bytes) = try await databases.backup(request.service, into: request.directory, node: name)
+            var response = NodeBackupResponse()
+            response.path = path
+            response.bytes = bytes
+            return response
+        }
+    }
+}

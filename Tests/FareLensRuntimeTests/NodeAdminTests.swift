@@ -1,0 +1,142 @@
+import AsyncHTTPClient
+import FareLensBus
+import FareLensMessages
+import FareLensRuntime
+import FareLensTesting
+import Foundation
+import GRDB
+import Logging
+import Testing
+
+/// Every node answers node-level admin requests at `admin.node.<name>`:
+/// metrics (also over HTTP), online backup, log level (issue #13).
+@Suite("Node admin")
+struct NodeAdminTests {
+    @Test("GET /metrics serves the Prometheus text with the bus's request counts, the same families the node's admin address returns; other paths are 404")
+    func metricsOverHTTPAndBus() async throws {
+        let hub = try await AdminTestNode.start(metricsListen: true)
+        let port = try #require(hub.node.metricsBoundPort)
+        let fromBus = try await withPeer(hub.socket, reaching: .node("hub")) { bus in
+            for index in 0 ..< 3 { _ = try await bus.request(EchoRequest(text: "e\(index)")) }
+            return try await bus.request(NodeMetricsRequest(), to: .node("hub"))
+        }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let text: String
+        let notFound: UInt
+        do {
+            let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics"), timeout: .seconds(10))
+            #expect(response.status == .ok)
+            #expect(response.headers.first(name: "Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
+            text = String(buffer: try await response.body.collect(upTo: 10 << 20))
+            notFound = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/other"), timeout: .seconds(10)).status.code
+        } catch {
+            try await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+        try await hub.stop()
+        let echoLine = #"farelens_bus_requests_total{type=""# + EchoRequest.wireTypeName + #"",address="echo"} 3"#
+        #expect(text.contains(echoLine), "\(text.split(separator: "\n").filter { $0.contains("requests_total") })")
+        #expect(text.contains("farelens_bus_request_duration_seconds_bucket{"))
+        #expect(fromBus.nodeName == "hub")
+        #expect(fromBus.text.contains(echoLine))
+        #expect(Self.families(fromBus.text) == Self.families(text))
+        #expect(notFound == 404)
+    }
+
+    @Test("a peer that is not an admin client is refused the node's admin address with forbidden; an admin client is served")
+    func nonAdminRefused() async throws {
+        let hub = try await AdminTestNode.start()
+        let refused = try await withPeer(hub.socket, role: .node, reaching: .node("hub")) { bus in
+            await failureCode { try await bus.request(NodeMetricsRequest(), to: .node("hub")) }
+        }
+        let served = try await withPeer(hub.socket, role: .admin, reaching: .node("hub")) { bus in
+            await failureCode { try await bus.request(NodeDatabasesRequest(), to: .node("hub")) }
+        }
+        try await hub.stop()
+        #expect(refused == "forbidden")
+        #expect(served == nil)
+    }
+
+    @Test("backup copies a database online while its service keeps writing; the copy opens and has the rows; bad directories give named errors")
+    func backupWhileWriting() async throws {
+        let hub = try await AdminTestNode.start()
+        let directory = hub.socket.replacingOccurrences(of: "/bus.sock", with: "/backup")
+        let live = hub.node.configuration.dataDirectory + "/writer.sqlite"
+        try await waitUntil("the writer wrote rows") { ((try? Self.rows(in: live)) ?? 0) > 20 }
+        let (databases, backup, relative, again, unknown) = try await withPeer(hub.socket, reaching: .node("hub")) { bus in
+            let databases = try await bus.request(NodeDatabasesRequest(), to: .node("hub"))
+            var request = NodeBackupRequest()
+            request.directory = directory
+            request.service = "writer"
+            let backup = try await bus.request(request, to: .node("hub"))
+            let again = await failureCode { try await bus.request(request, to: .node("hub")) }
+            request.directory = "relative/dir"
+            let relative = await failureCode { try await bus.request(request, to: .node("hub")) }
+            request.directory = directory + "-other"
+            request.service = "nope"
+            let unknown = await failureCode { try await bus.request(request, to: .node("hub")) }
+            return (databases, backup, relative, again, unknown)
+        }
+        // The service is still writing after the backup.
+        let copied = try Self.rows(in: backup.path)
+        try await waitUntil("the writer kept writing") { ((try? Self.rows(in: live)) ?? 0) > copied }
+        try await hub.stop()
+        #expect(databases.services == ["echo", "writer"])
+        #expect(backup.path == directory + "/hub/writer.sqlite")
+        #expect(backup.bytes > 0)
+        #expect(copied > 20)
+        #expect(relative == "relative-path")
+        #expect(again == "target-not-empty")
+        #expect(unknown == "unknown-database")
+    }
+
+    @Test("at info a node does not log debug lines; after log-level debug it does; an invalid level is refused naming the valid ones")
+    func logLevelAtRunTime() async throws {
+        let lines = Locked<[String]>([])
+        var logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        logger.logLevel = .info
+        let hub = try await AdminTestNode.start(logger: logger)
+        let (invalid, message, before, change) = try await withPeer(hub.socket, reaching: .node("hub")) { bus in
+            var request = NodeLogLevelRequest()
+            request.level = "loud"
+            var message = ""
+            let invalid = await failureCode {
+                do { return try await bus.request(request, to: .node("hub")) } catch { message = "\(error)"; throw error }
+            }
+            let before = lines.get()
+            request.level = "debug"
+            return (invalid, message, before, try await bus.request(request, to: .node("hub")))
+        }
+        #expect(before.contains { $0.hasPrefix("info") } && !before.contains { $0.hasPrefix("debug") }, "\(before)")
+        try await hub.stop()
+        #expect(invalid == "invalid-level")
+        #expect(message.contains("trace, debug, info, notice, warning, error, critical"))
+        #expect(change.previousLevel == "info" && change.level == "debug")
+        // Shutting down logs at debug ("draining", "service stopped").
+        #expect(lines.get().contains { $0.hasPrefix("debug") }, "\(lines.get())")
+    }
+
+    @Test("in process, a request sent to the node's own admin address is answered by it; one sent to another node's is not (service-unavailable), nor is the type's bare address")
+    func perInstanceAddressInProcess() async throws {
+        let hub = try await AdminTestNode.start()
+        let own = await failureCode { try await hub.node.bus.request(NodeDatabasesRequest(), to: .node("hub")) }
+        let other = await failureCode { try await hub.node.bus.request(NodeDatabasesRequest(), to: .node("elsewhere")) }
+        let bare = await failureCode { try await hub.node.bus.request(NodeDatabasesRequest()) }
+        try await hub.stop()
+        #expect(own == nil)
+        #expect(other == "service-unavailable")
+        #expect(bare == "service-unavailable")
+    }
+
+    static func rows(in path: String) throws -> Int {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }  // safe: a read-only look; a close failure changes nothing
+        return try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM row") ?? 0 }
+    }
+
+    /// The metric families (`# TYPE` lines) of a Prometheus text.
+    static func families(_ text: String) -> Set<String> {
+        Set(text.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }.map(String.init))
+    }
+}
