@@ -5,12 +5,15 @@ protocol EventSink: AnyObject, Sendable {
     func offer<E: BusEvent>(_ delivery: Delivery<E>) -> OfferOutcome
     func offerWaiting<E: BusEvent>(_ delivery: Delivery<E>) async -> OfferOutcome
     func close()
+    /// Events buffered, not yet taken by the consumer.
+    var depth: Int { get }
 }
 
 /// A subscriber to one event type.
 final class TypedSink<Event: BusEvent>: EventSink {
     let queue: SubscriberQueue<Event>
     init(capacity: Int) { queue = SubscriberQueue(capacity: capacity) }
+    var depth: Int { queue.count }
 
     func offer<E: BusEvent>(_ delivery: Delivery<E>) -> OfferOutcome {
         guard let typed = delivery.event as? Event else { return .closed }
@@ -27,6 +30,7 @@ final class TypedSink<Event: BusEvent>: EventSink {
 final class WildcardSink: EventSink {
     let queue: SubscriberQueue<any BusEvent>
     init(capacity: Int) { queue = SubscriberQueue(capacity: capacity) }
+    var depth: Int { queue.count }
 
     func offer<E: BusEvent>(_ delivery: Delivery<E>) -> OfferOutcome {
         queue.offer(Delivery(event: delivery.event, metadata: delivery.metadata, settlement: delivery.settlement))

@@ -38,3 +38,9 @@ extension NodeBackupRequest: BusRequest {
     public static var address: ServiceAddress { "admin.node" }
 }
 extension NodeBackupResponse: BusMessage {}
+
+extension NodeLoadRequest: BusRequest {
+    public typealias Response = NodeLoadResponse
+    public static var address: ServiceAddress { "admin.node" }
+}
+extension NodeLoadResponse: BusMessage {}

@@ -32,6 +32,16 @@ extension Node {
             response.level = control.level.rawValue
             return response
         }
+        try bus.serve(NodeLoadRequest.self, at: address) { [bus] _, context in
+            try adminOnly(context)
+            let load = bus.load()
+            var response = NodeLoadResponse()
+            response.nodeName = name
+            // The node's own admin address is not a service: left out.
+            for (service, count) in load.inFlight where !service.name.hasPrefix("admin") { response.inFlight[service.name] = UInt32(clamping: count) }
+            for (topic, count) in load.queuedEvents { response.queuedEvents[topic] = UInt64(count) }
+            return response
+        }
         try bus.serve(NodeDatabasesRequest.self, at: address) { _, context in
             try adminOnly(context)
             var response = NodeDatabasesResponse()

@@ -35,11 +35,19 @@ struct DemoProcessTests {
         // Uptime is real time, not the demo's clock (which runs far ahead of it).
         let status = try await ChildProcess.run(Binaries.farelensctl, ["--socket", socket, "status", "--json"])
         struct Status: Decodable {
-            struct Node: Decodable { let uptime_seconds: Int }
+            struct Node: Decodable {
+                let uptime_seconds: Int
+                let in_flight: [String: Int]?
+                let queued_events: [String: Int]?
+            }
             let nodes: [Node]
         }
-        let uptime = try #require(try JSONDecoder().decode(Status.self, from: Data(status.stdout.utf8)).nodes.first?.uptime_seconds)
-        #expect((1 ..< 600).contains(uptime), "uptime \(uptime) s after several real seconds")
+        let node = try #require(try JSONDecoder().decode(Status.self, from: Data(status.stdout.utf8)).nodes.first)
+        #expect((1 ..< 600).contains(node.uptime_seconds), "uptime \(node.uptime_seconds) s after several real seconds")
+        // Its load: every service's in-flight count (0 or more) and its subscriber queues by topic.
+        let services = Set((node.in_flight ?? [:]).keys)
+        #expect(services.isSuperset(of: ["search", "scoring", "alerts", "analytics", "subscription", "watchlist"]), "\(services)")
+        #expect(node.queued_events?["search.fare-observed"] != nil)
     }
 
     @Test("a demo split in two processes (the spoke given the hub's --demo-epoch): the hub seeds users on the spoke, only the hub narrates, and alerts are decided on the spoke")
