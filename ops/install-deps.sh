@@ -6,11 +6,13 @@ needed=()
 for pkg in libsqlite3-dev zlib1g-dev tzdata; do
   dpkg -s "$pkg" >/dev/null 2>&1 || needed+=("$pkg")
 done
+# systemd-analyze checks the units in ops/systemd (SystemdUnitTests).
+command -v systemd-analyze >/dev/null 2>&1 || needed+=(systemd)
 if [ ${#needed[@]} -gt 0 ]; then
   echo "installing: ${needed[*]}"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq "${needed[@]}"
 else
-  echo "debian packages: all present (libsqlite3-dev zlib1g-dev tzdata)"
+  echo "debian packages: all present (libsqlite3-dev zlib1g-dev tzdata, systemd-analyze)"
 fi
