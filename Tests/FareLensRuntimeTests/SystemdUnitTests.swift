@@ -85,3 +85,25 @@ struct SystemdUnitTests {
         }
     }
 }
+
+/// `docker/compose.yaml`: no container engine runs here, so the commands its
+/// services and health checks run are run on the local build instead.
+@Suite("Compose file commands")
+struct ComposeCommandsTests {
+    @Test("every compose service's command starts a node and its health check passes, in both profiles (ops/check-packaging.sh --commands)")
+    func composeCommands() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [SystemdUnitTests.repository.appendingPathComponent("ops/check-packaging.sh").path, "--commands"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + 300) { if process.isRunning { kill(pid, SIGKILL) } }
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0 && output.contains("check-packaging: ok"), "\(output)")
+        #expect(output.contains("split/alerts: its command started a node and its health check passed"))
+    }
+}
