@@ -27,9 +27,11 @@ extension AlertsService {
             guard let recipient = await recipientWaiting(userID) else { continue }
             recipients[userID] = recipient
         }
-        for code in Set(pending.flatMap { $0.candidates.map(\.destination) }) where !code.isEmpty { _ = await city(of: code) }
+        // City names for the wording, and metros so that LON→EDI and LHR→EDI are one route for mutes and dedupe.
+        for code in Set(pending.flatMap { $0.candidates.flatMap { [$0.origin, $0.destination] } }) where !code.isEmpty { _ = await city(of: code) }
         let now = clock.now()
         let cities = cities
+        let metros = metros
         let known = recipients
         let channelKinds = channels.map(\.channel.rawValue)
         let rows: [AlertRow]
@@ -42,7 +44,7 @@ extension AlertsService {
                     }
                 }
                 var rows: [AlertRow] = []
-                var states = try AlertRow.states(of: byUser.keys.compactMap { known[$0] }, at: now, in: db)
+                var states = try AlertRow.states(of: byUser.keys.compactMap { known[$0] }, at: now, metros: metros, in: db)
                 for (userID, candidates) in byUser.sorted(by: { $0.key < $1.key }) {
                     guard let recipient = known[userID], var state = states.removeValue(forKey: userID) else { continue }
                     for outcome in AlertPolicy.decide(candidates, for: recipient, state: &state, at: now) {

@@ -147,12 +147,12 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
     /// What the policy must remember about each of `recipients` at `now`
     /// (sent in the last 12 hours, counts of their local day, mutes and
     /// pause), read with one cached statement per table for the whole batch.
-    static func states(of recipients: [AlertRecipient], at now: Date, in db: Database) throws -> [String: RecipientState] {
+    static func states(of recipients: [AlertRecipient], at now: Date, metros: [String: String] = [:], in db: Database) throws -> [String: RecipientState] {
         var states: [String: RecipientState] = [:]
         var days: [String: String] = [:]
         for recipient in recipients {
             let day = QuietHoursWindow.localDay(now, in: recipient.zone)
-            states[recipient.userID] = RecipientState(day: day)
+            states[recipient.userID] = RecipientState(day: day, metros: metros)
             days[recipient.userID] = day.description
         }
         guard !recipients.isEmpty else { return states }
@@ -174,7 +174,7 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
             let at: Int64 = row[4]
             if at >= since {
                 let instant = Date(unixMilliseconds: at)
-                let routeKey = RecipientState.routeKey(row[1], row[2])
+                let routeKey = state.routeKey(row[1], row[2])
                 state.lastSent[routeKey] = max(state.lastSent[routeKey] ?? instant, instant)
                 let dealID: String = row[3]
                 if !dealID.isEmpty { state.lastSent[RecipientState.dealKey(dealID)] = instant }
@@ -187,7 +187,8 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
         }
         let mutes = try db.cachedStatement(sql: "SELECT userID, origin, destination, mutedUntilUnixMs FROM route_mute WHERE userID IN (SELECT value FROM json_each(?)) AND mutedUntilUnixMs > ?")
         for row in try Row.fetchAll(mutes, arguments: [users, nowMs]) {
-            states[row[0] as String]?.mutedRoutes["\(row[1] as String)→\(row[2] as String)"] = Date(unixMilliseconds: row[3])
+            guard let key = states[row[0] as String]?.muteKey(row[1], row[2]) else { continue }
+            states[row[0] as String]?.mutedRoutes[key] = Date(unixMilliseconds: row[3])
         }
         let pauses = try db.cachedStatement(sql: "SELECT userID, pausedUntilUnixMs FROM alert_pause WHERE userID IN (SELECT value FROM json_each(?)) AND pausedUntilUnixMs > ?")
         for row in try Row.fetchAll(pauses, arguments: [users, nowMs]) {

@@ -19,17 +19,30 @@ struct RecipientState: Sendable, Equatable {
     var quietExceptionUsed = false
     /// The local day the counts are for.
     var day: CalendarDate
+    /// Airport → its metro (LHR → LON; "" for none), from search's directory:
+    /// LON→EDI and LHR→EDI are one route for mutes and the 12-hour dedupe.
+    var metros: [String: String] = [:]
 
-    init(day: CalendarDate) {
+    init(day: CalendarDate, metros: [String: String] = [:]) {
         self.day = day
+        self.metros = metros
     }
 
-    static func routeKey(_ origin: String, _ destination: String) -> String { "route:\(origin)→\(destination)" }
+    /// A code as routes are compared: its metro when it has one.
+    func place(_ code: String) -> String {
+        guard let metro = metros[code], !metro.isEmpty else { return code }
+        return metro
+    }
+
+    /// The dedupe key of a route, by metro.
+    func routeKey(_ origin: String, _ destination: String) -> String { "route:\(place(origin))→\(place(destination))" }
+    /// The mute key of a route, by metro ("LON→EDI").
+    func muteKey(_ origin: String, _ destination: String) -> String { "\(place(origin))→\(place(destination))" }
     static func dealKey(_ dealID: String) -> String { "deal:\(dealID)" }
 
     /// Remembers an alert sent at `instant`.
     mutating func recordSent(_ candidate: AlertCandidate, at instant: Date, quietException: Bool) {
-        lastSent[Self.routeKey(candidate.origin, candidate.destination)] = instant
+        lastSent[routeKey(candidate.origin, candidate.destination)] = instant
         if !candidate.dealID.isEmpty { lastSent[Self.dealKey(candidate.dealID)] = instant }
         sentOnDay += 1
         if quietException { quietExceptionUsed = true }

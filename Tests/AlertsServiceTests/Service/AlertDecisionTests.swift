@@ -160,6 +160,23 @@ import Testing
         #expect(byUser[other]?.body == "Save 35% vs average. Expires in 6 hours.")
     }
 
+    @Test("routes are compared by metro: LHR→NRT within 12 hours of LON→NRT is deduped, and a mute of LON→NRT mutes LCY→NRT")
+    func routesByMetro() async throws {
+        let fixture = try AlertsFixture()
+        let user = try await fixture.user("mo@example.com", tier: .pro)
+        #expect(await fixture.alerts.decide([fixture.crossing(user, "LON", "NRT", sequence: 1)]).map(\.decisionValue) == [.sent])
+        fixture.clock.advance(by: 3_600)
+        let again = await fixture.alerts.decide([fixture.crossing(user, "LHR", "NRT", sequence: 2)])
+        #expect(again.map(\.decisionValue) == [.deduped])
+        #expect(again.first?.reason.hasPrefix("Route LHR→NRT was alerted at") == true)
+        #expect(await fixture.alerts.decide([fixture.crossing(user, "JFK", "NRT", sequence: 4)]).map(\.decisionValue) == [.sent], "another metro is another route")
+        var mute = MuteRouteRequest()
+        (mute.userID, mute.origin, mute.destination) = (user, "LON", "NRT")
+        _ = try await fixture.alerts.mute(mute)
+        fixture.clock.advance(by: 13 * 3_600)
+        #expect(await fixture.alerts.decide([fixture.crossing(user, "LCY", "NRT", sequence: 3)]).map(\.decisionValue) == [.muted])
+    }
+
     @Test("an exceptional deal from an airport also reaches users who prefer its metro (LCY → LON), once each with their higher weight")
     func exceptionalDealReachesMetro() async throws {
         let fixture = try AlertsFixture()
