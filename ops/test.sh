@@ -11,10 +11,12 @@ ops/check-boundaries.sh
 swift build --build-tests
 
 limit="${FARELENS_TEST_LIMIT_SECONDS:-1500}"
-# The suites that run whole meshes of real processes on a fast-forwarded
-# demo clock keep both cores busy: they run after the others, on their own,
-# so they neither starve the rest (whose waits are bounded) nor are starved.
-heavy='DemoProcessTests|EndToEndTests'
+# The suites that start many real processes (whole meshes on a fast-forwarded
+# demo clock, the systemd units' and compose file's commands, the backup
+# scripts) keep both cores busy: they run after the others, on their own, so
+# they neither starve the in-process bridge tests (whose waits are bounded)
+# nor are starved.
+heavy='DemoProcessTests|EndToEndTests|SystemdUnitTests|ComposeCommandsTests|BackupScriptsTests|ConfigExampleTests'
 log="$(mktemp -t farelens-tests.XXXXXX)"
 start=$SECONDS
 
