@@ -7,8 +7,14 @@ enum AlertsMetrics {
     /// Alerts pending delivery in the outbox, as of the last delivery pass.
     static let outboxDepth = Gauge(label: "farelens_alerts_outbox_pending")
 
+    /// One counter per decision, made once: decisions are recorded by the
+    /// thousand, and making a counter looks it up in the registry under a lock.
+    private static let decisions: [Int: Counter] = Dictionary(uniqueKeysWithValues: AlertDecision.allCases.map { decision in
+        (decision.rawValue, Counter(label: "farelens_alerts_decided_total", dimensions: [("decision", "\(decision)")]))
+    })
+
     /// One recorded decision (`sent`, `held`, `capped`, …).
     static func decided(_ decision: AlertDecision) {
-        Counter(label: "farelens_alerts_decided_total", dimensions: [("decision", "\(decision)")]).increment()
+        decisions[decision.rawValue]?.increment()
     }
 }
