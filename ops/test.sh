@@ -16,7 +16,7 @@ limit="${FARELENS_TEST_LIMIT_SECONDS:-1500}"
 # scripts) keep both cores busy: they run after the others, on their own, so
 # they neither starve the in-process bridge tests (whose waits are bounded)
 # nor are starved.
-heavy='DemoProcessTests|EndToEndTests|SystemdUnitTests|ComposeCommandsTests|BackupScriptsTests|ConfigExampleTests'
+heavy='DemoProcessTests|EndToEndTests|SystemdUnitTests|ComposeCommandsTests|BackupScriptsTests|ConfigExampleTests|NodeAdminProcessTests'
 log="$(mktemp -t farelens-tests.XXXXXX)"
 start=$SECONDS
 

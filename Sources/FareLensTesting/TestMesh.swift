@@ -61,7 +61,8 @@ public func withTestMesh(
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await hub.run() }
         group.addTask { try await spoke.run() }
-        try await waitUntil("the spoke joined the hub") { spoke.isConnected }
+        // 30 s: on a loaded 2-core CI machine a join once took longer than the default 10 s.
+        try await waitUntil("the spoke joined the hub", limit: .seconds(30)) { spoke.isConnected }
         let mesh = TestMesh(serverBus: serverBus, clientBus: clientBus, socketPath: socketPath, hub: hub, spoke: spoke)
         do {
             try await withTimeLimit("the test body finished") { try await body(mesh) }

@@ -105,7 +105,7 @@ struct SearchDeadlineTests {
             })
         }
         // Four calls are held at once: they run side by side, not one after another.
-        try await waitUntil("four date pairs are asked at once") { provider.concurrency.get().now == 4 }
+        try await waitUntil("four date pairs are asked at once", limit: .seconds(30)) { provider.concurrency.get().now == 4 }
         gate.open()
         let answer = try await withTimeLimit("the flexible search answered") { try await search.value }
         #expect(provider.calls.get() == 7 && provider.concurrency.get().max == 4)
