@@ -114,7 +114,7 @@ let package = Package(
         ),
         .target(
             name: "FareLensStore",
-            dependencies: [grdb, log],
+            dependencies: [grdb, .product(name: "GRDBSQLite", package: "GRDB.swift"), log],
             swiftSettings: strict
         ),
         .target(

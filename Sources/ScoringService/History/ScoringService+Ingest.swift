@@ -85,11 +85,13 @@ extension ScoringService {
                 currency: fare.price.currency, price: perPerson, in: db)
         }
         historyCache.fold(routeKey, day: observedDay, price: perPerson)
-        let score = DealScoreFormula.score(ScoreInput(
+        let input = ScoreInput(
             price: perPerson, currency: fare.price.currency, statistics: statistics,
             routeObservations: historyCache.observations(routeKey) { reference.observations(fare.origin, fare.destination) },
-            daysToDeparture: departure.daysSinceEpoch - observedDay, carrier: reference.carriers[fare.carrier]))
-        guard score.score >= 60 else { return nil }
+            daysToDeparture: departure.daysSinceEpoch - observedDay, carrier: reference.carriers[fare.carrier])
+        // The arithmetic first: the reasons' texts and messages only for the fares kept as deals.
+        guard let statistics, let points = DealScoreFormula.points(input), points.total >= 60 else { return nil }
+        let score = DealScoreFormula.score(input, statistics: statistics, points: points)
         let deal = Self.deal(fare, perPerson: perPerson, score: score, departure: departure)
         try DealRecord(deal).upsert(in: db)
         return deal
@@ -133,3 +135,4 @@ extension ScoringService {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }
+

@@ -1,4 +1,5 @@
 import Foundation
+import FareLensStore
 import GRDB
 
 /// One day's minimum observed per-person price of a route, cabin and
@@ -27,13 +28,21 @@ struct DailyMinimumRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     static func fold(
         origin: String, destination: String, cabin: Int, departureMonth: Int, day: Int, currency: String, price: Int64, in db: Database
     ) throws {
-        // A cached statement: ingest folds every observed fare (issue target 100 k/s).
+        // A cached statement bound through SQLite's C interface: ingest folds every observed fare (issue target 100 k/s).
         try db.cachedStatement(sql: """
             INSERT INTO daily_minimum (origin, destination, cabin, departureMonth, day, currency, minimum, observations)
             VALUES (?, ?, ?, ?, ?, ?, ?, 1)
             ON CONFLICT (origin, destination, cabin, departureMonth, day, currency)
             DO UPDATE SET minimum = MIN(minimum, excluded.minimum), observations = observations + 1
-            """).execute(arguments: [origin, destination, cabin, departureMonth, day, currency, price])
+            """).executeBinding { values in
+                values.bind(origin)
+                values.bind(destination)
+                values.bind(cabin)
+                values.bind(departureMonth)
+                values.bind(day)
+                values.bind(currency)
+                values.bind(price)
+            }
     }
 
     /// Daily minimums since `firstDay` for a route, cabin and currency: one

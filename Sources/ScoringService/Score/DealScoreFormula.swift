@@ -72,27 +72,67 @@ public enum DealScoreFormula {
 
     // MARK: Scoring
 
+    /// The points of each component of a fare with enough history: the
+    /// arithmetic of ``score(_:)`` without its messages and texts, so a
+    /// caller that keeps only deals (ingest) can skip those for the fares it
+    /// drops. nil when the history is thin (NOT_ENOUGH_DATA).
+    public struct Points: Sendable, Equatable {
+        /// The discount component's points.
+        public var discount: Int
+        /// Its input, `(average − price) / average`.
+        public var discountFraction: Double
+        /// The route popularity component's points.
+        public var popularity: Int
+        /// The time-to-departure component's points.
+        public var departure: Int
+        /// The carrier reliability component's points.
+        public var reliability: Int
+        /// The carrier's reliability fraction (0…1) behind `reliability`.
+        public var reliabilityFraction: Double
+        /// The score: the sum of the four.
+        public var total: Int { discount + popularity + departure + reliability }
+    }
+
+    /// The points behind ``score(_:)``, or nil when the history is not enough.
+    public static func points(_ input: ScoreInput) -> Points? {
+        guard let statistics = input.statistics, statistics.enoughData else { return nil }
+        let average = statistics.average90
+        let price = Double(input.price)
+        let reliability = reliabilityFraction(input.carrier)
+        return Points(
+            discount: points(discountWeight, discountFraction(price: price, statistics: statistics)),
+            discountFraction: average > 0 ? (average - price) / average : 0,
+            popularity: points(popularityWeight, popularityFraction(input.routeObservations)),
+            departure: points(departureWeight, departureFraction(days: input.daysToDeparture)),
+            reliability: points(reliabilityWeight, reliability),
+            reliabilityFraction: reliability)
+    }
+
     /// The fare's DealScore with every field filled (NOT_ENOUGH_DATA: score 0, no components).
     public static func score(_ input: ScoreInput) -> DealScore {
-        var result = DealScore()
-        guard let statistics = input.statistics, statistics.enoughData else {
+        guard let statistics = input.statistics, let computed = points(input) else {
+            var result = DealScore()
             result.score = 0
             result.tier = .notEnoughData
             result.reasons = [Reasons.notEnoughData(days: input.statistics?.daysOfHistory ?? 0)]
             return result
         }
+        return score(input, statistics: statistics, points: computed)
+    }
 
+    /// The full score of a fare whose ``points(_:)`` were computed already.
+    public static func score(_ input: ScoreInput, statistics: RouteStatistics, points: Points) -> DealScore {
+        var result = DealScore()
         let average = statistics.average90
         let price = Double(input.price)
-        let discount = average > 0 ? (average - price) / average : 0
+        let discount = points.discountFraction
         let basisPoints = clampedInt32((discount * 10_000).rounded())
-
-        let discountPoints = points(discountWeight, discountFraction(price: price, statistics: statistics))
-        let popularityPoints = points(popularityWeight, popularityFraction(input.routeObservations))
-        let departurePoints = points(departureWeight, departureFraction(days: input.daysToDeparture))
-        let reliability = reliabilityFraction(input.carrier)
-        let reliabilityPoints = points(reliabilityWeight, reliability)
-        let total = discountPoints + popularityPoints + departurePoints + reliabilityPoints
+        let discountPoints = points.discount
+        let popularityPoints = points.popularity
+        let departurePoints = points.departure
+        let reliability = points.reliabilityFraction
+        let reliabilityPoints = points.reliability
+        let total = points.total
 
         let discountReason = Reasons.discount(basisPoints: basisPoints)
         let lowest = input.price <= statistics.lowestSixMonths

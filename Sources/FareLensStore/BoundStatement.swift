@@ -1,0 +1,70 @@
+public import GRDB
+internal import GRDBSQLite
+
+/// Values bound by position to a prepared statement through SQLite's C
+/// interface (1-based, in the order of the statement's `?`).
+public struct StatementValues: ~Copyable {
+    fileprivate let handle: OpaquePointer
+    fileprivate var next: Int32 = 1
+    fileprivate var failure: Int32 = SQLITE_OK
+
+    fileprivate init(handle: OpaquePointer) { self.handle = handle }
+
+    /// Binds text (copied by SQLite).
+    public mutating func bind(_ text: String) {
+        record(sqlite3_bind_text(handle, next, text, -1, transient))
+    }
+
+    /// Binds an integer.
+    public mutating func bind(_ value: Int64) { record(sqlite3_bind_int64(handle, next, value)) }
+
+    /// Binds an integer.
+    public mutating func bind(_ value: Int) { bind(Int64(value)) }
+
+    private mutating func record(_ code: Int32) {
+        if code != SQLITE_OK, failure == SQLITE_OK { failure = code }
+        next += 1
+    }
+}
+
+/// SQLite's SQLITE_TRANSIENT: it copies the bytes before the call returns.
+private let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+extension Statement {
+    /// Executes this statement (an INSERT, UPDATE or DELETE that returns no
+    /// rows) with values bound straight through SQLite's C interface, inside
+    /// the caller's transaction, and returns how many rows it changed.
+    ///
+    /// For the few statements run once per ingested event (inbox rows,
+    /// history folds): GRDB's `execute(arguments:)` builds an array of
+    /// existential values and binds each through its protocols, which cost
+    /// about as much as SQLite's own work there (docs/decisions/0007).
+    /// Everything else uses GRDB's API. What this skips: GRDB's argument
+    /// validation (`bindings` must bind every `?`: asserted in debug builds;
+    /// one too many fails with SQLITE_RANGE, one too few binds NULL) and its per-statement hooks
+    /// (transaction observers and authorizers: none watch these tables).
+    ///
+    /// - Throws: `DatabaseError` with SQLite's code when binding or the step fails.
+    @discardableResult
+    public func executeBinding(_ bindings: (inout StatementValues) -> Void) throws -> Int {
+        let handle = sqliteStatement
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        var values = StatementValues(handle: handle)
+        bindings(&values)
+        let connection = sqlite3_db_handle(handle)
+        guard values.failure == SQLITE_OK else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: values.failure), message: connection.map { String(cString: sqlite3_errmsg($0)) }, sql: sql)
+        }
+        assert(values.next - 1 == sqlite3_bind_parameter_count(handle), "every ? of \(sql) is bound")
+        let code = sqlite3_step(handle)
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: connection.map { String(cString: sqlite3_errmsg($0)) }, sql: sql)
+        }
+        return Int(sqlite3_changes(connection))
+    }
+}

@@ -1,0 +1,57 @@
+import FareLensStore
+import Foundation
+import GRDB
+import Testing
+
+/// `Statement.executeBinding`: the C-interface binding the ingest paths use
+/// instead of GRDB's arguments (docs/decisions/0007) behaves like GRDB's.
+@Suite("Statements bound through SQLite's C interface")
+struct BoundStatementTests {
+    private func queue() throws -> DatabaseQueue {
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (name TEXT NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (name))")
+        }
+        return queue
+    }
+
+    @Test("text and integers arrive as bound, including non-ASCII text, the empty string and Int64's extremes; the changed-row count is SQLite's")
+    func valuesRoundTrip() throws {
+        let queue = try queue()
+        let rows: [(String, Int64)] = [("Zürich–São Paulo ✈︎", .min), ("", .max), ("LIS", 0)]
+        try queue.write { db in
+            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO t (name, value) VALUES (?, ?)")
+            for (name, value) in rows {
+                #expect(try insert.executeBinding { $0.bind(name); $0.bind(value) } == 1)
+            }
+            #expect(try insert.executeBinding { $0.bind("LIS"); $0.bind(7) } == 0, "ignored: nothing changed")
+        }
+        let read = try queue.read { db in try Row.fetchAll(db, sql: "SELECT name, value FROM t ORDER BY value") }
+        #expect(read.map { $0["name"] as String } == rows.sorted { $0.1 < $1.1 }.map(\.0))
+        #expect(read.map { $0["value"] as Int64 } == rows.map(\.1).sorted())
+    }
+
+    @Test("a failing step throws SQLite's code, and the statement runs again afterwards")
+    func constraintFailureIsNamed() throws {
+        let queue = try queue()
+        try queue.write { db in
+            let insert = try db.cachedStatement(sql: "INSERT INTO t (name, value) VALUES (?, ?)")
+            try insert.executeBinding { $0.bind("A"); $0.bind(1) }
+            let duplicate = #expect(throws: DatabaseError.self) { try insert.executeBinding { $0.bind("A"); $0.bind(2) } }
+            #expect(duplicate?.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY)
+            #expect(try insert.executeBinding { $0.bind("B"); $0.bind(2) } == 1)
+        }
+        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT SUM(value) FROM t") } == 3)
+    }
+
+    @Test("binding one value too many fails with SQLITE_RANGE before anything is written")
+    func tooManyValues() throws {
+        let queue = try queue()
+        try queue.write { db in
+            let insert = try db.cachedStatement(sql: "INSERT INTO t (name, value) VALUES (?, ?)")
+            let error = #expect(throws: DatabaseError.self) { try insert.executeBinding { $0.bind("A"); $0.bind(1); $0.bind(2) } }
+            #expect(error?.resultCode == .SQLITE_RANGE)
+        }
+        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 0)
+    }
+}
