@@ -5,6 +5,8 @@ public struct BusLoad: Sendable, Equatable {
     /// Topic name ("*" for every-topic subscribers) → events buffered in
     /// subscriber queues, not yet taken by their consumers.
     public var queuedEvents: [String: Int] = [:]
+    /// Events published on this bus since it was made (every topic).
+    public var eventsPublished: UInt64 = 0
 
     /// Creates an empty load.
     public init() {}
@@ -22,6 +24,7 @@ extension MessageBus {
         let (byTopic, wildcard) = subscriptions.withLock { ($0.byTopic, $0.wildcard) }
         for (topic, sinks) in byTopic { load.queuedEvents[topic] = sinks.reduce(0) { $0 + $1.depth } }
         if !wildcard.isEmpty { load.queuedEvents["*"] = wildcard.reduce(0) { $0 + $1.depth } }
+        load.eventsPublished = eventSequence.load(ordering: .relaxed)
         return load
     }
 }

@@ -44,3 +44,9 @@ extension NodeLoadRequest: BusRequest {
     public static var address: ServiceAddress { "admin.node" }
 }
 extension NodeLoadResponse: BusMessage {}
+
+extension NodeClockRequest: BusRequest {
+    public typealias Response = NodeClockResponse
+    public static var address: ServiceAddress { "admin.node" }
+}
+extension NodeClockResponse: BusMessage {}

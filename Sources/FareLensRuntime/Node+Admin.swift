@@ -1,13 +1,14 @@
 public import FareLensBus
 import FareLensMessages
+import Foundation
 import Prometheus
 
 extension Node {
     /// This node's admin address, `admin.node.<nodeName>`.
     public var adminAddress: ServiceAddress { .node(configuration.nodeName) }
 
-    /// Serves the node-level admin requests (metrics, log level, databases,
-    /// backup) at ``adminAddress``, on hub and spokes alike. The hub refuses
+    /// Serves the node-level admin requests (metrics, log level, load, clock,
+    /// databases, backup) at ``adminAddress``, on hub and spokes alike. The hub refuses
     /// the address to peers that are not admin clients (its `admin` prefix);
     /// the handlers check again, so a request that reached a spoke some other
     /// way is refused too.
@@ -40,6 +41,26 @@ extension Node {
             // The node's own admin address is not a service: left out.
             for (service, count) in load.inFlight where !service.name.hasPrefix("admin") { response.inFlight[service.name] = UInt32(clamping: count) }
             for (topic, count) in load.queuedEvents { response.queuedEvents[topic] = UInt64(count) }
+            response.eventsPublished = load.eventsPublished
+            return response
+        }
+        let clock = self.clock
+        try bus.serve(NodeClockRequest.self, at: address) { request, context in
+            try adminOnly(context)
+            var response = NodeClockResponse()
+            response.nodeName = name
+            response.kind = switch clock {
+            case is SteppedClock: "stepped"
+            case is FastForwardClock: "fast-forward"
+            default: "system"
+            }
+            if request.advanceToUnixMs != 0 {
+                guard let stepped = clock as? SteppedClock else {
+                    throw NodeAdminError.clockNotStepped(node: name, kind: response.kind)
+                }
+                stepped.advance(to: Date(timeIntervalSince1970: Double(request.advanceToUnixMs) / 1000))
+            }
+            response.nowUnixMs = Int64((clock.now().timeIntervalSince1970 * 1000).rounded(.down))
             return response
         }
         try bus.serve(NodeDatabasesRequest.self, at: address) { _, context in

@@ -10,6 +10,7 @@ public struct NodeAdminError: ServiceError, Equatable, CustomStringConvertible {
         case targetNotEmpty
         case unknownDatabase
         case backupFailed
+        case clockNotStepped
     }
 
     private let kind: Kind
@@ -27,6 +28,7 @@ public struct NodeAdminError: ServiceError, Equatable, CustomStringConvertible {
         case .targetNotEmpty: "target-not-empty"
         case .unknownDatabase: "unknown-database"
         case .backupFailed: "backup-failed"
+        case .clockNotStepped: "clock-not-stepped"
         }
     }
 
@@ -55,5 +57,10 @@ public struct NodeAdminError: ServiceError, Equatable, CustomStringConvertible {
     /// The backup could not be written.
     static func backupFailed(_ path: String, _ reason: String) -> NodeAdminError {
         .init(.backupFailed, "backup to '\(path)' failed: \(reason)")
+    }
+
+    /// Only a stepped clock can be advanced.
+    static func clockNotStepped(node: String, kind: String) -> NodeAdminError {
+        .init(.clockNotStepped, "node \(node)'s clock is \(kind), not stepped: only `farelens serve --demo --demo-clock stepped` can be advanced")
     }
 }

@@ -54,7 +54,13 @@ struct SearchBehaviour: ServiceBehaviour {
     /// One sweep per `sweepInterval` of clock time: a fast-forwarded clock
     /// sweeps more often, and a clock that has stopped does not sweep again.
     private func sweepForever(_ sweep: MarketSweep) async throws {
+        let start = clock.now()
         try await Task.sleep(for: settings.sweepInitialDelay)  // safe: the sweep schedule; cancelled on shutdown
+        // And not before the clock has moved: a stepped demo clock sweeps first at its first step, once the
+        // demo's travellers exist (their watched routes are swept from the first sweep on, in every run alike).
+        while clock.now() <= start {
+            try await Task.sleep(for: clock.realDuration(of: .seconds(1), floor: .milliseconds(50)))  // safe: the sweep schedule; cancelled on shutdown
+        }
         while !Task.isCancelled {
             let started = clock.now()
             _ = await sweep.sweepOnce(now: started)

@@ -59,7 +59,7 @@ struct ServeCommand: AsyncParsableCommand {
         flags["metrics.listen"] = metricsListen
         do {
             let start = Date()
-            let configuration = try await NodeConfiguration.load(flags: flags, configFile: config, defaults: demo.demo ? DemoSetup.defaults : [:])
+            let configuration = try await NodeConfiguration.load(flags: flags, configFile: config, defaults: demo.demo ? DemoSetup.defaults(demo.demoClock) : [:])
             // Whole seconds, so a split demo's spokes given the printed epoch read the same time.
             let epoch = demo.demoEpoch ?? start.timeIntervalSince1970.rounded(.down)
             if demo.demo { try DemoSetup.prepare(dataDirectory: configuration.dataDirectory, epoch: Int64(epoch)) }

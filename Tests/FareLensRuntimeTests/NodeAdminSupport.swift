@@ -15,7 +15,7 @@ struct AdminTestNode {
     let socket: String
     let running: Task<Void, any Error>
 
-    static func start(name: String = "hub", metricsListen: Bool = false, logger: Logger = quietLogger()) async throws -> AdminTestNode {
+    static func start(name: String = "hub", metricsListen: Bool = false, logger: Logger = quietLogger(), clock: any WallClock = SystemWallClock()) async throws -> AdminTestNode {
         var configuration = NodeConfiguration()
         configuration.services = "writer,echo"
         let socket = temporarySocketPath()
@@ -23,7 +23,7 @@ struct AdminTestNode {
         configuration.listenPath = socket
         configuration.nodeName = name
         if metricsListen { configuration.metricsListen = ("127.0.0.1", 0) }
-        let node = try Node(configuration: configuration, catalog: [WriterService.descriptor, EchoService.descriptor], logger: logger)
+        let node = try Node(configuration: configuration, catalog: [WriterService.descriptor, EchoService.descriptor], logger: logger, clock: clock)
         let ready = Gate()
         let running = Task { try await node.run(handleSignals: false) { _ in ready.open() } }
         try await withTimeLimit("the node is ready") { await ready.wait() }

@@ -117,6 +117,40 @@ struct NodeAdminTests {
         #expect(lines.get().contains { $0.hasPrefix("debug") }, "\(lines.get())")
     }
 
+    @Test("over the socket: a stepped clock moves forward when asked, never back; a node on another clock refuses to move with clock-not-stepped; load counts published events")
+    func clockAtRunTime() async throws {
+        let start = Date(timeIntervalSince1970: 1_796_083_200)
+        let stepped = try await AdminTestNode.start(clock: SteppedClock(start: start))
+        let (before, moved, back, publishedBefore, publishedAfter) = try await withPeer(stepped.socket, reaching: .node("hub")) { bus in
+            let before = try await bus.request(NodeClockRequest(), to: .node("hub"))
+            var request = NodeClockRequest()
+            request.advanceToUnixMs = 1_796_083_200_000 + 6 * 3_600_000
+            let moved = try await bus.request(request, to: .node("hub"))
+            request.advanceToUnixMs = 1_796_083_200_000
+            let back = try await bus.request(request, to: .node("hub"))
+            let publishedBefore = try await bus.request(NodeLoadRequest(), to: .node("hub")).eventsPublished
+            try await stepped.node.bus.publish(Tick(sequence: 1))
+            let publishedAfter = try await bus.request(NodeLoadRequest(), to: .node("hub")).eventsPublished
+            return (before, moved, back, publishedBefore, publishedAfter)
+        }
+        try await stepped.stop()
+        #expect(before.kind == "stepped" && before.nowUnixMs == 1_796_083_200_000 && before.nodeName == "hub")
+        #expect(moved.nowUnixMs == 1_796_083_200_000 + 6 * 3_600_000)
+        #expect(back.nowUnixMs == moved.nowUnixMs, "never backwards")
+        #expect(publishedAfter == publishedBefore + 1)
+
+        let system = try await AdminTestNode.start()
+        let (kind, refused) = try await withPeer(system.socket, reaching: .node("hub")) { bus in
+            var request = NodeClockRequest()
+            request.advanceToUnixMs = 1_796_083_200_000
+            let kind = try await bus.request(NodeClockRequest(), to: .node("hub")).kind
+            return (kind, await failureCode { try await bus.request(request, to: .node("hub")) })
+        }
+        try await system.stop()
+        #expect(kind == "system")
+        #expect(refused == "clock-not-stepped")
+    }
+
     @Test("in process, a request sent to the node's own admin address is answered by it; one sent to another node's is not (service-unavailable), nor is the type's bare address")
     func perInstanceAddressInProcess() async throws {
         let hub = try await AdminTestNode.start()

@@ -24,22 +24,39 @@ struct EndToEndSession {
         /// The alerts report of analytics, by decision name; "total" for its total row.
         var reported: [String: Int] = [:]
         var deals: [Deal] = []
+        /// Every decision as "email decision origin→destination price instant", sorted. Not its kind: of two
+        /// candidates for one route and price at one instant (a price drop and an exceptional deal), which
+        /// one is sent and which deduped follows their arrival order, which the mesh's shape may change.
+        var alerts: [String] = []
+        /// `history NYC CHI --month 2026-12 --json`, as printed.
+        var history = ""
         var historyDays = 0
     }
 
-    /// A deal as `deals --json` prints it.
-    struct Deal: Decodable {
-        struct Score: Decodable {
+    /// A deal as `deals --json` prints it (less the watchlist id it matched: ids are random per run).
+    struct Deal: Decodable, Equatable {
+        struct Score: Decodable, Equatable {
             let score: Int
             let reasons: [String]
         }
+        struct Price: Decodable, Equatable {
+            let currency: String
+            let minor_units: Int64
+        }
+        let deal_id: String
+        let origin: String
+        let destination: String
+        let departure_date: String
+        let carrier: String
+        let price: Price
+        let observed_at: String
         let simulated: Bool
         let score: Score
         let queue_score: Double
     }
 
-    func ctl(_ arguments: [String]) async throws -> String {
-        let result = try await ChildProcess.run(Binaries.farelensctl, ["--socket", socket, "--json"] + arguments)
+    func ctl(_ arguments: [String], limit: Duration = .seconds(20)) async throws -> String {
+        let result = try await ChildProcess.run(Binaries.farelensctl, ["--socket", socket, "--json"] + arguments, limit: limit)
         guard result.status == 0 else { throw SessionFailed(command: arguments.joined(separator: " "), stderr: result.stderr) }
         return result.stdout
     }
@@ -61,6 +78,16 @@ struct EndToEndSession {
         return id
     }
 
+    /// Moves the mesh's stepped clock `hours` forward; with `wait`, returns once the mesh has fallen still.
+    func advance(hours: Int, wait: Bool) async throws {
+        _ = try await ctl(["--timeout-ms", "40000", "clock", "advance", "\(hours)h"] + (wait ? ["--wait"] : []), limit: .seconds(60))
+    }
+
+    /// Returns once the mesh has fallen still (`clock wait`).
+    func waitStill() async throws {
+        _ = try await ctl(["--timeout-ms", "40000", "clock", "wait"], limit: .seconds(60))
+    }
+
     /// Reads everything back.
     func read() async throws -> Answers {
         var answers = Answers()
@@ -80,12 +107,20 @@ struct EndToEndSession {
             // Protobuf's JSON leaves out an empty list: no "alerts" key is no alerts.
             let alerts = try await json(["alerts", "history", "--user", id, "--limit", "500"])["alerts"] as? [[String: Any]] ?? []
             for alert in alerts {
-                answers.decisions[(alert["decision"] as? String ?? "?").lowercased(), default: 0] += 1
+                let decision = (alert["decision"] as? String ?? "?").lowercased()
+                let price = (alert["price"] as? [String: Any]).map { "\($0["minorUnits"] ?? "?") \($0["currency"] ?? "?")" } ?? "-"
+                answers.alerts.append(
+                    "\(email) \(decision) \(alert["origin"] ?? "?")→\(alert["destination"] ?? "?") \(price) at \(alert["decidedAtUnixMs"] ?? "?")")
+                answers.decisions[decision, default: 0] += 1
                 answers.alertIDs.append(alert["alertId"] as? String ?? "")
                 if (alert["reason"] as? String ?? "").isEmpty { answers.reasonsMissing += 1 }
             }
         }
         answers.stable.watchlists.sort()
+        answers.alerts.sort()
+        answers.history = try await ctl(["history", "NYC", "CHI", "--month", "2026-12"])
+        let history = try JSONSerialization.jsonObject(with: Data(answers.history.utf8)) as? [String: Any]
+        answers.historyDays = history?["days_of_history"] as? Int ?? 0
         for row in try #require(try await json(["analytics", "report", "alerts"])["rows"] as? [[String: Any]]) {
             let name = (row["total"] as? Bool ?? false) ? "total" : (row["dimension"] as? String ?? "?")
             answers.reported[name, default: 0] += row["count"] as? Int ?? 0
@@ -95,36 +130,6 @@ struct EndToEndSession {
             answers.deals = try JSONDecoder().decode(Feed.self, from: Data(try await ctl(["deals", "--user", maya]).utf8)).deals
         }
         return answers
-    }
-
-    /// Reads until two readings a second apart agree and analytics has
-    /// counted every decision alerts recorded (the mesh has fallen still).
-    func readWhenStill(limit: Duration = .seconds(90)) async throws -> Answers {
-        var last: Answers?
-        var result: Answers?
-        var failure: (any Error)?
-        do {
-            try await waitUntil("the mesh fell still", limit: limit) {
-                let now: Answers
-                do { now = try await read() } catch {
-                    failure = error
-                    return false
-                }
-            defer { last = now }
-            guard let previous = last, previous.decisions == now.decisions, previous.alertIDs.count == now.alertIDs.count,
-                  now.reported["total"] == now.alertIDs.count else {
-                try? await Task.sleep(for: .seconds(1))  // safe: the pause between two readings, inside a bounded wait
-                return false
-            }
-            result = now
-            return true
-            }
-        } catch {
-            throw SessionFailed(
-                command: "(reading until still)",
-                stderr: "\(error); last reading: decisions \(String(describing: last?.decisions)), analytics \(String(describing: last?.reported)); last failure: \(String(describing: failure))")
-        }
-        return try #require(result)
     }
 }
 

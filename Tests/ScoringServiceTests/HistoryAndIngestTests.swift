@@ -114,6 +114,21 @@ struct HistoryAndIngestTests {
         #expect(deal.score == fromTable)
     }
 
+    @Test("a day's fares score alike whatever order they arrive in: each is scored against the days before its own (a split mesh delivers a sweep's fares in another order)")
+    func sameDayOrderDoesNotMatter() async throws {
+        var scores: [[String: Int32]] = []
+        for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0]] {
+            let fixture = try ScoringFixture()
+            let departure = fixture.departure(in: 45)
+            await fixture.history(Self.steady, departure: departure)
+            let today = [5_500, 7_000, 8_000].map { ScoringFixture.fare(cents: Int64($0), daysAgo: 0, from: fixture.clock.now(), departure: departure) }
+            let deals = await fixture.service.ingest(order.map { ScoringFixture.delivery(today[$0], sequence: 1_000 + UInt64($0)) })
+            scores.append(Dictionary(uniqueKeysWithValues: deals.map { ($0.dealID, $0.score.score) }))
+        }
+        #expect(scores[0].count >= 2, "the cheaper two are deals: \(scores[0])")
+        #expect(scores[1] == scores[0] && scores[2] == scores[0])
+    }
+
     @Test("a redelivered observed fare (same event id) is counted once: the inbox")
     func redeliveryCountedOnce() async throws {
         let fixture = try ScoringFixture()

@@ -21,6 +21,7 @@
 ///   target-not-empty     the backup file already exists and is not empty
 ///   unknown-database     NodeBackupRequest.service is not a database of this node
 ///   backup-failed        the backup could not be written; the message says why
+///   clock-not-stepped    NodeClockRequest.advance_to_unix_ms was set but the node's clock is not stepped
 
 public import SwiftProtobuf
 
@@ -177,6 +178,45 @@ public nonisolated struct NodeLoadResponse: Sendable {
   /// Topic ("*" for every-topic subscribers) → events buffered in this
   /// node's subscriber queues, not yet taken by their consumers.
   public var queuedEvents: Dictionary<String,UInt64> = [:]
+
+  /// Events published on this node's bus since it started (every topic):
+  /// unchanged between two readings, with nothing in flight or queued, means
+  /// the node did nothing in between.
+  public var eventsPublished: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// The node's clock. With `advance_to_unix_ms` set, a stepped clock
+/// (`farelens serve --demo --demo-clock stepped`) moves forward to that
+/// instant first (never backwards); any other clock refuses with
+/// clock-not-stepped.
+public nonisolated struct NodeClockRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var advanceToUnixMs: Int64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct NodeClockResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var nodeName: String = String()
+
+  /// The node's time now (after any advance).
+  public var nowUnixMs: Int64 = 0
+
+  /// "system", "fast-forward" or "stepped".
+  public var kind: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -456,7 +496,7 @@ nonisolated extension NodeLoadRequest: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
 nonisolated extension NodeLoadResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".NodeLoadResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}node_name\0\u{3}in_flight\0\u{3}queued_events\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}node_name\0\u{3}in_flight\0\u{3}queued_events\0\u{3}events_published\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -467,6 +507,7 @@ nonisolated extension NodeLoadResponse: SwiftProtobuf.Message, SwiftProtobuf._Me
       case 1: try { try decoder.decodeSingularStringField(value: &self.nodeName) }()
       case 2: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufUInt32>.self, value: &self.inFlight) }()
       case 3: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufUInt64>.self, value: &self.queuedEvents) }()
+      case 4: try { try decoder.decodeSingularUInt64Field(value: &self.eventsPublished) }()
       default: break
       }
     }
@@ -482,6 +523,9 @@ nonisolated extension NodeLoadResponse: SwiftProtobuf.Message, SwiftProtobuf._Me
     if !self.queuedEvents.isEmpty {
       try visitor.visitMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufUInt64>.self, value: self.queuedEvents, fieldNumber: 3)
     }
+    if self.eventsPublished != 0 {
+      try visitor.visitSingularUInt64Field(value: self.eventsPublished, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -489,6 +533,77 @@ nonisolated extension NodeLoadResponse: SwiftProtobuf.Message, SwiftProtobuf._Me
     if lhs.nodeName != rhs.nodeName {return false}
     if lhs.inFlight != rhs.inFlight {return false}
     if lhs.queuedEvents != rhs.queuedEvents {return false}
+    if lhs.eventsPublished != rhs.eventsPublished {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension NodeClockRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".NodeClockRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}advance_to_unix_ms\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularInt64Field(value: &self.advanceToUnixMs) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.advanceToUnixMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.advanceToUnixMs, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: NodeClockRequest, rhs: NodeClockRequest) -> Bool {
+    if lhs.advanceToUnixMs != rhs.advanceToUnixMs {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension NodeClockResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".NodeClockResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}node_name\0\u{3}now_unix_ms\0\u{1}kind\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.nodeName) }()
+      case 2: try { try decoder.decodeSingularInt64Field(value: &self.nowUnixMs) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.kind) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.nodeName.isEmpty {
+      try visitor.visitSingularStringField(value: self.nodeName, fieldNumber: 1)
+    }
+    if self.nowUnixMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.nowUnixMs, fieldNumber: 2)
+    }
+    if !self.kind.isEmpty {
+      try visitor.visitSingularStringField(value: self.kind, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: NodeClockResponse, rhs: NodeClockResponse) -> Bool {
+    if lhs.nodeName != rhs.nodeName {return false}
+    if lhs.nowUnixMs != rhs.nowUnixMs {return false}
+    if lhs.kind != rhs.kind {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -75,7 +75,8 @@ extension ScoringService {
                 origin: fare.origin, destination: fare.destination, cabin: cabin, departureMonth: month, currency: fare.price.currency,
                 since: 0, in: db))
         }
-        let statistics = historyCache.statistics(routeKey, today: observedDay)
+        // Against the days before the fare's own (docs/scoring.md, "History"): the order of a day's fares changes no score.
+        let statistics = historyCache.statistics(routeKey, today: observedDay - 1)
         // Kept for the airport pair and, when either side belongs to a metro, for the metro pair too (PAR-MIL answers).
         let metroPair = (reference.metroOf[fare.origin] ?? fare.origin, reference.metroOf[fare.destination] ?? fare.destination)
         let pairs = metroPair == (fare.origin, fare.destination) ? [metroPair] : [(fare.origin, fare.destination), metroPair]

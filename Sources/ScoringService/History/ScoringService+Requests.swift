@@ -25,7 +25,7 @@ extension ScoringService {
         }
         var response = ScoreFareResponse()
         response.score = DealScoreFormula.score(ScoreInput(
-            price: price.minorUnits, currency: price.currency, statistics: RouteStatistics.compute(history, today: today),
+            price: price.minorUnits, currency: price.currency, statistics: RouteStatistics.compute(history, today: today - 1),  // the days before today, as ingest scores
             routeObservations: reference.observations(origin, destination), daysToDeparture: departure.daysSinceEpoch - today,
             carrier: reference.carriers[request.carrier.uppercased()]))
         return response

@@ -40,7 +40,10 @@ final class DemoDirector: Sendable {
 
     /// Seeds, then narrates until cancelled.
     private func run() async {
-        print("demo: simulated time starts \(Self.stamp(clock.now())) and runs \(Int(clock.rate / 3600)) simulated hours per real second; every fare is simulated")
+        let pace = clock is SteppedClock
+            ? "stands still until `farelensctl clock advance` moves it"
+            : "runs \(Int(clock.rate / 3600)) simulated hours per real second"
+        print("demo: simulated time starts \(Self.stamp(clock.now())) and \(pace); every fare is simulated")
         let seeded: [SeededTraveller]
         do {
             seeded = try await DemoSeeder(bus: bus).seed { print("demo: \($0)") }
@@ -79,8 +82,11 @@ final class DemoDirector: Sendable {
             }
             day += 1
             let dayEnd = start.addingTimeInterval(Double(day) * 86_400)
-            let wait = dayEnd.timeIntervalSince(clock.now()) / clock.rate
-            if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }  // safe: the narration's pace, one line per simulated day; ends on cancellation
+            // The clock's own pace: a stopped fast clock stops at a day's end (--demo-days is whole days).
+            while !Task.isCancelled, clock.now() < dayEnd {
+                let remaining = Duration.seconds(dayEnd.timeIntervalSince(clock.now()))
+                try? await Task.sleep(for: clock.realDuration(of: remaining, floor: .milliseconds(50)))  // safe: the narration's pace, one line per simulated day; ends on cancellation
+            }
             guard !Task.isCancelled else { return }
             var example: (SeededTraveller, AlertRecord)?
             // A different traveller leads each day, so the example alert goes round the cast.

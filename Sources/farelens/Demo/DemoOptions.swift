@@ -17,17 +17,43 @@ struct DemoOptions: ParsableArguments {
     @Option(name: .long, help: "Demo: stop the simulated clock after this many simulated days (the mesh then falls still). [default: never]")
     var demoDays: Int?
 
+    @Option(name: .long, help: "Demo: fast (the clock runs at --demo-speed) or stepped (it stands still and moves only with `farelensctl clock advance`, for runs whose answers must not depend on the machine's speed). [default: fast]")
+    var demoClock: DemoClockKind = .fast
+
+    @Option(name: .long, help: "Demo, stepped clock: the Unix time (seconds) it stands at when the process starts (a restarted spoke joins at the mesh's time, which `farelensctl clock` shows). [default: the epoch]")
+    var demoClockAt: Double?
+
     func validate() throws {
         if let demoDays, demoDays < 1 || demoDays > 3_650 { throw ValidationError("--demo-days must be 1 to 3650 simulated days, not \(demoDays)") }
         guard demoSpeed >= 1.0 / 3600, demoSpeed <= 1000 else { throw ValidationError("--demo-speed must be simulated hours per real second, from 0.0003 to 1000, not \(demoSpeed)") }
-        if !demo && (demoEpoch != nil || demoDays != nil) { throw ValidationError("--demo-epoch and --demo-days need --demo") }
+        if !demo && (demoEpoch != nil || demoDays != nil || demoClock != .fast || demoClockAt != nil) {
+            throw ValidationError("--demo-epoch, --demo-days, --demo-clock and --demo-clock-at need --demo")
+        }
+        if demoClock == .stepped && demoDays != nil { throw ValidationError("--demo-days stops a fast clock; a stepped clock stops by itself between steps") }
+        if demoClockAt != nil && demoClock != .stepped { throw ValidationError("--demo-clock-at needs --demo-clock stepped") }
+    }
+
+    /// The demo's clock: fast-forwarded from `epoch` (Unix seconds), or stepped, standing at `--demo-clock-at` or the epoch.
+    func clock(epoch: Double) -> any WallClock {
+        switch demoClock {
+        case .fast: fastClock(epoch: epoch)
+        case .stepped: SteppedClock(start: Date(timeIntervalSince1970: max(demoClockAt ?? epoch, epoch)))
+        }
     }
 
     /// The fast-forwarded clock: `demoSpeed` hours per second from `epoch` (Unix seconds).
-    func clock(epoch: Double) -> FastForwardClock {
+    func fastClock(epoch: Double) -> FastForwardClock {
         let start = Date(timeIntervalSince1970: epoch)
         return FastForwardClock(epoch: start, rate: demoSpeed * 3600, end: demoDays.map { start.addingTimeInterval(Double($0) * 86_400) })
     }
+}
+
+/// How the demo's simulated time moves.
+enum DemoClockKind: String, ExpressibleByArgument, CaseIterable, Sendable {
+    /// `--demo-speed` simulated hours per real second.
+    case fast
+    /// Still until `farelensctl clock advance` moves it.
+    case stepped
 }
 
 /// What the demo changes in a node's configuration and data directory.
@@ -41,13 +67,16 @@ enum DemoSetup {
 
     /// Configuration the demo sets unless a flag, the environment or the file
     /// sets it: its data directory and socket, and a market swept every
-    /// simulated 6 hours from one second after start.
-    static let defaults: [String: String] = [
-        "dataDir": dataDirectory,
-        "bridge.socket": socket,
-        "search.sweep.intervalSeconds": "21600",
-        "search.sweep.initialDelaySeconds": "1",
-    ]
+    /// simulated 6 hours from one second after start (on a stepped clock at
+    /// its first step: a sweep waits for the clock to move).
+    static func defaults(_ clock: DemoClockKind) -> [String: String] {
+        [
+            "dataDir": dataDirectory,
+            "bridge.socket": socket,
+            "search.sweep.intervalSeconds": "21600",
+            "search.sweep.initialDelaySeconds": clock == .stepped ? "0" : "1",
+        ]
+    }
 
     /// Wipes a previous demo's data directory, so each demo starts from
     /// nothing, but keeps it when the process restarts into the same demo

@@ -1,0 +1,178 @@
+import ArgumentParser
+import FareLensBus
+import FareLensMessages
+import Foundation
+
+/// `farelensctl clock [advance DURATION [--wait]]`: every node's clock, and
+/// moving a stepped demo clock.
+struct ClockCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clock",
+        abstract: "Show every node's clock, or move a stepped demo clock forward.",
+        discussion: """
+            A node started with `farelens serve --demo --demo-clock stepped` stands still until this moves \
+            it; a run driven this way gives the same answers however fast the machine is (docs/demo.md).
+
+            Example: farelensctl clock advance 6h --wait --timeout-ms 60000
+            """,
+        subcommands: [ShowClock.self, AdvanceClock.self, WaitStill.self],
+        defaultSubcommand: ShowClock.self
+    )
+}
+
+/// `farelensctl clock show`.
+struct ShowClock: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Every node's clock: its kind (system, fast-forward, stepped) and time.",
+        discussion: """
+            --json prints {"nodes": [{"node", "kind", "now_unix_ms", "now"}]}.
+
+            Example: farelensctl clock show --json
+            """
+    )
+
+    @OptionGroup var options: ConnectionOptions
+
+    func run() async throws {
+        let clocks = try await CtlRun.session(options) { session in try await NodeClocks.read(session, advancingTo: 0) }
+        try NodeClocks.print(clocks, json: options.json, stillAfter: nil)
+    }
+}
+
+/// `farelensctl clock advance DURATION`.
+struct AdvanceClock: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "advance",
+        abstract: "Move every node's stepped clock forward by DURATION, to one instant for all.",
+        discussion: """
+            DURATION is a whole number with a unit: s, m, h or d (90s, 30m, 6h, 1d). The target is the \
+            latest node's time plus DURATION, so a mesh whose clocks differ is brought to one instant. A \
+            node whose clock is not stepped refuses with clock-not-stepped. With --wait the command \
+            returns once the mesh has fallen still (every node connected, nothing in flight or queued, \
+            no durable backlog, and no event published for --still-ms), within --timeout-ms, or fails \
+            with mesh-not-still. --json prints {"nodes": [...], "still_after_ms"}.
+
+            Example: farelensctl clock advance 6h --wait --timeout-ms 60000
+            """
+    )
+
+    @Argument(help: "How far: 90s, 30m, 6h, 1d.") var duration: String
+    @Flag(name: .long, help: "Wait until the mesh has fallen still.") var wait = false
+    @Option(name: .long, help: "--wait: how long nothing must happen, in milliseconds.") var stillMs = 400
+    @OptionGroup var options: ConnectionOptions
+
+    func validate() throws {
+        guard ClockStep.seconds(duration) != nil else {
+            throw ValidationError("invalid-duration: '\(duration)' is not a duration; give a whole number and s, m, h or d (6h)")
+        }
+        guard stillMs >= 100, stillMs <= 60_000 else { throw ValidationError("--still-ms must be 100 to 60000, not \(stillMs)") }
+    }
+
+    func run() async throws {
+        guard let seconds = ClockStep.seconds(duration) else { CtlRun.fail("invalid-duration: '\(duration)'") }
+        let step = Int64(seconds) * 1000
+        let wait = self.wait, still = Duration.milliseconds(stillMs)
+        let (clocks, stillAfter) = try await CtlRun.session(options) { session in
+            let before = try await NodeClocks.read(session, advancingTo: 0)
+            let target = (before.map(\.nowUnixMs).max() ?? 0) + step
+            let after = try await NodeClocks.read(session, advancingTo: target)
+            guard wait else { return (after, Duration?.none) }
+            return (after, try await MeshStillness.wait(session, still: still))
+        }
+        try NodeClocks.print(clocks, json: options.json, stillAfter: stillAfter)
+    }
+}
+
+/// `farelensctl clock wait`.
+struct WaitStill: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wait",
+        abstract: "Wait until the mesh has fallen still, without moving the clock.",
+        discussion: """
+            Still: every node connected, nothing in flight or queued, no durable backlog, and no event \
+            published for --still-ms; within --timeout-ms, or the command fails with mesh-not-still \
+            (saying what was still going on). For a script that restarted a node between two steps. \
+            --json prints {"nodes": [...], "still_after_ms"}.
+
+            Example: farelensctl clock wait --timeout-ms 60000
+            """
+    )
+
+    @Option(name: .long, help: "How long nothing must happen, in milliseconds.") var stillMs = 400
+    @OptionGroup var options: ConnectionOptions
+
+    func validate() throws {
+        guard stillMs >= 100, stillMs <= 60_000 else { throw ValidationError("--still-ms must be 100 to 60000, not \(stillMs)") }
+    }
+
+    func run() async throws {
+        let still = Duration.milliseconds(stillMs)
+        let (clocks, stillAfter) = try await CtlRun.session(options) { session in
+            let after = try await MeshStillness.wait(session, still: still)
+            return (try await NodeClocks.read(session, advancingTo: 0), after)
+        }
+        try NodeClocks.print(clocks, json: options.json, stillAfter: stillAfter)
+    }
+}
+
+/// Durations as the clock command reads them.
+enum ClockStep {
+    /// Seconds in "90s", "30m", "6h", "1d"; nil for anything else (or 0).
+    static func seconds(_ text: String) -> Int? {
+        guard let unit = text.last, let count = Int(text.dropLast()), count > 0 else { return nil }
+        let scale = switch unit {
+        case "s": 1
+        case "m": 60
+        case "h": 3_600
+        case "d": 86_400
+        default: 0
+        }
+        let (seconds, overflow) = count.multipliedReportingOverflow(by: scale)
+        return scale == 0 || overflow || seconds > 366 * 86_400 ? nil : seconds
+    }
+}
+
+/// Reading (and moving) the clocks of every connected node.
+enum NodeClocks {
+    /// Each connected node's clock, after moving stepped clocks to `target` (0: not moved).
+    static func read(_ session: CtlSession, advancingTo target: Int64) async throws -> [NodeClockResponse] {
+        var clocks: [NodeClockResponse] = []
+        for name in try await NodeTargets.resolve(nil, in: session) {
+            var request = NodeClockRequest()
+            request.advanceToUnixMs = target
+            clocks.append(try await session.request(request, node: name))
+        }
+        return clocks
+    }
+
+    static func print(_ clocks: [NodeClockResponse], json: Bool, stillAfter: Duration?) throws {
+        let stillMs = stillAfter.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
+        if json {
+            let nodes = clocks.map { ClockJSON(node: $0.nodeName, kind: $0.kind, nowUnixMs: $0.nowUnixMs, now: stamp($0.nowUnixMs)) }
+            try CtlRun.printJSON(ClockReportJSON(nodes: nodes, stillAfterMs: stillMs))
+            return
+        }
+        var table = TextTable("NODE", "CLOCK", "NOW")
+        for clock in clocks { table.add(clock.nodeName, clock.kind, stamp(clock.nowUnixMs)) }
+        Swift.print(table.rendered)
+        if let stillMs { Swift.print("the mesh fell still \(stillMs) ms after the command started") }
+    }
+
+    static func stamp(_ unixMs: Int64) -> String {
+        let date = Date(timeIntervalSince1970: Double(unixMs) / 1000)
+        return date.formatted(Date.ISO8601FormatStyle().year().month().day().time(includingFractionalSeconds: false).dateTimeSeparator(.space)) + " UTC"
+    }
+}
+
+struct ClockJSON: Encodable, Sendable {
+    let node: String
+    let kind: String
+    let nowUnixMs: Int64
+    let now: String
+}
+
+struct ClockReportJSON: Encodable, Sendable {
+    let nodes: [ClockJSON]
+    let stillAfterMs: Int?
+}
