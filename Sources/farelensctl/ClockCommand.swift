@@ -59,20 +59,19 @@ struct AdvanceClock: AsyncParsableCommand {
 
     @Argument(help: "How far: 90s, 30m, 6h, 1d.") var duration: String
     @Flag(name: .long, help: "Wait until the mesh has fallen still.") var wait = false
-    @Option(name: .long, help: "--wait: how long nothing must happen, in milliseconds.") var stillMs = 400
+    @OptionGroup var stillness: StillnessOptions
     @OptionGroup var options: ConnectionOptions
 
     func validate() throws {
         guard ClockStep.seconds(duration) != nil else {
             throw ValidationError("invalid-duration: '\(duration)' is not a duration; give a whole number and s, m, h or d (6h)")
         }
-        guard stillMs >= 100, stillMs <= 60_000 else { throw ValidationError("--still-ms must be 100 to 60000, not \(stillMs)") }
     }
 
     func run() async throws {
         guard let seconds = ClockStep.seconds(duration) else { CtlRun.fail("invalid-duration: '\(duration)'") }
         let step = Int64(seconds) * 1000
-        let wait = self.wait, still = Duration.milliseconds(stillMs)
+        let wait = self.wait, still = stillness.still
         let (clocks, stillAfter) = try await CtlRun.session(options) { session in
             let before = try await NodeClocks.read(session, advancingTo: 0)
             let target = (before.map(\.nowUnixMs).max() ?? 0) + step
@@ -99,21 +98,29 @@ struct WaitStill: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "How long nothing must happen, in milliseconds.") var stillMs = 400
+    @OptionGroup var stillness: StillnessOptions
     @OptionGroup var options: ConnectionOptions
 
-    func validate() throws {
-        guard stillMs >= 100, stillMs <= 60_000 else { throw ValidationError("--still-ms must be 100 to 60000, not \(stillMs)") }
-    }
-
     func run() async throws {
-        let still = Duration.milliseconds(stillMs)
+        let still = stillness.still
         let (clocks, stillAfter) = try await CtlRun.session(options) { session in
             let after = try await MeshStillness.wait(session, still: still)
             return (try await NodeClocks.read(session, advancingTo: 0), after)
         }
         try NodeClocks.print(clocks, json: options.json, stillAfter: stillAfter)
     }
+}
+
+/// `--still-ms`, shared by `clock advance --wait` and `clock wait`.
+struct StillnessOptions: ParsableArguments {
+    @Option(name: .long, help: "How long nothing must happen for the mesh to count as still, in milliseconds (with advance: only with --wait).")
+    var stillMs = 400
+
+    func validate() throws {
+        guard stillMs >= 100, stillMs <= 60_000 else { throw ValidationError("--still-ms must be 100 to 60000, not \(stillMs)") }
+    }
+
+    var still: Duration { .milliseconds(stillMs) }
 }
 
 /// Durations as the clock command reads them.

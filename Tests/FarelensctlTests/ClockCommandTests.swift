@@ -17,7 +17,7 @@ struct ClockCommandTests {
     func parsing() throws {
         let command = try FareLensCtl.parseAsRoot(["clock", "advance", "6h", "--wait", "--socket", "/tmp/x.sock"])
         let advance = try #require(command as? AdvanceClock)
-        #expect(advance.duration == "6h" && advance.wait && advance.stillMs == 400 && advance.options.socketPath == "/tmp/x.sock")
+        #expect(advance.duration == "6h" && advance.wait && advance.stillness.stillMs == 400 && advance.options.socketPath == "/tmp/x.sock")
         #expect(try FareLensCtl.parseAsRoot(["clock"]) is ShowClock, "the default subcommand shows the clocks")
         for (arguments, message) in [(["clock", "advance", "6"], "invalid-duration"), (["clock", "advance", "6h", "--still-ms", "5"], "--still-ms")] {
             do {
