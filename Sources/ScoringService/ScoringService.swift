@@ -35,7 +35,11 @@ actor ScoringService: ServiceBehaviour {
     let logger: Logger
     private let fares: EventSubscription<FareObserved>
     /// Current deals by id: the feed's working set.
-    var current: [String: FeedEntry] = [:]
+    var current: [String: FeedEntry] = [:] {
+        didSet { currentOrdered = nil }
+    }
+    /// `current` in the feed's base order, made when a feed asks after a change.
+    var currentOrdered: [FeedEntry]?
     /// The histories of the routes being scored (``HistoryCache``).
     var historyCache = HistoryCache()
     /// Most observed fares applied in one transaction.

@@ -67,19 +67,19 @@ struct DealsCommand: AsyncParsableCommand {
     /// The table, a simulated-market warning when any deal is simulated, and the "N of TOTAL" footer.
     static func text(_ response: DealFeedResponse) -> String {
         var lines: [String] = []
-        if response.deals.contains(where: \.simulated) { lines.append("SIMULATED fares (not real prices) are marked: the embedded simulated market answered.") }
-        if response.deals.isEmpty {
+        if response.items.contains(where: \.deal.simulated) { lines.append("SIMULATED fares (not real prices) are marked: the embedded simulated market answered.") }
+        if response.items.isEmpty {
             lines.append("no deals match")
         } else {
             var table = TextTable("RANK", "ROUTE", "DEPART", "PRICE", "SCORE", "TIER", "TOP REASON")
-            for (index, deal) in response.deals.enumerated() {
+            for (index, deal) in response.items.map(\.deal).enumerated() {
                 table.add(String(index + 1), ScoringOutput.route(deal.origin, deal.destination), departText(deal),
                           (deal.hasPrice ? deal.price.formatted : "-") + (deal.simulated ? " (simulated)" : ""),
                           String(deal.score.score), ScoringOutput.tierText(deal.score.tier), deal.score.reasons.first ?? "-")
             }
             lines.append(table.rendered)
         }
-        let footer = "\(response.deals.count) of \(response.totalMatching) deals"
+        let footer = "\(response.items.count) of \(response.totalMatching) deals"
         lines.append(response.cappedByTier ? footer + " (Free shows the top 20; Pro shows all)" : footer)
         return lines.joined(separator: "\n")
     }
@@ -99,8 +99,8 @@ struct DealsJSON: Encodable {
     let cappedByTier: Bool
 
     init(_ response: DealFeedResponse) {
-        deals = response.deals.enumerated().map { DealJSON($1, rank: $0 + 1) }
-        shown = response.deals.count
+        deals = response.items.enumerated().map { DealJSON($1, rank: $0 + 1) }
+        shown = response.items.count
         totalMatching = response.totalMatching
         cappedByTier = response.cappedByTier
     }
@@ -130,7 +130,8 @@ struct DealJSON: Encodable {
     let matchedWatchlistId: ScoringOutput.OrNull<String>
     let preferredAirportWeight: Double
 
-    init(_ deal: Deal, rank: Int) {
+    init(_ item: FeedItem, rank: Int) {
+        let deal = item.deal
         self.rank = rank
         dealId = deal.dealID
         origin = deal.origin
@@ -150,8 +151,8 @@ struct DealJSON: Encodable {
         observedAt = ScoringOutput.OrNull(ScoringOutput.instant(deal.observedAtUnixMs))
         expiresAt = ScoringOutput.OrNull(ScoringOutput.instant(deal.expiresAtUnixMs))
         score = ScoringOutput.OrNull(deal.hasScore ? ScoringOutput.ScoreJSON(deal.score) : nil)
-        queueScore = deal.queueScore
-        matchedWatchlistId = ScoringOutput.OrNull(deal.matchedWatchlistID.isEmpty ? nil : deal.matchedWatchlistID)
-        preferredAirportWeight = deal.preferredAirportWeight
+        queueScore = item.queueScore
+        matchedWatchlistId = ScoringOutput.OrNull(item.matchedWatchlistID.isEmpty ? nil : item.matchedWatchlistID)
+        preferredAirportWeight = item.preferredAirportWeight
     }
 }

@@ -99,7 +99,11 @@ struct ScoringOutputTests {
     @Test("the deals table shows rank, route, price, score, tier and the first reason, marks simulated fares, and says when Free's cap hid deals")
     func dealsTable() {
         var response = DealFeedResponse()
-        response.deals = [deal("JFK", "NRT", price: 41_200, score: 93, tier: .exceptionalPushed, simulated: true), deal("LIS", "LON", price: 2_000, score: 71, tier: .good)]
+        response.items = [deal("JFK", "NRT", price: 41_200, score: 93, tier: .exceptionalPushed, simulated: true), deal("LIS", "LON", price: 2_000, score: 71, tier: .good)].map { deal in
+            var item = FeedItem()
+            item.deal = deal
+            return item
+        }
         response.totalMatching = 34
         response.cappedByTier = true
         let text = DealsCommand.text(response)

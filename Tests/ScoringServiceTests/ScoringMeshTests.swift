@@ -60,10 +60,10 @@ struct ScoringMeshTests {
             var request = DealFeedRequest()
             request.userID = "u-ana"
             let feed = try await mesh.clientBus.request(request)
-            #expect(!feed.deals.isEmpty)
-            #expect(feed.deals.allSatisfy { !$0.score.reasons.isEmpty && $0.score.score >= 60 && $0.simulated })
-            #expect(zip(feed.deals, feed.deals.dropFirst()).allSatisfy { $0.queueScore >= $1.queueScore }, "ranked by queue score")
-            #expect(feed.deals.contains { $0.preferredAirportWeight > 0 }, "departures from preferred airports are boosted")
+            #expect(!feed.items.isEmpty)
+            #expect(feed.items.allSatisfy { !$0.deal.score.reasons.isEmpty && $0.deal.score.score >= 60 && $0.deal.simulated })
+            #expect(zip(feed.items, feed.items.dropFirst()).allSatisfy { $0.queueScore >= $1.queueScore }, "ranked by queue score")
+            #expect(feed.items.contains { $0.preferredAirportWeight > 0 }, "departures from preferred airports are boosted")
         }
     }
 }

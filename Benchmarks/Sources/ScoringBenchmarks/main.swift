@@ -200,7 +200,7 @@ func feed(logger: Logger, now: Date, directory: String) async throws {
     request.userID = "u-bench"
     var shown = 0
     while shown < 10_000 {
-        shown = (try? await feedBus.request(request).deals.count) ?? 0
+        shown = (try? await feedBus.request(request).items.count) ?? 0
         try await Task.sleep(for: .milliseconds(10))  // safe: waiting for the service to load its deals
     }
     var page = request

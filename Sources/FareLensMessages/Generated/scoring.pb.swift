@@ -589,20 +589,18 @@ public nonisolated struct Deal: @unchecked Sendable {
   /// Clears the value of `score`. Subsequent reads from it will return its default value.
   public mutating func clearScore() {_uniqueStorage()._score = nil}
 
-  /// Feed only: dealScore × (1 + 0.2 on a watchlist match) × (1 + preferred
-  /// airport weight); 0 outside a user's feed.
+  /// Unused: the feed's per-user fields are on FeedItem (setting them here
+  /// copied every deal of a feed). Always 0 / empty.
   public var queueScore: Double {
     get {_storage._queueScore}
     set {_uniqueStorage()._queueScore = newValue}
   }
 
-  /// Feed only: the user's watchlist it matches; empty if none.
   public var matchedWatchlistID: String {
     get {_storage._matchedWatchlistID}
     set {_uniqueStorage()._matchedWatchlistID = newValue}
   }
 
-  /// Feed only: the weight of the user's preferred airport it departs from; 0 if none.
   public var preferredAirportWeight: Double {
     get {_storage._preferredAirportWeight}
     set {_uniqueStorage()._preferredAirportWeight = newValue}
@@ -613,6 +611,38 @@ public nonisolated struct Deal: @unchecked Sendable {
   public init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// One deal of a user's feed and where it ranks for that user.
+public nonisolated struct FeedItem: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The deal as scoring keeps it, the same for every user.
+  public var deal: Deal {
+    get {_deal ?? Deal()}
+    set {_deal = newValue}
+  }
+  /// Returns true if `deal` has been explicitly set.
+  public var hasDeal: Bool {self._deal != nil}
+  /// Clears the value of `deal`. Subsequent reads from it will return its default value.
+  public mutating func clearDeal() {self._deal = nil}
+
+  /// dealScore × (1 + 0.2 on a watchlist match) × (1 + preferred airport weight).
+  public var queueScore: Double = 0
+
+  /// The user's watchlist it matches; empty if none.
+  public var matchedWatchlistID: String = String()
+
+  /// The weight of the user's preferred airport it departs from; 0 if none.
+  public var preferredAirportWeight: Double = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _deal: Deal? = nil
 }
 
 /// Deal feed filters; all set ones must hold (none set: all deals).
@@ -694,8 +724,11 @@ public nonisolated struct DealFeedResponse: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// Best first.
+  /// Unused since the feed's items carry their ranking (field 4): always empty.
   public var deals: [Deal] = []
+
+  /// Best first.
+  public var items: [FeedItem] = []
 
   /// Deals matching the filter before the tier cap and `limit`.
   public var totalMatching: Int32 = 0
@@ -1430,6 +1463,55 @@ nonisolated extension Deal: SwiftProtobuf.Message, SwiftProtobuf._MessageImpleme
   }
 }
 
+nonisolated extension FeedItem: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".FeedItem"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}deal\0\u{3}queue_score\0\u{3}matched_watchlist_id\0\u{3}preferred_airport_weight\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._deal) }()
+      case 2: try { try decoder.decodeSingularDoubleField(value: &self.queueScore) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.matchedWatchlistID) }()
+      case 4: try { try decoder.decodeSingularDoubleField(value: &self.preferredAirportWeight) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._deal {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if self.queueScore.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.queueScore, fieldNumber: 2)
+    }
+    if !self.matchedWatchlistID.isEmpty {
+      try visitor.visitSingularStringField(value: self.matchedWatchlistID, fieldNumber: 3)
+    }
+    if self.preferredAirportWeight.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.preferredAirportWeight, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: FeedItem, rhs: FeedItem) -> Bool {
+    if lhs._deal != rhs._deal {return false}
+    if lhs.queueScore != rhs.queueScore {return false}
+    if lhs.matchedWatchlistID != rhs.matchedWatchlistID {return false}
+    if lhs.preferredAirportWeight != rhs.preferredAirportWeight {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension DealFeedFilter: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".DealFeedFilter"
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}international_only\0\u{3}nonstop_only\0\u{3}max_price\0\u{3}departing_this_month\0\u{1}origin\0\u{1}destination\0\u{1}carrier\0")
@@ -1545,7 +1627,7 @@ nonisolated extension DealFeedRequest: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
 nonisolated extension DealFeedResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".DealFeedResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}deals\0\u{3}total_matching\0\u{3}capped_by_tier\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}deals\0\u{3}total_matching\0\u{3}capped_by_tier\0\u{1}items\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1556,6 +1638,7 @@ nonisolated extension DealFeedResponse: SwiftProtobuf.Message, SwiftProtobuf._Me
       case 1: try { try decoder.decodeRepeatedMessageField(value: &self.deals) }()
       case 2: try { try decoder.decodeSingularInt32Field(value: &self.totalMatching) }()
       case 3: try { try decoder.decodeSingularBoolField(value: &self.cappedByTier) }()
+      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.items) }()
       default: break
       }
     }
@@ -1571,11 +1654,15 @@ nonisolated extension DealFeedResponse: SwiftProtobuf.Message, SwiftProtobuf._Me
     if self.cappedByTier != false {
       try visitor.visitSingularBoolField(value: self.cappedByTier, fieldNumber: 3)
     }
+    if !self.items.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.items, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: DealFeedResponse, rhs: DealFeedResponse) -> Bool {
     if lhs.deals != rhs.deals {return false}
+    if lhs.items != rhs.items {return false}
     if lhs.totalMatching != rhs.totalMatching {return false}
     if lhs.cappedByTier != rhs.cappedByTier {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}

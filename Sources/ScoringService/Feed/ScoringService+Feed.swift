@@ -28,18 +28,17 @@ extension ScoringService {
         let ranking = DealRanking(
             preferred: Dictionary(user.user.preferredAirports.map { ($0.code, $0.weight) }, uniquingKeysWith: max),
             watchlists: watchlists, metroOf: reference.metroOf)
-        let matching = DealRanking.filter(Array(current.values), request.filter, today: CalendarDate.of(now, in: zone), nowMs: Self.unixMs(now))
+        let filter = DealRanking.Filter(request.filter, today: CalendarDate.of(now, in: zone), nowMs: Self.unixMs(now))
+        var limit: Int?
+        if user.entitlements.hasVisibleDeals { limit = Int(user.entitlements.visibleDeals) }
+        if request.limit > 0 { limit = min(limit ?? .max, Int(request.limit)) }
+        let ordered = currentInBaseOrder()
+        // Each item shares its deal's message: nothing is copied per deal.
+        let (items, matching) = ranking.rank(baseOrdered: ordered, limit: limit, keep: filter.keeps) { ranking.item($0, in: ordered) }
         var response = DealFeedResponse()
-        response.totalMatching = Int32(matching.count)
-        var shown = matching.count
-        if user.entitlements.hasVisibleDeals, shown > Int(user.entitlements.visibleDeals) {
-            shown = Int(user.entitlements.visibleDeals)
-            response.cappedByTier = true
-        }
-        if request.limit > 0 { shown = min(shown, Int(request.limit)) }
-        let ranked = ranking.rank(matching, limit: shown)
-        // Only the deals returned are copied into messages.
-        response.deals = ranked.prefix(shown).map { ranking.deal($0, in: matching) }
+        response.totalMatching = Int32(clamping: matching)
+        response.cappedByTier = user.entitlements.hasVisibleDeals && matching > Int(user.entitlements.visibleDeals)
+        response.items = items
         return response
     }
 
@@ -56,6 +55,15 @@ extension ScoringService {
             logger.notice("deal feed without watchlists: the watchlist service did not answer", metadata: ["user": "\(userID)", "error": "\(error)"])
             return []
         }
+    }
+
+    /// The current deals in ``DealRanking/baseOrder(_:_:)``, sorted again only
+    /// after they changed (ingest, housekeeping), not for every request.
+    func currentInBaseOrder() -> [FeedEntry] {
+        if let currentOrdered { return currentOrdered }
+        let ordered = current.values.sorted(by: DealRanking.baseOrder)
+        currentOrdered = ordered
+        return ordered
     }
 
     /// Puts a deal in the feed's working set directly (tests of the feed, without fares).
