@@ -36,10 +36,12 @@ actor ScoringService: ServiceBehaviour {
     private let fares: EventSubscription<FareObserved>
     /// Current deals by id: the feed's working set.
     var current: [String: FeedEntry] = [:] {
-        didSet { currentOrdered = nil }
+        didSet { feedTable = nil }
     }
-    /// `current` in the feed's base order, made when a feed asks after a change.
-    var currentOrdered: [FeedEntry]?
+    /// `current` laid out for the feed, made when a feed asks after a change.
+    var feedTable: FeedTable?
+    /// The codes of `current`'s rows.
+    var feedCodes = FeedCodes()
     /// The histories of the routes being scored (``HistoryCache``).
     var historyCache = HistoryCache()
     /// Most observed fares applied in one transaction.
@@ -94,10 +96,9 @@ actor ScoringService: ServiceBehaviour {
         let nowMs = Self.unixMs(clock.now())
         do {
             let records = try database.writer.read { db in try DealRecord.filter(Column("expiresAtUnixMs") > nowMs).fetchAll(db) }
-            let metroOf = reference.metroOf
             var loaded: [String: FeedEntry] = [:]
             for record in records {
-                if let deal = record.deal, let entry = FeedEntry(deal, metroOf: metroOf) { loaded[entry.id] = entry }
+                if let deal = record.deal, let entry = feedEntry(deal) { loaded[entry.id] = entry }
             }
             current = loaded
             logger.info("current deals loaded", metadata: ["deals": "\(current.count)"])

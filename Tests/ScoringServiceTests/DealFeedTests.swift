@@ -48,10 +48,11 @@ struct DealFeedTests {
                 "d-\(index)", index % 3 == 0 ? "LIS" : "JFK", score: 60 + Int32(generator.next() % 20), cents: Int64(10_000 + generator.next() % 5 * 1_000),
                 departure: Self.day.adding(days: Int(generator.next() % 4)))
         }
-        let entries = deals.compactMap { FeedEntry($0, metroOf: [:]) }
-        let full = ranking.rank(entries).map(\.index)
+        var codes = FeedCodes()
+        let entries = deals.compactMap { FeedEntry($0, metroOf: [:], codes: &codes) }
+        let full = ranking.rank(entries, codes: codes).map(\.index)
         for limit in [1, 20, 50, 149] {
-            #expect(ranking.rank(entries, limit: limit).map(\.index) == Array(full.prefix(limit)), "limit \(limit)")
+            #expect(ranking.rank(entries, codes: codes, limit: limit).map(\.index) == Array(full.prefix(limit)), "limit \(limit)")
         }
     }
 
@@ -75,20 +76,21 @@ struct DealFeedTests {
             deal.cabin = pick([.economy, .business])
             return deal
         }
-        let entries = deals.compactMap { FeedEntry($0, metroOf: metros) }
-        let sorted = entries.indices.map { ranking.ranked(entries[$0], index: $0) }.sorted { left, right in
+        var codes = FeedCodes()
+        let entries = deals.compactMap { FeedEntry($0, metroOf: metros, codes: &codes) }
+        let sorted = entries.indices.map { ranking.ranked(entries[$0], index: $0, codes: codes) }.sorted { left, right in
             if left.queueScore != right.queueScore { return left.queueScore > right.queueScore }
             if left.price != right.price { return left.price < right.price }
             if left.departureDay != right.departureDay { return left.departureDay < right.departureDay }
             return entries[left.index].id < entries[right.index].id
         }
         #expect(Set(sorted.map(\.multiplier)).count >= 4, "several boost classes")
-        #expect(ranking.rank(entries).map(\.index) == sorted.map(\.index))
-        #expect(ranking.rank(entries, limit: 37).map(\.index) == Array(sorted.prefix(37).map(\.index)))
-        let ordered = entries.sorted(by: DealRanking.baseOrder)
-        let (kept, matching) = ranking.rank(baseOrdered: ordered, limit: 10) { $0.score >= 80 }
+        #expect(ranking.rank(entries, codes: codes).map(\.index) == sorted.map(\.index))
+        #expect(ranking.rank(entries, codes: codes, limit: 37).map(\.index) == Array(sorted.prefix(37).map(\.index)))
+        let table = FeedTable(entries)
+        let (kept, matching) = ranking.rank(table, codes: codes, limit: 10) { $0.score >= 80 }
         #expect(matching == entries.count { $0.score >= 80 })
-        #expect(kept.map { ordered[$0.index].id } == Array(sorted.filter { entries[$0.index].score >= 80 }.prefix(10).map { entries[$0.index].id }))
+        #expect(kept.map { table.entries[$0.index].id } == Array(sorted.filter { entries[$0.index].score >= 80 }.prefix(10).map { entries[$0.index].id }))
     }
 
     @Test("a watchlist or preferred airport given as a metro code matches the deal's airports")
@@ -140,6 +142,10 @@ struct DealFeedTests {
         #expect(kept { $0.origin = "NYC" } == all.subtracting(["from-lisbon"]))
         #expect(kept { $0.origin = "LIS"; $0.destination = "LHR" } == ["from-lisbon"])
         #expect(kept { $0.carrier = "aa" } == ["other-carrier"])
+        // A code no deal has matches nothing (it is never confused with "no filter").
+        #expect(kept { $0.origin = "ZZZ" }.isEmpty)
+        #expect(kept { $0.carrier = "ZZ" }.isEmpty)
+        #expect(kept { $0.maxPrice.currency = "JPY"; $0.maxPrice.minorUnits = 50_000_000 }.isEmpty)
     }
 
     @Test("a Free user sees the top 20 (capped_by_tier), a Pro user all; the ranking uses the user's watchlists and preferred airports from the other services")

@@ -1,54 +1,35 @@
 import FareLensMessages
 
-/// A current deal with the fields the feed filters and ranks on, read out of
-/// the `Deal` message once (when the deal is made or loaded), so a feed over
-/// 10,000 deals compares plain values instead of protobuf getters and
-/// copies only the deals it returns. A class, so the feed's arrays move one
-/// reference per deal rather than a dozen strings.
+/// A current deal as the feed keeps it: the `Deal` message, the numbers the
+/// feed filters and ranks on (``FeedRow``, read out of the message once when
+/// the deal is made or loaded) and the deal's feed item before any user's
+/// boost, so a feed copies a ready item instead of building one per deal.
 final class FeedEntry: Sendable {
     let deal: Deal
     let id: String
-    let origin: String
-    let destination: String
-    /// The airports' metro codes, "" when none.
-    let originMetro: String
-    let destinationMetro: String
-    let cabin: Cabin
-    /// Days since 1970-01-01.
-    let departureDay: Int
-    /// `yyyymm` of the departure.
-    let departureMonth: Int
-    let price: Int64
-    let currency: String
-    let score: Int32
-    let stops: Int32
-    let carrier: String
-    let international: Bool
-    let expiresAtUnixMs: Int64
+    let row: FeedRow
+    /// The deal's ``FeedItem`` for a user who boosts nothing: queue score = deal score.
+    let item: FeedItem
 
-    init?(_ deal: Deal, metroOf: [String: String]) {
+    init?(_ deal: Deal, metroOf: [String: String], codes: inout FeedCodes) {
         guard let departure = CalendarDate(deal.departureDate) else { return nil }
         self.deal = deal
         id = deal.dealID
-        origin = deal.origin
-        destination = deal.destination
-        originMetro = metroOf[deal.origin] ?? ""
-        destinationMetro = metroOf[deal.destination] ?? ""
-        cabin = deal.cabin
-        departureDay = departure.daysSinceEpoch
-        departureMonth = departure.year * 100 + departure.month
-        price = deal.price.minorUnits
-        currency = deal.price.currency
-        score = deal.score.score
-        stops = deal.stops
-        carrier = deal.carrier
-        international = deal.originCountry != deal.destinationCountry
-        expiresAtUnixMs = deal.expiresAtUnixMs
+        row = FeedRow(
+            price: deal.price.minorUnits, expiresAtUnixMs: deal.expiresAtUnixMs, score: deal.score.score,
+            departureDay: Int32(truncatingIfNeeded: departure.daysSinceEpoch), departureMonth: Int32(departure.year * 100 + departure.month),
+            stops: deal.stops,
+            origin: codes.intern(deal.origin), originMetro: codes.intern(metroOf[deal.origin] ?? ""),
+            destination: codes.intern(deal.destination), destinationMetro: codes.intern(metroOf[deal.destination] ?? ""),
+            carrier: codes.intern(deal.carrier), currency: codes.intern(deal.price.currency),
+            cabin: Int32(truncatingIfNeeded: deal.cabin.rawValue), international: deal.originCountry != deal.destinationCountry)
+        var item = FeedItem()
+        item.deal = deal
+        item.queueScore = Double(deal.score.score)
+        self.item = item
     }
 
-    /// Whether `code` names the origin (the airport or its metro).
-    func departs(from code: String) -> Bool { code == origin || (!originMetro.isEmpty && code == originMetro) }
-
-    /// Whether `code` names the destination (the airport or its metro).
-    func arrives(at code: String) -> Bool { code == destination || (!destinationMetro.isEmpty && code == destinationMetro) }
+    var score: Int32 { row.score }
+    var price: Int64 { row.price }
+    var expiresAtUnixMs: Int64 { row.expiresAtUnixMs }
 }

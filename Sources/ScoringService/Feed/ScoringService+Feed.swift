@@ -28,13 +28,13 @@ extension ScoringService {
         let ranking = DealRanking(
             preferred: Dictionary(user.user.preferredAirports.map { ($0.code, $0.weight) }, uniquingKeysWith: max),
             watchlists: watchlists, metroOf: reference.metroOf)
-        let filter = DealRanking.Filter(request.filter, today: CalendarDate.of(now, in: zone), nowMs: Self.unixMs(now))
+        let filter = DealRanking.Filter(request.filter, today: CalendarDate.of(now, in: zone), nowMs: Self.unixMs(now), codes: feedCodes)
         var limit: Int?
         if user.entitlements.hasVisibleDeals { limit = Int(user.entitlements.visibleDeals) }
         if request.limit > 0 { limit = min(limit ?? .max, Int(request.limit)) }
-        let ordered = currentInBaseOrder()
+        let table = currentFeedTable()
         // Each item shares its deal's message: nothing is copied per deal.
-        let (items, matching) = ranking.rank(baseOrdered: ordered, limit: limit, keep: filter.keeps) { ranking.item($0, in: ordered) }
+        let (items, matching) = ranking.rank(table, codes: feedCodes, limit: limit, keep: filter.keeps) { ranking.item($0, in: table) }
         var response = DealFeedResponse()
         response.totalMatching = Int32(clamping: matching)
         response.cappedByTier = user.entitlements.hasVisibleDeals && matching > Int(user.entitlements.visibleDeals)
@@ -57,17 +57,22 @@ extension ScoringService {
         }
     }
 
-    /// The current deals in ``DealRanking/baseOrder(_:_:)``, sorted again only
-    /// after they changed (ingest, housekeeping), not for every request.
-    func currentInBaseOrder() -> [FeedEntry] {
-        if let currentOrdered { return currentOrdered }
-        let ordered = current.values.sorted(by: DealRanking.baseOrder)
-        currentOrdered = ordered
-        return ordered
+    /// The current deals as a ``FeedTable``, made again only after they
+    /// changed (ingest, housekeeping), not for every request.
+    func currentFeedTable() -> FeedTable {
+        if let feedTable { return feedTable }
+        let table = FeedTable(current.values)
+        feedTable = table
+        return table
+    }
+
+    /// `deal` as the feed keeps it; nil when its departure date is not a date.
+    func feedEntry(_ deal: Deal) -> FeedEntry? {
+        FeedEntry(deal, metroOf: reference.metroOf, codes: &feedCodes)
     }
 
     /// Puts a deal in the feed's working set directly (tests of the feed, without fares).
     func setCurrentForTesting(_ deal: Deal) {
-        current[deal.dealID] = FeedEntry(deal, metroOf: reference.metroOf)
+        current[deal.dealID] = feedEntry(deal)
     }
 }

@@ -41,7 +41,7 @@ extension ScoringService {
             return []
         }
         for deal in deals {
-            current[deal.dealID] = FeedEntry(deal, metroOf: reference.metroOf)
+            current[deal.dealID] = feedEntry(deal)
             var scored = DealScored()
             scored.deal = deal
             _ = events.enqueue(scored)
