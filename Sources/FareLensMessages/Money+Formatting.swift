@@ -40,43 +40,49 @@ extension Money {
     }
 
     /// The amount as people read it: "€1,234.50", "¥65,000", "12.345 KWD".
-    public var formatted: String {
-        let code = currency.uppercased()
-        let digits = Self.exponent(of: code)
-        let magnitude = minorUnits.magnitude
-        var unit: UInt64 = 1
-        for _ in 0..<digits { unit *= 10 }
-        var number = Self.grouped(magnitude / unit)
-        if digits > 0 {
-            let fraction = String(magnitude % unit)
-            number += "." + String(repeating: "0", count: digits - fraction.count) + fraction
-        }
-        let sign = minorUnits < 0 ? "-" : ""
-        if let symbol = Self.unambiguousSymbols[code] { return sign + symbol + number }
-        return sign + number + " " + code
-    }
+    public var formatted: String { text(droppingZeroFraction: false) }
 
     /// Like ``formatted`` but without a fraction of zeros, as headlines show
     /// prices: "$650", "€45.50", "¥65,000".
-    public var headline: String {
-        let digits = Self.exponent(of: currency.uppercased())
-        guard digits > 0 else { return formatted }
-        var unit: Int64 = 1
+    public var headline: String { text(droppingZeroFraction: true) }
+
+    /// One pass over the digits, no intermediate strings beyond the result
+    /// (alert titles format a price for every decision).
+    private func text(droppingZeroFraction: Bool) -> String {
+        let code = currency.utf8.contains(where: { (97...122).contains($0) }) ? currency.uppercased() : currency
+        let digits = Self.minorUnitExponents[code] ?? 2
+        let magnitude = minorUnits.magnitude
+        var unit: UInt64 = 1
         for _ in 0..<digits { unit *= 10 }
-        guard minorUnits % unit == 0 else { return formatted }
-        let text = formatted
-        let fraction = "." + String(repeating: "0", count: digits)
-        guard let range = text.range(of: fraction) else { return text }
-        return text.replacingCharacters(in: range, with: "")
+        var text = minorUnits < 0 ? "-" : ""
+        let symbol = Self.unambiguousSymbols[code]
+        if let symbol { text += symbol }
+        Self.appendGrouped(magnitude / unit, to: &text)
+        let fraction = magnitude % unit
+        if digits > 0, !(droppingZeroFraction && fraction == 0) {
+            text += "."
+            let fractionText = String(fraction)
+            for _ in fractionText.utf8.count..<digits { text += "0" }
+            text += fractionText
+        }
+        if symbol == nil { text += " " + code }
+        return text
     }
 
-    private static func grouped(_ value: UInt64) -> String {
-        let digits = Array(String(value))
-        var text = ""
-        for (index, digit) in digits.enumerated() {
-            if index > 0, (digits.count - index) % 3 == 0 { text.append(",") }
-            text.append(digit)
+    /// `value` with thousands grouped by ",".
+    private static func appendGrouped(_ value: UInt64, to text: inout String) {
+        let plain = String(value)
+        let count = plain.utf8.count
+        guard count > 3 else {
+            text += plain
+            return
         }
-        return text
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count + count / 3)
+        for (index, digit) in plain.utf8.enumerated() {
+            if index > 0, (count - index) % 3 == 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(digit)
+        }
+        text += String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -21,6 +21,12 @@ public struct StatementValues: ~Copyable {
     /// Binds an integer.
     public mutating func bind(_ value: Int) { bind(Int64(value)) }
 
+    /// Binds a real.
+    public mutating func bind(_ value: Double) { record(sqlite3_bind_double(handle, next, value)) }
+
+    /// Binds a boolean as 0 or 1 (how GRDB stores one).
+    public mutating func bind(_ value: Bool) { bind(Int64(value ? 1 : 0)) }
+
     private mutating func record(_ code: Int32) {
         if code != SQLITE_OK, failure == SQLITE_OK { failure = code }
         next += 1

@@ -31,6 +31,23 @@ struct BoundStatementTests {
         #expect(read.map { $0["value"] as Int64 } == rows.map(\.1).sorted())
     }
 
+    @Test("reals and booleans are stored as GRDB stores them: a double exactly, a Bool as 0 or 1")
+    func realsAndBooleans() throws {
+        let queue = try DatabaseQueue()
+        let values: [(Double, Bool)] = [(163.2, true), (-0.1, false), (.greatestFiniteMagnitude, true)]
+        let (bound, viaGRDB) = try queue.write { db in
+            try db.execute(sql: "CREATE TABLE r (id INTEGER PRIMARY KEY, real REAL NOT NULL, flag BOOLEAN NOT NULL)")
+            let insert = try db.cachedStatement(sql: "INSERT INTO r (real, flag) VALUES (?, ?)")
+            for (real, flag) in values { try insert.executeBinding { $0.bind(real); $0.bind(flag) } }
+            for (real, flag) in values { try db.execute(sql: "INSERT INTO r (real, flag) VALUES (?, ?)", arguments: [real, flag]) }
+            let rows = try Row.fetchAll(db, sql: "SELECT real, flag, typeof(real), typeof(flag) FROM r ORDER BY id")
+            return (Array(rows.prefix(values.count)), Array(rows.suffix(values.count)))
+        }
+        #expect(bound == viaGRDB)
+        #expect(bound.map { $0[0] as Double } == values.map(\.0))
+        #expect(bound.map { $0[1] as Bool } == values.map(\.1))
+    }
+
     @Test("a failing step throws SQLite's code, and the statement runs again afterwards")
     func constraintFailureIsNamed() throws {
         let queue = try queue()

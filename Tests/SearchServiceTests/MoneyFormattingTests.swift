@@ -1,3 +1,4 @@
+import Foundation
 import FareLensMessages
 import Testing
 
@@ -33,5 +34,40 @@ struct MoneyFormattingTests {
         #expect(["JPY", "KRW", "ISK", "CLP"].allSatisfy { Money.exponent(of: $0) == 0 })
         #expect(["KWD", "BHD", "JOD", "OMR", "TND", "IQD", "LYD"].allSatisfy { Money.exponent(of: $0) == 3 })
         #expect(Money.exponent(of: "CLF") == 4 && Money.exponent(of: "EUR") == 2 && Money.exponent(of: "HUF") == 2)
+    }
+
+    @Test("a headline drops a fraction of zeros only: $650, €45.50, ¥65,000, 1.000 KWD → 1 KWD, -$5; a code set in lower case reads in upper case")
+    func headlines() {
+        #expect(Money(minorUnits: 65_000, currency: "USD").headline == "$650")
+        #expect(Money(minorUnits: 4_550, currency: "EUR").headline == "€45.50")
+        #expect(Money(minorUnits: 65_000, currency: "JPY").headline == "¥65,000")
+        #expect(Money(minorUnits: 1_000, currency: "KWD").headline == "1 KWD")
+        #expect(Money(minorUnits: 1_001, currency: "KWD").headline == "1.001 KWD")
+        #expect(Money(minorUnits: -500, currency: "USD").headline == "-$5")
+        #expect(Money(minorUnits: 0, currency: "GBP").headline == "£0")
+        var lower = Money()
+        lower.minorUnits = 123_400
+        lower.currency = "eur"
+        #expect(lower.formatted == "€1,234.00" && lower.headline == "€1,234")
+    }
+
+    @Test("for 2,000 generated amounts in currencies of every exponent, the headline is the formatted amount with a zero fraction removed, and grouping puts a comma every three digits")
+    func headlineIsFormattedWithoutZeroFraction() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let currency = ["USD", "EUR", "JPY", "KWD", "CLF", "CAD", "CHF"].randomElement(using: &generator)!  // safe: a non-empty literal
+            let digits = Money.exponent(of: currency)
+            let scale = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000_000].randomElement(using: &generator)!  // safe: a non-empty literal
+            let wholeOnly = Bool.random(using: &generator)
+            var units = Int64.random(in: -1_000_000_000...1_000_000_000, using: &generator) * Int64(scale) / 1_000
+            if wholeOnly { units = units / Int64(pow(10, Double(digits))) * Int64(pow(10, Double(digits))) }
+            let money = Money(minorUnits: units, currency: currency)
+            let zeros = digits > 0 ? "." + String(repeating: "0", count: digits) : ""
+            let expected = !zeros.isEmpty && money.formatted.contains(zeros) ? money.formatted.replacingOccurrences(of: zeros, with: "") : money.formatted
+            #expect(money.headline == expected, "\(units) \(currency)")
+            let number = String(money.formatted.filter { $0.isNumber || $0 == "," || $0 == "." }.split(separator: Character("."))[0])
+            let groups = number.split(separator: Character(","))
+            #expect(groups.dropFirst().allSatisfy { $0.count == 3 } && (groups.first?.count ?? 0) <= 3, "\(money.formatted)")
+        }
     }
 }

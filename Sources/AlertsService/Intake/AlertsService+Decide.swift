@@ -22,6 +22,8 @@ extension AlertsService {
     @discardableResult
     func decide(_ pending: [PendingEvent]) async -> [AlertRow] {
         let userIDs = Set(pending.flatMap { $0.candidates.map(\.userID) }).sorted()
+        // One after another: asking all of a batch's users at once in a task group was slower on
+        // 2 cores (1.8 ms against 1.1 ms for 256 users, measured in the decisions benchmark).
         var recipients: [String: AlertRecipient] = [:]
         for userID in userIDs {
             guard let recipient = await recipientWaiting(userID) else { continue }

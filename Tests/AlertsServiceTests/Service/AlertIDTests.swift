@@ -19,4 +19,11 @@ struct AlertIDTests {
         let later = AlertsService.newAlertID(at: Date(timeIntervalSince1970: 1_800_000_000.001))
         #expect(earlier < later)
     }
+
+    @Test("an id is \"a\", the Unix milliseconds in 12 lower-case hex digits, then 16 random hex digits")
+    func layout() {
+        let id = AlertsService.newAlertID(at: Date(timeIntervalSince1970: 1_800_000_000.5))
+        #expect(id.dropFirst().prefix(12) == "01a3185c51f4")
+        #expect(id.count == 29 && id.dropFirst().allSatisfy { "0123456789abcdef".contains($0) })
+    }
 }

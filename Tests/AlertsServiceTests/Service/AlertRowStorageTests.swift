@@ -1,0 +1,38 @@
+@testable import AlertsService
+import FareLensMessages
+import Foundation
+import GRDB
+import Testing
+
+/// `AlertRow.insertFast` binds its columns by hand (docs/decisions/0007):
+/// it must store exactly what GRDB's own insert of the record stores.
+@Suite struct AlertRowStorageTests {
+    @Test("insertFast stores every column as GRDB's insert does, and the row reads back equal")
+    func insertFastMatchesGRDB() throws {
+        var row = AlertPayloadTests.row(title: "Tokyo fell to ¥65,000")
+        // Every column away from its default, so a swapped or missing binding shows.
+        row.quietException = true
+        row.simulated = true
+        row.queueScore = 163.2
+        row.deliveryError = "HTTP 500"
+        row.attempts = 3
+        row.deliveredAtUnixMs = 1_790_000_100_000
+        row.digestDueAtUnixMs = 1_790_000_200_000
+        row.digestAlertID = "a-digest"
+        row.watchlistID = "w-9"
+        var viaGRDB = row
+        viaGRDB.alertID = "b-other"
+        let queue = try DatabaseQueue()
+        let (fast, grdb, readBack) = try queue.write { db in
+            try AlertRow.migrate(db)
+            try row.insertFast(db)
+            try viaGRDB.insert(db)
+            let columns = AlertRow.columnNames.filter { $0 != "alertID" }.joined(separator: ", ")
+            let fast = try Row.fetchOne(db, sql: "SELECT \(columns) FROM alert WHERE alertID = ?", arguments: [row.alertID])
+            let grdb = try Row.fetchOne(db, sql: "SELECT \(columns) FROM alert WHERE alertID = ?", arguments: [viaGRDB.alertID])
+            return (fast, grdb, try AlertRow.fetchOne(db, key: row.alertID))
+        }
+        #expect(fast != nil && fast == grdb)
+        #expect(readBack == row)
+    }
+}
