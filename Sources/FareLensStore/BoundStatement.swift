@@ -41,8 +41,8 @@ extension Statement {
     /// rows) with values bound straight through SQLite's C interface, inside
     /// the caller's transaction, and returns how many rows it changed.
     ///
-    /// For the few statements run once per ingested event (inbox rows,
-    /// history folds): GRDB's `execute(arguments:)` builds an array of
+    /// For the few statements run once per ingested event or decision
+    /// (inbox rows, history folds, alert rows): GRDB's `execute(arguments:)` builds an array of
     /// existential values and binds each through its protocols, which cost
     /// about as much as SQLite's own work there (docs/decisions/0007).
     /// Everything else uses GRDB's API. What this skips: GRDB's argument
