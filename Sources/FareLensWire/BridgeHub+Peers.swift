@@ -13,6 +13,8 @@ extension BridgeHub {
             return
         }
         let timeout = connection.channel.eventLoop.scheduleTask(in: .nanoseconds(configuration.helloTimeout.nanoseconds)) {
+            // The hello came in time; this task has just not read it yet (a loaded machine).
+            guard !connection.hasReceived else { return }
             let reason = "no hello within \(self.configuration.helloTimeout)"
             self.logger.warning("refusing bridge connection", metadata: ["reason": "\(reason)", "uid": "\(uid)"])
             connection.close(reason: reason)

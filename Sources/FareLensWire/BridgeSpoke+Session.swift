@@ -16,6 +16,8 @@ extension BridgeSpoke {
         let connection = try await connect()
         connection.send(helloEnvelope())
         let timeout = connection.channel.eventLoop.scheduleTask(in: .nanoseconds(configuration.helloTimeout.nanoseconds)) {
+            // The welcome came in time; this task has just not read it yet (a loaded machine).
+            guard !connection.hasReceived else { return }
             connection.close(reason: "no welcome within \(self.configuration.helloTimeout)")
         }
         var iterator = connection.inbound.makeAsyncIterator()

@@ -74,8 +74,16 @@ final class PeerConnection: Sendable {
     /// Envelopes received and not yet taken by the owner (tests, status).
     var inboundWaiting: Int { queuedInbound.load(ordering: .relaxed) }
 
+    /// Whether the peer has sent anything yet (an envelope reached ``inbound``).
+    /// A hello timer asks this, not whether its task has read the hello: on
+    /// a starved machine the task can resume seconds after the hello came,
+    /// and closing then would drop a peer that answered in time.
+    var hasReceived: Bool { receivedAny.load(ordering: .relaxed) }
+    private let receivedAny = Atomic<Bool>(false)
+
     /// Called on the event loop for each envelope handed to ``inbound``.
     private func queuedOne() {
+        receivedAny.store(true, ordering: .relaxed)
         guard queuedInbound.add(1, ordering: .relaxed).newValue >= inboundHighWater,
               !readingPaused.exchange(true, ordering: .relaxed) else { return }
         channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
