@@ -26,7 +26,7 @@ struct DealRanking: Sendable {
     /// One entry's place in the queue: small and scalar, so ranking 10,000 moves no strings.
     struct Ranked {
         /// Index into the ranked entries.
-        let index: Int
+        var index: Int
         let queueScore: Double
         /// The boosts' product: `queueScore / dealScore`.
         let multiplier: Double
@@ -44,17 +44,6 @@ struct DealRanking: Sendable {
             departureDay = row.departureDay
             self.watchlist = watchlist
             self.weight = weight
-        }
-
-        /// `ranked` at another index.
-        init(_ ranked: Ranked, index: Int) {
-            self.index = index
-            queueScore = ranked.queueScore
-            multiplier = ranked.multiplier
-            price = ranked.price
-            departureDay = ranked.departureDay
-            watchlist = ranked.watchlist
-            weight = ranked.weight
         }
     }
 
@@ -103,7 +92,11 @@ struct DealRanking: Sendable {
     func rank(_ entries: [FeedEntry], codes: FeedCodes, limit: Int? = nil) -> [Ranked] {
         let table = FeedTable(entries)
         let position = Dictionary(uniqueKeysWithValues: entries.enumerated().map { (ObjectIdentifier($1), $0) })
-        return rank(table, codes: codes, limit: limit).ranked.map { Ranked($0, index: position[ObjectIdentifier(table.entries[$0.index])] ?? $0.index) }
+        return rank(table, codes: codes, limit: limit).ranked.map { ranked in
+            var moved = ranked
+            moved.index = position[ObjectIdentifier(table.entries[ranked.index])] ?? ranked.index
+            return moved
+        }
     }
 
     /// The order of the deals before any boost, the one ``FeedTable`` keeps:

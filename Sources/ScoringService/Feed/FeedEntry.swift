@@ -30,6 +30,5 @@ final class FeedEntry: Sendable {
     }
 
     var score: Int32 { row.score }
-    var price: Int64 { row.price }
     var expiresAtUnixMs: Int64 { row.expiresAtUnixMs }
 }

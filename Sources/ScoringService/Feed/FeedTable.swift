@@ -23,6 +23,4 @@ struct FeedTable: Sendable {
         rows = entries.map(\.row)
         items = entries.map(\.item)
     }
-
-    var count: Int { entries.count }
 }
