@@ -15,6 +15,7 @@ let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics
 let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
 let dequeModule = Target.Dependency.product(name: "DequeModule", package: "swift-collections")
+let heapModule = Target.Dependency.product(name: "HeapModule", package: "swift-collections")
 let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
 let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
 let protobuf = Target.Dependency.product(name: "SwiftProtobuf", package: "swift-protobuf")
@@ -107,7 +108,7 @@ let package = Package(
         .target(
             name: "FareLensWire",
             dependencies: [
-                "FareLensBus", "FareLensMessages", nioCore, nioPosix, log, metrics, lifecycle, protobuf, grdb,
+                "FareLensBus", "FareLensMessages", nioCore, nioPosix, log, metrics, lifecycle, protobuf, grdb, heapModule,
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
             swiftSettings: strict

@@ -5,8 +5,8 @@ import Metrics
 import Synchronization
 
 /// The per-connection work both ends share, once the hello is done:
-/// requests are answered concurrently (each in a child task of one
-/// discarding group), events are delivered one at a time in arrival order
+/// requests are answered concurrently (each in a task of its own that
+/// prefers the connection's event loop: ``InboundRequests``), events are delivered one at a time in arrival order
 /// (FIFO per publisher), acknowledgements and control messages are handled
 /// as they come. Returns when the connection closes.
 struct ConnectionLoop: Sendable {
@@ -28,6 +28,7 @@ struct ConnectionLoop: Sendable {
         let counts = LoopCounts()
         // A closed connection releases a reading loop waiting for room.
         connection.whenClosed { counts.room.close() }
+        connection.requests.install(limit: configuration.maxInFlightPerConnection, answer: answer)
         await withDiscardingTaskGroup { group in
             group.addTask {
                 for await event in events {
@@ -40,17 +41,9 @@ struct ConnectionLoop: Sendable {
             for await envelope in connection.inbound {
                 switch envelope.kind {
                 case .request:
-                    guard counts.servedInFlight.add(1, ordering: .relaxed).newValue <= configuration.maxInFlightPerConnection else {
-                        counts.servedInFlight.subtract(1, ordering: .relaxed)
-                        let error = BusError.overloaded(ServiceAddress(envelope.address), limit: configuration.maxInFlightPerConnection)
-                        connection.send(.response(to: envelope.correlationID, result: .failure(error), typeName: ""))
-                        continue
-                    }
-                    group.addTask {
-                        let reply = await answer(envelope)
-                        counts.servedInFlight.subtract(1, ordering: .relaxed)
-                        connection.send(reply)
-                    }
+                    // Arrived before the answer was installed (just after
+                    // the hello); every later one is started on the loop.
+                    _ = connection.requests.start(envelope, on: connection)
                 case .event:
                     if counts.queuedEvents.load(ordering: .relaxed) >= configuration.inboundEventBuffer {
                         guard envelope.event.durable else {
@@ -81,7 +74,8 @@ struct ConnectionLoop: Sendable {
             // The connection is gone: durable events not yet handed to a
             // subscriber are dropped unacknowledged (their sender redelivers
             // them when the link returns), and a delivery waiting for room
-            // in a full subscriber stops waiting.
+            // in a full subscriber stops waiting. (Requests being answered
+            // were cancelled when the connection closed.)
             group.cancelAll()
         }
     }
@@ -90,7 +84,6 @@ struct ConnectionLoop: Sendable {
 /// Events queued for delivery and requests being answered on one connection.
 private final class LoopCounts: Sendable {
     let queuedEvents = Atomic<Int>(0)
-    let servedInFlight = Atomic<Int>(0)
     let room = RoomSignal()
 }
 

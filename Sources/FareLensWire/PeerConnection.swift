@@ -36,15 +36,23 @@ final class PeerConnection: Sendable {
     /// only there; atomic because the class is shared across threads).
     private let flushScheduled = Atomic<Bool>(false)
 
+    /// The REQUESTs this connection is answering (started on the event loop
+    /// once the owner installs its answer).
+    let requests: InboundRequests
+
     private struct Waiting {
         let continuation: CheckedContinuation<Result<WireEnvelope, BusError>, Never>
-        let timer: Scheduled<Void>?
+        let deadline: NIODeadline
+        /// What is asked and the budget it had, for the timeout's message.
+        let what: String
+        let budget: Duration
         /// The address asked, so a failure on close names it.
         let address: ServiceAddress
     }
 
     private struct State {
         var waiting: [UInt64: Waiting] = [:]
+        var deadlines = RequestDeadlines()
         var nextCorrelationID: UInt64 = 0
         var closeReason: String?
         var onClose: [@Sendable () -> Void] = []
@@ -68,6 +76,7 @@ final class PeerConnection: Sendable {
         self.logger = logger
         self.metrics = metrics
         self.inboundHighWater = max(2, inboundHighWater)
+        self.requests = InboundRequests(eventLoop: channel.eventLoop)
         (inboundStream, inboundContinuation) = AsyncStream.makeStream(of: WireEnvelope.self)
     }
 
@@ -139,19 +148,20 @@ final class PeerConnection: Sendable {
         }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<WireEnvelope, BusError>, Never>) in
-                let timer = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(budget.nanoseconds))) { [self] in
-                    complete(id, with: .failure(.timeout(what, after: budget)))
-                }
-                let refused: String? = state.withLock { state in
-                    if let reason = state.closeReason { return reason }
-                    state.waiting[id] = Waiting(continuation: continuation, timer: timer, address: ServiceAddress(request.address))
-                    return nil
+                let waiting = Waiting(continuation: continuation, deadline: .now() + .nanoseconds(budget.nanoseconds), what: what, budget: budget, address: ServiceAddress(request.address))
+                let (refused, arming): (String?, RequestDeadlines.Arming?) = state.withLock { state in
+                    if let reason = state.closeReason { return (reason, nil) }
+                    state.waiting[id] = waiting
+                    let arming = state.deadlines.add(id: id, deadline: waiting.deadline, waiting: state.waiting.count) {
+                        state.waiting.map { RequestDeadlines.Entry(deadline: $0.value.deadline, id: $0.key) }
+                    }
+                    return (nil, arming)
                 }
                 if let refused {
-                    timer.cancel()
-                    continuation.resume(returning: .failure(.serviceUnavailable(ServiceAddress(request.address), reason: refused)))
+                    continuation.resume(returning: .failure(.serviceUnavailable(waiting.address, reason: refused)))
                     return
                 }
+                if let arming { arm(arming) }
                 var envelope = request
                 envelope.correlationID = id
                 envelope.deadlineMicros = UInt64(max(0, budget.nanoseconds / 1000))
@@ -166,14 +176,34 @@ final class PeerConnection: Sendable {
 
     private func complete(_ id: UInt64, with result: Result<WireEnvelope, BusError>) {
         guard let waiting = state.withLock({ $0.waiting.removeValue(forKey: id) }) else { return }
-        waiting.timer?.cancel()
         waiting.continuation.resume(returning: result)
+    }
+
+    /// Arms the connection's deadline timer (``RequestDeadlines``).
+    private func arm(_ arming: RequestDeadlines.Arming) {
+        channel.eventLoop.scheduleTask(deadline: arming.deadline) { [self] in
+            expire(arming.generation)
+        }
+    }
+
+    /// The deadline timer fired: fails every request whose deadline passed.
+    private func expire(_ generation: UInt64) {
+        let (expired, next) = state.withLock { state -> ([Waiting], RequestDeadlines.Arming?) in
+            let (ids, next) = state.deadlines.fire(generation: generation, now: .now()) { state.waiting[$0] != nil }
+            return (ids.compactMap { state.waiting.removeValue(forKey: $0) }, next)
+        }
+        if let next { arm(next) }
+        for waiting in expired {
+            waiting.continuation.resume(returning: .failure(.timeout(waiting.what, after: waiting.budget)))
+        }
     }
 
     /// Called on the event loop for each decoded envelope.
     func received(_ envelope: WireEnvelope) {
         if envelope.kind == .response {
             complete(envelope.correlationID, with: .success(envelope))
+        } else if envelope.kind == .request, requests.start(envelope, on: self) {
+            receivedAny.store(true, ordering: .relaxed)
         } else {
             inboundContinuation.yield(envelope)
             queuedOne()
@@ -185,12 +215,12 @@ final class PeerConnection: Sendable {
     func closed(reason: String) {
         let (waiting, onClose) = state.withLock { state -> ([Waiting], [@Sendable () -> Void]) in
             if state.closeReason == nil { state.closeReason = reason }
-            defer { state.waiting.removeAll(); state.onClose.removeAll() }
+            defer { state.waiting.removeAll(); state.deadlines.removeAll(); state.onClose.removeAll() }
             return (Array(state.waiting.values), state.onClose)
         }
+        requests.cancelAll()
         for action in onClose { action() }
         for entry in waiting {
-            entry.timer?.cancel()
             entry.continuation.resume(returning: .failure(.serviceUnavailable(entry.address, reason: "the node hosting it went away (\(reason))")))
         }
         inboundContinuation.finish()
