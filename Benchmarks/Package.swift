@@ -38,6 +38,7 @@ let package = Package(
                 .product(name: "FareLensWire", package: "FareLens"),
                 .product(name: "FareLensMessages", package: "FareLens"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/WireBenchmarks",

@@ -13,14 +13,13 @@ extension MessageBus {
     /// - Throws: ``BusError`` — `timeout`, `serviceUnavailable`, `overloaded`,
     ///   `cancelled`, `remote` or `badMessage`; nothing else.
     public func request<R: BusRequest>(_ request: R, timeout: Duration? = nil, parent: RequestContext? = nil, to address: ServiceAddress? = nil) async throws(BusError) -> R.Response {
-        let context = makeContext(timeout: timeout, parent: parent)
+        // One clock read serves the deadline and the start of the latency metric.
+        let now = ContinuousClock.now
+        let context = makeContext(now: now, timeout: timeout, parent: parent)
         let address = address ?? R.address
-        let route: TypedRoute<R>? = routes.withLock { table in
-            // safe: byType is keyed by ObjectIdentifier(R.self) and only ever
-            // holds a TypedRoute<R> under that key (RouteTable.insert).
-            table.byType[ObjectIdentifier(R.self)].map { unsafeDowncast($0, to: TypedRoute<R>.self) }
-        }
-        if let route, route.address == address { return try await route.call(request, context: context) }
+        // byType holds R's route under ObjectIdentifier(R.self) (RouteTable.insert).
+        let route = routes.withLock { $0.byType[ObjectIdentifier(R.self)] }
+        if let route, route.address == address { return try await route.call(request, context: context, start: now) }
         if let transport = transports.withLock({ $0.first { $0.hosts(address) } }) {
             return try await transport.send(request, to: address, context: context)
         }
@@ -32,8 +31,8 @@ extension MessageBus {
 
     /// The context of a new outgoing request: its own deadline, capped by the
     /// one inherited from the request being handled, and the inherited trace.
-    func makeContext(timeout: Duration?, parent: RequestContext?) -> RequestContext {
-        let own = ContinuousClock.now + (timeout ?? configuration.defaultDeadline)
+    func makeContext(now: ContinuousClock.Instant = .now, timeout: Duration?, parent: RequestContext?) -> RequestContext {
+        let own = now + (timeout ?? configuration.defaultDeadline)
         guard let inherited = parent else {
             return RequestContext(deadline: own, traceID: nextTraceID())
         }

@@ -15,7 +15,7 @@ struct OverloadAndCancellationTests {
         async let first = bus.request(SlowRequest(label: "1"))
         async let second = bus.request(SlowRequest(label: "2"))
         try await gate.waitForArrivals(2)
-        let third = await busError { try await bus.request(SlowRequest(label: "3")) }
+        let third = try await withTimeLimit("the third request was answered") { await busError { try await bus.request(SlowRequest(label: "3")) } }
         #expect(third?.kind == .overloaded)
         gate.open()
         #expect(try await first.text == "1")
@@ -79,5 +79,46 @@ struct OverloadAndCancellationTests {
         #expect(!bus.localAddresses.contains("slow"))
         let after = await busError { try await bus.request(SlowRequest()) }
         #expect(after?.kind == .serviceUnavailable)
+    }
+
+    @Test("Under 400 concurrent callers the bound holds: never more than 3 handlers at once, every refusal is overloaded, and a drain started meanwhile returns once the last admitted one ends")
+    func boundUnderContention() async throws {
+        let (bus, _) = makeBus()
+        let running = Locked(0), most = Locked(0)
+        try bus.serve(EchoRequest.self, maxInFlight: 3) { request, _ in
+            var now = 0
+            running.update { $0 += 1; now = $0 }
+            most.update { $0 = max($0, now) }
+            await Task.yield()
+            running.update { $0 -= 1 }
+            return EchoResponse(text: request.text)
+        }
+        let outcomes = await withTaskGroup(of: BusError.Kind?.self) { group in
+            for index in 0 ..< 400 {
+                group.addTask { await busError { try await bus.request(EchoRequest(text: "\(index)")) }?.kind }
+            }
+            var kinds: [BusError.Kind?] = []
+            for await kind in group { kinds.append(kind) }
+            return kinds
+        }
+        #expect(most.get() <= 3)
+        #expect(outcomes.allSatisfy { $0 == nil || $0 == .overloaded })
+        #expect(outcomes.contains { $0 == nil })
+        #expect(bus.inFlight(at: EchoRequest.address) == 0)
+        // Drain while 50 callers race to get in: it returns, with none left in flight.
+        let gate = Gate()
+        try bus.serve(SlowRequest.self, maxInFlight: 8) { _, _ in
+            await gate.wait()
+            return EchoResponse(text: "done")
+        }
+        try await withTimeLimit("the drain returned") {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0 ..< 50 { group.addTask { _ = try? await bus.request(SlowRequest()) } }
+                group.addTask { await bus.drain(SlowRequest.address) }
+                await Task.yield()
+                gate.open()
+            }
+        }
+        #expect(bus.inFlight(at: SlowRequest.address) == 0)
     }
 }

@@ -39,7 +39,7 @@ private func blockingPingPong(frameBytes: Int, count: Int) -> [Double] {
     return samples
 }
 
-private func readFully(_ fd: Int32, _ buffer: inout [UInt8]) -> Bool {
+func readFully(_ fd: Int32, _ buffer: inout [UInt8]) -> Bool {
     let total = buffer.count
     var done = 0
     while done < total {
@@ -50,7 +50,7 @@ private func readFully(_ fd: Int32, _ buffer: inout [UInt8]) -> Bool {
     return true
 }
 
-private func writeFully(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+func writeFully(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
     var done = 0
     while done < bytes.count {
         let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }

@@ -5,6 +5,7 @@ import FareLensWire
 import Foundation
 import Logging
 import NIOCore
+import NIOPosix
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -62,14 +63,14 @@ func identity(_ name: String) -> NodeIdentity {
     return Mesh(hubBus: hubBus, spokeBus: spokeBus, tasks: [hubTask, spokeTask], socketPath: socketPath)
 }
 
-/// Size of the frame the spoke sends for one `EchoRequest` (envelope fields
-/// as `WireEnvelope.request` and the connection fill them).
-func requestFrameBytes(payload: [UInt8]) throws -> Int {
+/// Size of the frame a spoke sends for one request (envelope fields as
+/// `WireEnvelope.request` and the connection fill them).
+func requestFrameBytes(address: ServiceAddress = EchoRequest.address, typeName: String = EchoRequest.wireTypeName, payload: [UInt8]) throws -> Int {
     var envelope = WireEnvelope()
     envelope.kind = .request
     envelope.correlationID = 20_000
-    envelope.address = EchoRequest.address.name
-    envelope.typeName = EchoRequest.wireTypeName
+    envelope.address = address.name
+    envelope.typeName = typeName
     envelope.deadlineMicros = 29_999_000
     envelope.trace.traceIDHigh = 0x1234_5678_9ABC_DEF0
     envelope.trace.traceIDLow = 0x0FED_CBA9_8765_4321
@@ -189,7 +190,26 @@ func verdict(_ meets: Bool) -> String { meets ? "MEETS" : "MISSES" }
 }
 
 // `wire-benchmarks [latency|throughput|compression]` runs one group; no argument runs all.
+// `wire-benchmarks process [FARELENS]` runs the cross-process group against a
+// release `farelens` (default .build/release/farelens of the main package).
 let group = CommandLine.arguments.dropFirst().first ?? "all"
+if ProcessInfo.processInfo.environment["BENCH_NIO_EXECUTOR"] == "1" {
+    print("NIO's event loops are this process's global concurrency executor: \(NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor())")
+}
+if group == "raw-echo", CommandLine.arguments.count == 4, let bytes = Int(CommandLine.arguments[3]) {
+    runRawEchoServer(path: CommandLine.arguments[2], frameBytes: bytes)
+}
+if group == "process" {
+    let binary = CommandLine.arguments.dropFirst(2).first ?? ".build/release/farelens"
+    print("wire-benchmarks process: the hub is \(binary) in its own process; this process is a spoke. \(ProcessInfo.processInfo.activeProcessorCount) cores.")
+    do {
+        try await runCrossProcess(binary: binary)
+        exit(0)
+    } catch {
+        print("cross-process benchmark failed: \(error)")
+        exit(1)
+    }
+}
 let socketPath = "/tmp/farelens-wire-bench-\(getpid()).sock"
 print("wire-benchmarks: hub bus and spoke bus live in ONE process, joined over a real Unix socket (\(socketPath)); this measures encode, framing, syscalls, decode and routing, not the scheduling of two processes. \(ProcessInfo.processInfo.activeProcessorCount) cores.")
 do {

@@ -1,0 +1,264 @@
+import BenchmarkHarness
+import FareLensBus
+import FareLensMessages
+import FareLensWire
+import Foundation
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The cross-process figures (issue #12): the real `farelens` executable
+// (release build, all six services) is the hub in its own process; this
+// process is a spoke calling the search service's airport lookup over the
+// socket. The reference is a raw Unix-socket ping-pong between this process
+// and a second process (this binary in `raw-echo` mode), same frame size.
+// Also: start to ready of `farelens serve`, and the node's RSS at idle and
+// after each million requests.
+
+/// A running `farelens serve` and what it printed when ready.
+struct NodeProcess {
+    let process: Process
+    let startToReady: Duration
+    let socketPath: String
+
+    /// The node's resident set (VmRSS), in MiB.
+    var residentMiB: Double {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        let kib = Double(line.split(separator: " ").dropFirst().first ?? "") ?? .nan
+        return kib / 1024
+    }
+
+    /// CPU time the node has used (user + system), from /proc.
+    var cpuTime: Duration {
+        let stat = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8)) ?? ""
+        // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
+        let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+        guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return .zero }
+        let ticks = Int(sysconf(Int32(_SC_CLK_TCK)))
+        return .milliseconds((user + system) * 1000 / max(1, ticks))
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+/// Starts `farelens serve` on `dataDirectory` and waits for its ready line
+/// (at most 60 s); the time is from launch to that line.
+func startNode(binary: String, dataDirectory: String, socketPath: String) throws -> NodeProcess {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = ["serve", "--data-dir", dataDirectory, "--listen", socketPath, "--log-level", "warning"]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    let clock = ContinuousClock()
+    let launched = clock.now
+    try process.run()
+    var seen = ""
+    let handle = output.fileHandleForReading
+    while !seen.contains("farelens ready:") {
+        let chunk = handle.availableData  // blocks until output or EOF
+        guard !chunk.isEmpty else { throw BenchmarkFailure("farelens exited before it was ready: \(seen)") }
+        seen += String(decoding: chunk, as: UTF8.self)
+        guard clock.now - launched < .seconds(60) else { throw BenchmarkFailure("farelens not ready within 60 s") }
+    }
+    let ready = clock.now - launched
+    // Keep draining its output so the node never blocks on a full pipe.
+    Thread.detachNewThread { while !handle.availableData.isEmpty {} }
+    return NodeProcess(process: process, startToReady: ready, socketPath: socketPath)
+}
+
+struct BenchmarkFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// `raw-echo PATH BYTES`: accepts one connection on PATH and echoes
+/// BYTES-byte messages with blocking read/write until the peer closes.
+func runRawEchoServer(path: String, frameBytes: Int) -> Never {
+    unlink(path)
+    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = unixAddress(path)
+    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+    guard bound == 0, listen(listener, 1) == 0 else { fatalError("raw echo cannot listen on \(path): errno \(errno)") }
+    FileHandle.standardOutput.write(Data("listening\n".utf8))
+    let connection = accept(listener, nil, nil)
+    var buffer = [UInt8](repeating: 0, count: frameBytes)
+    while readFully(connection, &buffer), writeFully(connection, buffer) {}
+    unlink(path)
+    exit(0)
+}
+
+func unixAddress(_ path: String) -> sockaddr_un {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+    }
+    return address
+}
+
+/// A raw ping-pong with a `raw-echo` child process: one connection, reused
+/// across rounds (like the bridge's).
+final class CrossProcessRawPingPong: @unchecked Sendable {  // safe: the fd is used by one round at a time, on its own thread
+    let child: Process
+    let fd: Int32
+    let frameBytes: Int
+
+    init(frameBytes: Int) throws {
+        let path = "/tmp/farelens-raw-echo-\(getpid()).sock"
+        child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = ["raw-echo", path, String(frameBytes)]
+        let output = Pipe()
+        child.standardOutput = output
+        try child.run()
+        _ = output.fileHandleForReading.availableData  // "listening"
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = unixAddress(path)
+        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        self.fd = fd
+        guard connected == 0 else { throw BenchmarkFailure("cannot connect to the raw echo process: errno \(errno)") }
+        self.frameBytes = frameBytes
+    }
+
+    /// `count` timed round trips, on a plain thread (never the concurrency pool).
+    func round(count: Int) async -> [Double] {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { [self] in
+                let frame = [UInt8](repeating: 0x5A, count: frameBytes)
+                var reply = [UInt8](repeating: 0, count: frameBytes)
+                var samples: [Double] = []
+                samples.reserveCapacity(count)
+                let clock = ContinuousClock()
+                for _ in 0..<count {
+                    let start = clock.now
+                    guard writeFully(fd, frame), readFully(fd, &reply) else { fatalError("raw ping-pong broke: errno \(errno)") }
+                    samples.append(nanoseconds(clock.now - start))
+                }
+                continuation.resume(returning: samples)
+            }
+        }
+    }
+
+    func stop() {
+        close(fd)
+        child.waitUntilExit()
+    }
+}
+
+func lookupLHR() -> AirportLookupRequest {
+    var request = AirportLookupRequest()
+    request.code = "LHR"
+    return request
+}
+
+/// Sequential airport lookups through `bus`; one sample (ns) each.
+@concurrent func lookupLatencies(_ bus: MessageBus, count: Int) async throws -> [Double] {
+    var samples: [Double] = []
+    samples.reserveCapacity(count)
+    let clock = ContinuousClock()
+    let request = lookupLHR()
+    for _ in 0..<count {
+        let start = clock.now
+        blackHole(try await bus.request(request))
+        samples.append(nanoseconds(clock.now - start))
+    }
+    return samples
+}
+
+/// `total` lookups from `inFlight` concurrent callers; returns ns per request.
+@concurrent func pipelinedLookups(_ bus: MessageBus, total: Int, inFlight: Int) async throws -> Double {
+    let perCaller = total / inFlight
+    let request = lookupLHR()
+    var failure: (any Error)?
+    let nanos = await timeOnce(operations: perCaller * inFlight) {
+        failure = await withTaskGroup(of: (any Error)?.self) { group in
+            for _ in 0..<inFlight {
+                group.addTask {
+                    do {
+                        for _ in 0..<perCaller { blackHole(try await bus.request(request)) }
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+            }
+            for await error in group where error != nil { return error }
+            return nil
+        }
+    }
+    if let failure { throw failure }
+    return nanos
+}
+
+@concurrent func runCrossProcess(binary: String) async throws {
+    let base = NSTemporaryDirectory() + "farelens-bench-node-\(getpid())"
+    try? FileManager.default.removeItem(atPath: base)
+    let socketPath = "/tmp/farelens-bench-node-\(getpid()).sock"
+    defer {
+        try? FileManager.default.removeItem(atPath: base)
+        unlink(socketPath)
+    }
+    // Start to ready: the first start creates six databases; restarts open them.
+    var starts: [Duration] = []
+    for _ in 0..<5 {
+        let node = try startNode(binary: binary, dataDirectory: base, socketPath: socketPath)
+        starts.append(node.startToReady)
+        node.stop()
+    }
+    let restarts = starts.dropFirst().map { nanoseconds($0) / 1e6 }.sorted()
+    print("farelens serve, all six services, release build: start to ready (launch to the ready line) first start on an empty data directory \(format(nanoseconds(starts[0]) / 1e6)) ms; restarts \(restarts.map { format($0) }.joined(separator: ", ")) ms, median \(format(median(restarts))) ms (target <= 500 ms: \(verdict(median(restarts) <= 500 && nanoseconds(starts[0]) / 1e6 <= 500)))")
+
+    let node = try startNode(binary: binary, dataDirectory: base, socketPath: socketPath)
+    defer { node.stop() }
+    var busConfiguration = BusConfiguration()
+    busConfiguration.nodeName = "bench-caller"
+    busConfiguration.defaultDeadline = .seconds(30)
+    let bus = MessageBus(configuration: busConfiguration)
+    var logger = Logger(label: "wire-benchmarks")
+    logger.logLevel = .error
+    let spoke = BridgeSpoke(bus: bus, configuration: BridgeConfiguration(socketPath: socketPath), identity: identity("bench-caller"), logger: logger)
+    bus.attach(spoke)
+    let spokeTask = Task { try await spoke.run() }
+    defer { spokeTask.cancel() }
+    let end = ContinuousClock.now + .seconds(10)
+    while !spoke.hosts(AirportLookupRequest.address) {
+        guard ContinuousClock.now < end else { throw BenchmarkFailure("did not join the node within 10 s") }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+
+    let frameBytes = try requestFrameBytes(address: AirportLookupRequest.address, typeName: AirportLookupRequest.wireTypeName, payload: try lookupLHR().wireEncoded())
+    let raw = try CrossProcessRawPingPong(frameBytes: frameBytes)
+    defer { raw.stop() }
+    _ = try await lookupLatencies(bus, count: 2_000)
+    _ = await raw.round(count: 2_000)
+    try await Task.sleep(for: .seconds(1))
+    let idle = node.residentMiB
+    var rawSamples: [Double] = [], bridge: [Double] = []
+    var nodeCPU = Duration.zero
+    for _ in 0..<4 {
+        rawSamples += await raw.round(count: 5_000)
+        let before = node.cpuTime
+        bridge += try await lookupLatencies(bus, count: 5_000)
+        nodeCPU += node.cpuTime - before
+    }
+    let ratio = percentile(bridge, 0.5) / percentile(rawSamples, 0.5)
+    print("cross-process bridge request/reply (this process a spoke, the real farelens node the hub; airport lookup LHR, \(frameBytes) B request frame, \(bridge.count) sequential): p50 \(micros(percentile(bridge, 0.5))) µs p99 \(micros(percentile(bridge, 0.99))) µs | raw unix-socket ping-pong with a second process (\(frameBytes) B each way, blocking threads): p50 \(micros(percentile(rawSamples, 0.5))) µs p99 \(micros(percentile(rawSamples, 0.99))) µs | p50 ratio \(format(ratio, decimals: 2))x (target <= 2.0x: \(verdict(ratio <= 2)))")
+    print("context: the node's CPU time (user + system, /proc) during the sequential rounds: \(micros(nanoseconds(nodeCPU) / Double(bridge.count))) µs per request")
+
+    var rates: [Double] = []
+    var resident: [Double] = []
+    for _ in 0..<2 {
+        let nanos = try await pipelinedLookups(bus, total: 1_000_000, inFlight: 64)
+        rates.append(1e9 / nanos)
+        try await Task.sleep(for: .seconds(1))
+        resident.append(node.residentMiB)
+    }
+    print("cross-process pipelined lookups (64 in flight, 1,000,000 per round): \(rates.map { format($0 / 1000) }.joined(separator: ", ")) k req/s")
+    print("farelens node RSS: idle after start \(format(idle)) MiB | after 1 M requests \(format(resident[0])) MiB | after 2 M \(format(resident[1])) MiB (growth over the second million: \(format(resident[1] - resident[0])) MiB)")
+}
