@@ -130,16 +130,7 @@ final class CrossProcessRawPingPong: @unchecked Sendable {  // safe: the fd is u
     func round(count: Int) async -> [Double] {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread { [self] in
-                let frame = [UInt8](repeating: 0x5A, count: frameBytes)
-                var reply = [UInt8](repeating: 0, count: frameBytes)
-                var samples: [Double] = []
-                samples.reserveCapacity(count)
-                let clock = ContinuousClock()
-                for _ in 0..<count {
-                    let start = clock.now
-                    guard writeFully(fd, frame), readFully(fd, &reply) else { fatalError("raw ping-pong broke: errno \(errno)") }
-                    samples.append(nanoseconds(clock.now - start))
-                }
+                let samples = timedRoundTrips(fd, frameBytes: frameBytes, count: count)
                 continuation.resume(returning: samples)
             }
         }

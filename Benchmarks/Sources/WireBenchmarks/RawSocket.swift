@@ -25,16 +25,7 @@ private func blockingPingPong(frameBytes: Int, count: Int) -> [Double] {
         while readFully(echo, &buffer), writeFully(echo, buffer) {}
         close(echo)
     }
-    let frame = [UInt8](repeating: 0x5A, count: frameBytes)
-    var reply = [UInt8](repeating: 0, count: frameBytes)
-    var samples: [Double] = []
-    samples.reserveCapacity(count)
-    let clock = ContinuousClock()
-    for _ in 0..<count {
-        let start = clock.now
-        guard writeFully(caller, frame), readFully(caller, &reply) else { fatalError("raw ping-pong broke: errno \(errno)") }
-        samples.append(nanoseconds(clock.now - start))
-    }
+    let samples = timedRoundTrips(caller, frameBytes: frameBytes, count: count)
     close(caller)
     return samples
 }
@@ -58,4 +49,19 @@ func writeFully(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         done += count
     }
     return true
+}
+
+/// `count` blocking round trips of `frameBytes` bytes on `fd`; one sample (ns) each.
+func timedRoundTrips(_ fd: Int32, frameBytes: Int, count: Int) -> [Double] {
+    let frame = [UInt8](repeating: 0x5A, count: frameBytes)
+    var reply = [UInt8](repeating: 0, count: frameBytes)
+    var samples: [Double] = []
+    samples.reserveCapacity(count)
+    let clock = ContinuousClock()
+    for _ in 0..<count {
+        let start = clock.now
+        guard writeFully(fd, frame), readFully(fd, &reply) else { fatalError("raw ping-pong broke: errno \(errno)") }
+        samples.append(nanoseconds(clock.now - start))
+    }
+    return samples
 }
