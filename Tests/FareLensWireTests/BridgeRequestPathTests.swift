@@ -33,7 +33,7 @@ struct BridgeRequestPathTests {
         let cancelled = Locked(false)
         try hubBus.serve(SlowRequest.self) { _, _ in
             // Bounded: gives up after 10 s if cancellation never comes.
-            for _ in 0 ..< 1000 where !Task.isCancelled { try? await Task.sleep(for: .milliseconds(10)) }
+            for _ in 0 ..< 1000 where !Task.isCancelled { try? await Task.sleep(for: .milliseconds(10)) }  // safe: a handler that only waits for its cancellation, bounded at 10 s
             cancelled.set(Task.isCancelled)
             return EchoResponse(text: "gone")
         }

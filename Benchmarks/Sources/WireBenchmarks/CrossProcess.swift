@@ -84,7 +84,7 @@ func runRawEchoServer(path: String, frameBytes: Int) -> Never {
     let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     var address = unixAddress(path)
     let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-    guard bound == 0, listen(listener, 1) == 0 else { fatalError("raw echo cannot listen on \(path): errno \(errno)") }
+    guard bound == 0, listen(listener, 1) == 0 else { fatalError("raw echo cannot listen on \(path): errno \(errno)") }  // safe: a child benchmark process; its parent reports the failed connect
     FileHandle.standardOutput.write(Data("listening\n".utf8))
     let connection = accept(listener, nil, nil)
     var buffer = [UInt8](repeating: 0, count: frameBytes)
@@ -220,7 +220,7 @@ func lookupLHR() -> AirportLookupRequest {
     let end = ContinuousClock.now + .seconds(10)
     while !spoke.hosts(AirportLookupRequest.address) {
         guard ContinuousClock.now < end else { throw BenchmarkFailure("did not join the node within 10 s") }
-        try await Task.sleep(for: .milliseconds(5))
+        try await Task.sleep(for: .milliseconds(5))  // safe: polling the join, bounded by the 10 s check above
     }
 
     let frameBytes = try requestFrameBytes(address: AirportLookupRequest.address, typeName: AirportLookupRequest.wireTypeName, payload: try lookupLHR().wireEncoded())
@@ -228,7 +228,7 @@ func lookupLHR() -> AirportLookupRequest {
     defer { raw.stop() }
     _ = try await lookupLatencies(bus, count: 2_000)
     _ = await raw.round(count: 2_000)
-    try await Task.sleep(for: .seconds(1))
+    try await Task.sleep(for: .seconds(1))  // safe: lets the node settle before reading its idle RSS
     let idle = node.residentMiB
     var rawSamples: [Double] = [], bridge: [Double] = []
     var nodeCPU = Duration.zero
@@ -247,7 +247,7 @@ func lookupLHR() -> AirportLookupRequest {
     for _ in 0..<2 {
         let nanos = try await pipelinedLookups(bus, total: 1_000_000, inFlight: 64)
         rates.append(1e9 / nanos)
-        try await Task.sleep(for: .seconds(1))
+        try await Task.sleep(for: .seconds(1))  // safe: lets the node settle before reading its idle RSS
         resident.append(node.residentMiB)
     }
     print("cross-process pipelined lookups (64 in flight, 1,000,000 per round): \(rates.map { format($0 / 1000) }.joined(separator: ", ")) k req/s")
