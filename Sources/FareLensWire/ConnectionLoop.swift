@@ -6,9 +6,10 @@ import Synchronization
 
 /// The per-connection work both ends share, once the hello is done:
 /// requests are answered concurrently (each in a task of its own that
-/// prefers the connection's event loop: ``InboundRequests``), events are delivered one at a time in arrival order
-/// (FIFO per publisher), acknowledgements and control messages are handled
-/// as they come. Returns when the connection closes.
+/// prefers the connection's event loop: ``InboundRequests``), events are
+/// delivered one at a time in arrival order (FIFO per publisher),
+/// acknowledgements and control messages are handled as they come. Returns
+/// when the connection closes.
 struct ConnectionLoop: Sendable {
     let connection: PeerConnection
     let configuration: BridgeConfiguration

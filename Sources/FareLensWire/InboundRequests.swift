@@ -38,9 +38,6 @@ final class InboundRequests: Sendable {
         }
     }
 
-    /// Requests being answered.
-    var count: Int { state.withLock { $0.tasks.count } }
-
     /// Answers `request` from `connection`, or returns false when no answer
     /// is installed yet (the request then waits in the inbound queue). The
     /// task is recorded under the lock it takes to remove itself, so it
