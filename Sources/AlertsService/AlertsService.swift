@@ -179,8 +179,15 @@ actor AlertsService: ServiceBehaviour {
 
     static func newAlertID(at instant: Date) -> String {
         var generator = SystemRandomNumberGenerator()
+        return newAlertID(at: instant, random: generator.next())
+    }
+
+    /// An id whose last 16 digits are `random`. A batch draws one random
+    /// number and counts up from it (one `getrandom` call per decision was
+    /// measurable): two batches in the same millisecond collide only if their
+    /// draws fall within a batch's size of each other, about 10⁻¹⁶.
+    static func newAlertID(at instant: Date, random: UInt64) -> String {
         let time = UInt64(max(0, instant.unixMilliseconds))
-        let random: UInt64 = generator.next()
         // 29 ASCII bytes written in place (decisions are recorded by the thousand).
         return String(unsafeUninitializedCapacity: 29) { bytes in
             let hex = hexDigits

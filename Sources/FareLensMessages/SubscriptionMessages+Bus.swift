@@ -18,6 +18,12 @@ extension GetUserRequest: BusRequest {
 }
 extension GetUserResponse: BusMessage {}
 
+extension GetUsersRequest: BusRequest {
+    public typealias Response = GetUsersResponse
+    public static var address: ServiceAddress { .subscription }
+}
+extension GetUsersResponse: BusMessage {}
+
 extension UpdateUserRequest: BusRequest {
     public typealias Response = UpdateUserResponse
     public static var address: ServiceAddress { .subscription }

@@ -48,6 +48,7 @@ actor SubscriptionService: ServiceBehaviour {
     nonisolated func register(on bus: MessageBus) throws {
         try bus.serve(CreateUserRequest.self) { request, context in try await self.createUser(request, context: context) }
         try bus.serve(GetUserRequest.self) { request, _ in try await self.user(request) }
+        try bus.serve(GetUsersRequest.self) { request, _ in try await self.users(request) }
         try bus.serve(UpdateUserRequest.self) { request, context in try await self.updateUser(request, context: context) }
         try bus.serve(GetEntitlementsRequest.self) { request, _ in try await self.entitlements(request) }
         try bus.serve(ApplyPurchaseNotificationRequest.self) { request, context in try await self.applyPurchase(request, context: context) }
@@ -115,6 +116,39 @@ actor SubscriptionService: ServiceBehaviour {
         var response = GetUserResponse()
         response.user = record.message
         response.entitlements = TierEntitlements.of(record.tierValue)
+        return response
+    }
+
+    /// The most ids one `GetUsersRequest` may ask for.
+    static let maximumUserIDs = 1_000
+
+    /// Many users by id in one read: the known ones with their entitlements,
+    /// and the ids no user has (each answered once, both in id order).
+    func users(_ request: GetUsersRequest) throws(SubscriptionError) -> GetUsersResponse {
+        guard request.userIds.count <= Self.maximumUserIDs else {
+            throw .invalidField("user_ids", "at most \(Self.maximumUserIDs) ids, got \(request.userIds.count)")
+        }
+        guard !request.userIds.contains(where: \.isEmpty) else { throw .invalidField("user_ids", "an id is empty") }
+        let ids = Set(request.userIds).sorted()
+        let records: [UserRecord]
+        do {
+            records = try database.writer.read { db in try UserRecord.fetchAll(db, keys: ids) }
+        } catch {
+            throw .storage("\(error)")
+        }
+        let byID = Dictionary(records.map { ($0.userID, $0) }, uniquingKeysWith: { first, _ in first })
+        var response = GetUsersResponse()
+        response.users.reserveCapacity(records.count)
+        for id in ids {
+            guard let record = byID[id] else {
+                response.unknownUserIds.append(id)
+                continue
+            }
+            var user = GetUserResponse()
+            user.user = record.message
+            user.entitlements = TierEntitlements.of(record.tierValue)
+            response.users.append(user)
+        }
         return response
     }
 

@@ -131,6 +131,35 @@ struct AccountTests {
         get.userID = created.userID
         #expect(try await fixture.service.user(get).user.timeZone == "America/New_York", "nothing half-written")
     }
+
+    @Test("GetUsers answers many users in one request over the bus: known ones in id order with their tier's entitlements, unknown ids listed, repeats once; too many ids or an empty one is invalid-field")
+    func manyUsersAtOnce() async throws {
+        let fixture = try SubscriptionFixture()
+        try fixture.service.register(on: fixture.bus)
+        let ana = try await fixture.service.createUser(SubscriptionFixture.create("ana@example.com")).user.userID
+        let bo = try await fixture.service.createUser(SubscriptionFixture.create("bo@example.com", timeZone: "Asia/Kolkata")).user.userID
+        var set = SetTierRequest()
+        set.userID = bo
+        set.tier = .free
+        _ = try await fixture.service.setTier(set)
+        var request = GetUsersRequest()
+        request.userIds = [bo, "nobody", ana, bo]
+        let answer = try await fixture.bus.request(request)
+        #expect(answer.users.map(\.user.userID) == [ana, bo].sorted())
+        let byID = Dictionary(uniqueKeysWithValues: answer.users.map { ($0.user.userID, $0) })
+        #expect(byID[bo]?.user.timeZone == "Asia/Kolkata" && byID[bo]?.entitlements.immediateAlertsPerDay == 3)
+        #expect(byID[ana]?.user.tier == .trial && byID[ana]?.entitlements.immediateAlertsPerDay == 6)
+        #expect(answer.unknownUserIds == ["nobody"])
+        #expect(try await fixture.bus.request(GetUsersRequest()).users.isEmpty)
+
+        for (ids, reason) in [(Array(repeating: ana, count: 1_001), "at most 1000 ids"), ([ana, ""], "an id is empty")] {
+            var bad = GetUsersRequest()
+            bad.userIds = ids
+            let error = await #expect(throws: BusError.self) { try await fixture.bus.request(bad) }
+            #expect(error?.kind == .remote && error?.remoteCode == "invalid-field")
+            #expect(error?.message.contains(reason) == true, "\(String(describing: error))")
+        }
+    }
 }
 
 extension Entitlements {

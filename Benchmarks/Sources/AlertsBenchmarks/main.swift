@@ -25,21 +25,35 @@ struct FakeSubscriptionError: ServiceError {
 /// quiet hours off, Pro's cap; users q0…qN have quiet hours all day (00:00–23:59), so their alerts are held.
 func serveUsers(on bus: MessageBus) throws {
     try bus.serve(GetUserRequest.self) { request, _ in
-        guard request.userID.hasPrefix("u") || request.userID.hasPrefix("q") else { throw FakeSubscriptionError() }
-        var response = GetUserResponse()
-        response.user.userID = request.userID
-        response.user.timeZone = "UTC"
-        if request.userID.hasPrefix("q") {
-            response.user.quietHours.start.hour = 0
-            response.user.quietHours.end.hour = 23
-            response.user.quietHours.end.minute = 59
-        } else {
-            response.user.quietHours.disabled = true
-        }
-        response.user.tier = .pro
-        response.entitlements.immediateAlertsPerDay = 6
+        guard let response = fakeUser(request.userID) else { throw FakeSubscriptionError() }
         return response
     }
+    try bus.serve(GetUsersRequest.self) { request, _ in
+        var response = GetUsersResponse()
+        for id in Set(request.userIds).sorted() {
+            if let user = fakeUser(id) { response.users.append(user) } else { response.unknownUserIds.append(id) }
+        }
+        return response
+    }
+}
+
+func fakeUser(_ userID: String) -> GetUserResponse? {
+    guard userID.hasPrefix("u") || userID.hasPrefix("q") else { return nil }
+    var quietHours = QuietHours()
+    if userID.hasPrefix("q") {
+        quietHours.start.hour = 0
+        quietHours.end.hour = 23
+        quietHours.end.minute = 59
+    } else {
+        quietHours.disabled = true
+    }
+    var response = GetUserResponse()
+    response.user.userID = userID
+    response.user.timeZone = "UTC"
+    response.user.quietHours = quietHours
+    response.user.tier = .pro
+    response.entitlements.immediateAlertsPerDay = 6
+    return response
 }
 
 func crossing(_ index: Int, users: Int, prefix: String = "u") -> ThresholdCrossed {
@@ -116,7 +130,7 @@ func runAlertsBenchmarks() async throws {
             }
         }
         let referenceSeconds = nanoseconds(ContinuousClock.now - referenceStart) / 1e9
-        print("[\(round)] alert decisions, \(events) threshold crossings for \(users) users through the bus (inbox, GetUser, policy, record\(held ? "; all held in quiet hours" : ", outbox; all sent and delivered meanwhile")): \(format(Double(events) / seconds / 1e3)) k decisions/s [\(decisions.joined(separator: " "))] | reference: the same rows inserted 256 per transaction \(format(Double(events) / referenceSeconds / 1e3)) k/s | ratio \(format(seconds / referenceSeconds))x (target >= 100 k/s: \(Double(events) / seconds >= 1e5 ? "meets" : "MISSES"))")
+        print("[\(round)] alert decisions, \(events) threshold crossings for \(users) users through the bus (inbox, GetUsers, policy, record\(held ? "; all held in quiet hours" : ", outbox; all sent and delivered meanwhile")): \(format(Double(events) / seconds / 1e3)) k decisions/s [\(decisions.joined(separator: " "))] | reference: the same rows inserted 256 per transaction \(format(Double(events) / referenceSeconds / 1e3)) k/s | ratio \(format(seconds / referenceSeconds))x (target >= 100 k/s: \(Double(events) / seconds >= 1e5 ? "meets" : "MISSES"))")
     }
 
     if only == "held" { return }

@@ -74,6 +74,19 @@ struct JSONText {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// `values` as a JSON array of strings, `["a","b"]` (the deciding
+    /// transaction binds a batch's user ids as one for `json_each`).
+    static func array(_ values: [String]) -> String {
+        var writer = JSONText()
+        writer.bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+            writer.string(value)
+        }
+        writer.bytes.append(UInt8(ascii: "]"))
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
     /// `text` as a JSON string literal.
     static func quoted(_ text: String) -> String {
         var writer = JSONText()

@@ -67,7 +67,7 @@ extension AlertRow {
             reason: "Daily digest of \(carried.count) held or capped alert\(carried.count == 1 ? "" : "s")",
             origin: "", destination: "", dealID: "", watchlistID: "", currency: "", priceMinorUnits: 0, dealScore: 0,
             queueScore: template.queueScore, title: content.title, body: content.body,
-            actions: content.actions.map { String($0.rawValue) }.joined(separator: ","),
+            actions: AlertRow.column(content.actions),
             decidedAtUnixMs: now.unixMilliseconds, localDay: template.localDay, quietException: false,
             deliveryState: DeliveryState.pending.rawValue, deliveryError: "", attempts: 0, deliveredAtUnixMs: 0,
             digestDueAtUnixMs: 0, digestAlertID: "", departureDate: "", returnDate: "", cabin: 0, tier: template.tier,

@@ -69,18 +69,45 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
         record.queueScore = queueScore
         record.content.title = title
         record.content.body = body
-        record.content.actions = actions.split(separator: ",").compactMap { Int($0).flatMap(AlertAction.init(rawValue:)) }
+        record.content.actions = Self.actions(actions)
         record.decidedAtUnixMs = decidedAtUnixMs
         record.deliveredAtUnixMs = deliveredAtUnixMs
         record.deliveryState = DeliveryState(rawValue: deliveryState) ?? .unspecified
         record.deliveryError = deliveryError
         record.attempts = Int32(attempts)
         record.digestAlertID = digestAlertID
-        if let date = CalendarDate(iso: departureDate) { record.departureDate = date.message }
-        if let date = CalendarDate(iso: returnDate) { record.returnDate = date.message }
+        if !departureDate.isEmpty, let date = CalendarDate(iso: departureDate) { record.departureDate = date.message }
+        if !returnDate.isEmpty, let date = CalendarDate(iso: returnDate) { record.returnDate = date.message }
         record.cabin = Cabin(rawValue: cabin) ?? .economy
         return record
     }
+
+    /// The actions column ("1,2,3") as actions; numbers that name no action are left out.
+    static func actions(_ column: String) -> [AlertAction] {
+        var actions: [AlertAction] = []
+        var number = 0, digits = 0
+        // By bytes, not `split`: this runs for every decision published.
+        for byte in column.utf8 {
+            if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 9 {
+                number = number * 10 + Int(byte - UInt8(ascii: "0"))
+                digits += 1
+            } else {
+                if digits > 0, let action = AlertAction(rawValue: number) { actions.append(action) }
+                number = 0
+                digits = 0
+            }
+        }
+        if digits > 0, let action = AlertAction(rawValue: number) { actions.append(action) }
+        return actions
+    }
+
+    /// The actions as the column keeps them, comma-separated raw values.
+    static func column(_ actions: [AlertAction]) -> String {
+        if actions == [.view, .muteRoute, .pause] { return standardActionsColumn }
+        return actions.map { String($0.rawValue) }.joined(separator: ",")
+    }
+
+    private static let standardActionsColumn = [AlertAction.view, .muteRoute, .pause].map { String($0.rawValue) }.joined(separator: ",")
 
     /// The table, created by migration `alerts-001-decisions`.
     static func migrate(_ db: Database) throws {
@@ -156,7 +183,7 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
             days[recipient.userID] = day.description
         }
         guard !recipients.isEmpty else { return states }
-        let users = try String(data: JSONSerialization.data(withJSONObject: recipients.map(\.userID)), encoding: .utf8) ?? "[]"
+        let users = JSONText.array(recipients.map(\.userID))
         let nowMs = now.unixMilliseconds
         let since = now.addingTimeInterval(-AlertPolicy.dedupeWindow).unixMilliseconds
         // Columns by position, not name: this runs for every batch of decisions.

@@ -75,6 +75,22 @@ struct QuietHoursWindow: Sendable, Equatable {
     /// alerts go out in the digest. Without quiet hours, 07:00 local.
     func nextEnd(after instant: Date, in zone: TimeZone) -> Date {
         let endMinute = enabled && start != end ? end : 7 * 60
+        // When the zone keeps one offset from today's local midnight to the answer (no DST change in between: nearly
+        // always), the local end is plain arithmetic; `Calendar` cost more than the rest of a held decision. Across a
+        // change (a skipped 02:30 resolves after the gap; a repeated 01:30 is its first occurrence), `Calendar` below.
+        let offset = zone.secondsFromGMT(for: instant)
+        let local = Int64(instant.timeIntervalSince1970.rounded(.down)) + Int64(offset)
+        let midnight = (local >= 0 ? local / 86_400 : (local - 86_399) / 86_400) * 86_400
+        let localEnd = midnight + Int64(endMinute * 60) + (midnight + Int64(endMinute * 60) <= local ? 86_400 : 0)
+        let end = Date(timeIntervalSince1970: TimeInterval(localEnd - Int64(offset)))
+        let startOfDay = Date(timeIntervalSince1970: TimeInterval(midnight - Int64(offset)))
+        if zone.secondsFromGMT(for: end) == offset, zone.secondsFromGMT(for: startOfDay) == offset { return end }
+        return nextEndByCalendar(after: instant, in: zone)
+    }
+
+    /// ``nextEnd(after:in:)`` by `Calendar` alone: across a DST change, and the reference its fast path is tested against.
+    func nextEndByCalendar(after instant: Date, in zone: TimeZone) -> Date {
+        let endMinute = enabled && start != end ? end : 7 * 60
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let today = Self.localDay(instant, in: zone)

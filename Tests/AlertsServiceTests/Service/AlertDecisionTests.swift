@@ -6,6 +6,7 @@ import FareLensTesting
 import Foundation
 import GRDB
 import Testing
+@testable import SubscriptionService
 
 /// The service around the policy: recorded decisions, the inbox, the digest, requests.
 @Suite struct AlertDecisionTests {
@@ -189,5 +190,25 @@ import Testing
         #expect(users.map(\.userID) == [metro, both].sorted(), "once each; a user preferring another airport of the metro is not included")
         #expect(!users.contains { $0.userID == heathrow })
         #expect(users.first { $0.userID == both }.map { abs($0.weight - 1.0 / 3) < 1e-9 } == true)
+    }
+
+    @Test("a batch's recipients are asked of subscription in one GetUsers request per 1,000 users, not one request each; an unknown user is skipped")
+    func recipientsInOneRequest() async throws {
+        let alertsBus = MessageBus()
+        let fixture = try AlertsFixture(alertsBus: alertsBus)
+        try fixture.directory.serve(on: alertsBus)
+        // Only GetUsers reaches subscription from the alerts service's bus, counted.
+        let requests = Locked<[Int]>([])
+        try alertsBus.serve(GetUsersRequest.self) { request, _ in
+            requests.update { $0.append(request.userIds.count) }
+            return try await fixture.subscription.users(request)
+        }
+        var users: [String] = []
+        for index in 0..<1_001 { users.append(try await fixture.user("u\(index)@example.com")) }
+        let pending = (users + ["ghost"]).enumerated().map { index, user in fixture.crossing(user, sequence: UInt64(index)) }
+        let rows = try await withTimeLimit("1,002 crossings decided") { await fixture.alerts.decide(pending) }
+        #expect(requests.get() == [1_000, 2], "1,002 distinct users in one batch: two requests")
+        #expect(rows.count == 1_001 && rows.allSatisfy { $0.decisionValue == .sent })
+        #expect(!rows.contains { $0.userID == "ghost" })
     }
 }

@@ -35,4 +35,16 @@ import Testing
         #expect(fast != nil && fast == grdb)
         #expect(readBack == row)
     }
+
+    @Test("the actions column round-trips every list of actions, and reads a column written with spaces or empty parts as the old split did")
+    func actionsColumn() {
+        let lists: [[AlertAction]] = [[], [.view], [.view, .muteRoute, .pause], [.pause, .view], [.view, .pause], [.muteRoute, .muteRoute]]
+        for actions in lists {
+            #expect(AlertRow.actions(AlertRow.column(actions)) == actions, "\(actions)")
+        }
+        #expect(AlertRow.column([.view, .muteRoute, .pause]) == "1,2,3")
+        #expect(AlertRow.actions("1,,3") == [.view, .pause])
+        #expect(AlertRow.actions("") == [])
+        #expect(AlertRow.actions("2,") == [.muteRoute])
+    }
 }
