@@ -97,6 +97,7 @@ let package = Package(
                 "BenchmarkHarness",
                 .product(name: "AlertsService", package: "FareLens"),
                 .product(name: "ScoringService", package: "FareLens"),
+                .product(name: "FareLensWire", package: "FareLens"),
                 .product(name: "FareLensBus", package: "FareLens"),
                 .product(name: "FareLensMessages", package: "FareLens"),
                 .product(name: "FareLensRuntime", package: "FareLens"),

@@ -20,6 +20,8 @@ extension Node {
         if let allowed = configuration.allowedUIDs { bridge.allowedUIDs = allowed }
         if let admins = configuration.adminUIDs { bridge.adminUIDs = admins }
         bridge.durableBacklog = configuration.durableBacklog
+        // Hold as many durable events from a peer as a peer with this configuration may have unacknowledged (decision 0009).
+        bridge.inboundDurableEvents = configuration.durableBacklog
         bridge.metricsFactory = metricsFactory
         // Durable events survive a crash of this node (docs/bus.md).
         bridge.outboxJournal = try OutboxJournal(path: configuration.outboxJournalPath, logger: logger)

@@ -33,6 +33,18 @@ public struct BridgeConfiguration: Sendable {
     /// Non-durable events received but not yet delivered on one connection
     /// before further ones are dropped (counted).
     public var inboundEventBuffer: Int = 4096
+    /// Durable events received on one connection and not yet delivered that
+    /// the node holds while it goes on reading the socket: by default the
+    /// most a peer with the same ``durableBacklog`` can have unacknowledged.
+    /// Reading on keeps the responses and acknowledgements that arrive
+    /// behind those events flowing: a subscriber that asks the same peer
+    /// something while it handles an event would otherwise wait for a
+    /// response stuck behind the very events it has not consumed
+    /// (docs/decisions/0009). Beyond this many, or ``inboundDurableBytes``
+    /// of payload, the connection stops being read until there is room.
+    public var inboundDurableEvents: Int = 100_000
+    /// The payload bytes of durable events held as ``inboundDurableEvents`` describes.
+    public var inboundDurableBytes: Int = 64 << 20
     /// Requests a peer may have in flight on one connection before further
     /// ones fail with `overloaded`.
     public var maxInFlightPerConnection: Int = 4096

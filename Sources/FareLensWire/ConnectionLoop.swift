@@ -34,7 +34,7 @@ struct ConnectionLoop: Sendable {
             group.addTask {
                 for await event in events {
                     await deliver(event)
-                    counts.queuedEvents.subtract(1, ordering: .relaxed)
+                    counts.delivered(event)
                     counts.room.signal()
                 }
                 counts.room.close()
@@ -46,18 +46,19 @@ struct ConnectionLoop: Sendable {
                     // the hello); every later one is started on the loop.
                     _ = connection.requests.start(envelope, on: connection)
                 case .event:
-                    if counts.queuedEvents.load(ordering: .relaxed) >= configuration.inboundEventBuffer {
-                        guard envelope.event.durable else {
-                            dropped.increment()
-                            continue
+                    if envelope.event.durable {
+                        // A durable event is never dropped. Up to the durable budget it waits in memory and the socket
+                        // is read on, so a response or acknowledgement behind it is not held up by a subscriber that
+                        // is busy waiting for it. Beyond the budget (a peer over its own backlog cap) this connection
+                        // stops being taken from until there is room (its socket then stops being read).
+                        if !counts.hasDurableRoom(configuration) {
+                            await counts.room.wait(until: { counts.hasDurableRoom(configuration) })
                         }
-                        // A durable event is never dropped: stop taking
-                        // envelopes from this connection until there is room
-                        // (its socket then stops being read; other
-                        // connections are unaffected).
-                        await counts.room.wait(until: { counts.queuedEvents.load(ordering: .relaxed) < configuration.inboundEventBuffer })
+                    } else if counts.queuedEvents.load(ordering: .relaxed) >= configuration.inboundEventBuffer {
+                        dropped.increment()
+                        continue
                     }
-                    counts.queuedEvents.add(1, ordering: .relaxed)
+                    counts.queued(envelope)
                     eventsContinuation.yield(envelope)
                 case .eventAck:
                     acknowledge(envelope.ackedTags)
@@ -82,10 +83,33 @@ struct ConnectionLoop: Sendable {
     }
 }
 
-/// Events queued for delivery and requests being answered on one connection.
+/// Events queued for delivery on one connection: all of them, and the
+/// durable ones with their payload bytes.
 private final class LoopCounts: Sendable {
     let queuedEvents = Atomic<Int>(0)
+    let durableEvents = Atomic<Int>(0)
+    let durableBytes = Atomic<Int>(0)
     let room = RoomSignal()
+
+    /// Whether another durable event fits within the configured budget.
+    func hasDurableRoom(_ configuration: BridgeConfiguration) -> Bool {
+        durableEvents.load(ordering: .relaxed) < configuration.inboundDurableEvents
+            && durableBytes.load(ordering: .relaxed) < configuration.inboundDurableBytes
+    }
+
+    func queued(_ event: WireEnvelope) {
+        queuedEvents.add(1, ordering: .relaxed)
+        guard event.event.durable else { return }
+        durableEvents.add(1, ordering: .relaxed)
+        durableBytes.add(event.payload.count, ordering: .relaxed)
+    }
+
+    func delivered(_ event: WireEnvelope) {
+        queuedEvents.subtract(1, ordering: .relaxed)
+        guard event.event.durable else { return }
+        durableEvents.subtract(1, ordering: .relaxed)
+        durableBytes.subtract(event.payload.count, ordering: .relaxed)
+    }
 }
 
 /// Wakes a task waiting for room in a bounded queue. One waiter at a time

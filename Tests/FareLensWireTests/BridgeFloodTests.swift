@@ -25,7 +25,7 @@ struct BridgeFloodTests {
         try hubBus.serve(EchoRequest.self) { request, _ in EchoResponse(text: request.text) }
         let stuck = hubBus.subscribe(PriceDropped.self, bufferSize: 8)  // never consumed
         var configuration = fastBridge(socket)
-        configuration.inboundEventBuffer = 64
+        configuration.inboundDurableEvents = 64
         let (hub, hubTask) = try await startHub(hubBus, configuration)
         let callerBus = makeNodeBus("caller")
         let (_, callerTask) = try await startSpoke(callerBus, fastBridge(socket), name: "caller")

@@ -92,13 +92,17 @@ func startService(_ directory: String, _ values: [AbsoluteConfigKey: ConfigValue
 
 func runAlertsBenchmarks() async throws {
     var logger = Logger(label: "bench")
-    logger.logLevel = .error
+    logger.logLevel = ProcessInfo.processInfo.environment["BENCH_LOG"] == nil ? .error : .debug
     let root = NSTemporaryDirectory() + "farelens-alerts-bench-\(getpid())"
     defer { try? FileManager.default.removeItem(atPath: root) }
-    // FARELENS_BENCH_ONLY=pipeline runs only part 3; =held only the held decisions of part 1 (for profiling).
+    // FARELENS_BENCH_ONLY=pipeline runs only part 3; =held only the held decisions of part 1 (for profiling); =split only part 1b.
     let only = ProcessInfo.processInfo.environment["FARELENS_BENCH_ONLY"]
     if only == "pipeline" {
         try await runPipelineBenchmark(root: root, logger: logger)
+        return
+    }
+    if only == "split" {
+        try await runSplitDecisionsBenchmark(root: root, logger: logger)
         return
     }
 
@@ -134,6 +138,9 @@ func runAlertsBenchmarks() async throws {
     }
 
     if only == "held" { return }
+
+    // 1b. The same decisions with the alerts service on a spoke and subscription and the publisher on the hub (Split.swift).
+    try await runSplitDecisionsBenchmark(root: root, logger: logger)
 
     // 2. Outbox delivery: accepted alerts signed and POSTed to a local receiver.
     let (receiver, port) = try await LocalReceiver.start()
