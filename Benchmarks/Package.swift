@@ -20,6 +20,11 @@ let package = Package(
         /// The same-run comparison harness shared by every benchmark (docs/decisions/0002).
         .target(
             name: "BenchmarkHarness",
+            dependencies: [
+                .product(name: "FareLensBus", package: "FareLens"),
+                .product(name: "FareLensWire", package: "FareLens"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Sources/BenchmarkHarness",
             swiftSettings: [.treatAllWarnings(as: .error)]
         ),

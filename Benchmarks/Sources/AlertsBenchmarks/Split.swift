@@ -18,7 +18,6 @@ func runSplitDecisionsBenchmark(root: String, logger: Logger) async throws {
     for round in 1...3 {
         let events = 20_000, users = 5_000
         let socketPath = "/tmp/flab-\(getpid())-\(round).sock"
-        unlink(socketPath)
         defer { unlink(socketPath) }
         let hubBus = MessageBus(), spokeBus = MessageBus()
         try serveUsers(on: hubBus)
@@ -30,23 +29,11 @@ func runSplitDecisionsBenchmark(root: String, logger: Logger) async throws {
         let service = try AlertsServiceEntry.descriptor.make(context)
         try service.register(on: spokeBus)
 
-        let (listening, listened) = AsyncStream<Void>.makeStream()
-        let identity = { (name: String) in NodeIdentity(nodeName: name, softwareVersion: "bench", startedAtUnixMs: 0) }
-        let hub = BridgeHub(bus: hubBus, configuration: BridgeConfiguration(socketPath: socketPath), identity: identity("bench-hub"), logger: logger) {
-            listened.yield()
-            listened.finish()
-        }
-        hubBus.attach(hub)
-        let hubTask = Task { try await hub.run() }
-        for await _ in listening { break }
-        let spoke = BridgeSpoke(bus: spokeBus, configuration: BridgeConfiguration(socketPath: socketPath), identity: identity("bench-spoke"), logger: logger)
-        spokeBus.attach(spoke)
-        let spokeTask = Task { try await spoke.run() }
+        let (spoke, bridgeTasks) = await startBridgePair(hubBus: hubBus, spokeBus: spokeBus, socketPath: socketPath, logger: logger)
         let running = Task { try await service.run() }
         defer {
             running.cancel()
-            spokeTask.cancel()
-            hubTask.cancel()
+            for task in bridgeTasks { task.cancel() }
         }
         let joinBy = ContinuousClock.now + .seconds(10)
         while !spoke.hosts(GetUsersRequest.address) {

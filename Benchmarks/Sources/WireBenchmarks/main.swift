@@ -39,28 +39,17 @@ func identity(_ name: String) -> NodeIdentity {
 /// Starts a hub (serving `EchoRequest`) and a spoke, and waits until the
 /// spoke has joined and learnt the hub's address.
 @concurrent func startMesh(socketPath: String) async throws -> Mesh {
-    unlink(socketPath)
     let hubBus = makeBus("bench-hub"), spokeBus = makeBus("bench-spoke")
     try hubBus.serve(EchoRequest.self) { request, _ in EchoResponse(bytes: request.bytes) }
     var logger = Logger(label: "wire-benchmarks")
     logger.logLevel = .error
-    let (listening, listened) = AsyncStream<Void>.makeStream()
-    let hub = BridgeHub(bus: hubBus, configuration: BridgeConfiguration(socketPath: socketPath), identity: identity("bench-hub"), logger: logger) {
-        listened.yield()
-        listened.finish()
-    }
-    hubBus.attach(hub)
-    let hubTask = Task { try await hub.run() }
-    for await _ in listening { break }
-    let spoke = BridgeSpoke(bus: spokeBus, configuration: BridgeConfiguration(socketPath: socketPath), identity: identity("bench-spoke"), logger: logger)
-    spokeBus.attach(spoke)
-    let spokeTask = Task { try await spoke.run() }
+    let (spoke, tasks) = await startBridgePair(hubBus: hubBus, spokeBus: spokeBus, socketPath: socketPath, logger: logger)
     let end = ContinuousClock.now + .seconds(10)
     while !spoke.hosts(EchoRequest.address) {
         guard ContinuousClock.now < end else { throw BusError.serviceUnavailable(EchoRequest.address, reason: "spoke did not join in 10 s") }
         try await Task.sleep(for: .milliseconds(5))
     }
-    return Mesh(hubBus: hubBus, spokeBus: spokeBus, tasks: [hubTask, spokeTask], socketPath: socketPath)
+    return Mesh(hubBus: hubBus, spokeBus: spokeBus, tasks: tasks, socketPath: socketPath)
 }
 
 /// Size of the frame a spoke sends for one request (envelope fields as
