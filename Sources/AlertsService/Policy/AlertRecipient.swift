@@ -71,10 +71,12 @@ struct QuietHoursWindow: Sendable, Equatable {
         return start < end ? (start <= minute && minute < end) : (minute >= start || minute < end)
     }
 
+    /// Minutes after local midnight when the digest is due: the end of quiet hours, or 07:00 without them.
+    private var endMinute: Int { enabled && start != end ? end : 7 * 60 }
+
     /// The next moment quiet hours end after `instant`, in `zone`: when held
     /// alerts go out in the digest. Without quiet hours, 07:00 local.
     func nextEnd(after instant: Date, in zone: TimeZone) -> Date {
-        let endMinute = enabled && start != end ? end : 7 * 60
         // When the zone keeps one offset from today's local midnight to the answer (no DST change in between: nearly
         // always), the local end is plain arithmetic; `Calendar` cost more than the rest of a held decision. Across a
         // change (a skipped 02:30 resolves after the gap; a repeated 01:30 is its first occurrence), `Calendar` below.
@@ -90,7 +92,6 @@ struct QuietHoursWindow: Sendable, Equatable {
 
     /// ``nextEnd(after:in:)`` by `Calendar` alone: across a DST change, and the reference its fast path is tested against.
     func nextEndByCalendar(after instant: Date, in zone: TimeZone) -> Date {
-        let endMinute = enabled && start != end ? end : 7 * 60
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let today = Self.localDay(instant, in: zone)
