@@ -11,6 +11,7 @@ import Synchronization
 /// event up unhandled while its bus is shutting down (``giveUp()``) leaves
 /// it unacknowledged for good: the sender redelivers it to the node's next
 /// life instead of losing it in a graceful restart.
+@usableFromInline
 final class DeliverySettlement: Sendable {
     private struct State {
         /// Holders not yet done: one per subscriber queue that took the

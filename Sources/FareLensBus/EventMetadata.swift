@@ -45,11 +45,22 @@ public struct Delivery<Event: Sendable>: Sendable {
     /// For a durable event from another node: released when this
     /// subscriber is done with it (asks for the next event or ends the
     /// subscription), which is what acknowledges it to the sender.
-    let settlement: DeliverySettlement?
+    @usableFromInline let settlement: DeliverySettlement?
 
+    @usableFromInline
     init(event: Event, metadata: EventMetadata, settlement: DeliverySettlement? = nil) {
         self.event = event
         self.metadata = metadata
         self.settlement = settlement
+    }
+}
+
+extension Delivery where Event == any BusEvent {
+    /// The same delivery with its event as type `T`; nil when it is another
+    /// type. `T` may itself be `any BusEvent` (a wildcard subscription).
+    @inlinable
+    func typed<T>(as type: T.Type) -> Delivery<T>? {
+        guard let event = event as? T else { return nil }
+        return Delivery<T>(event: event, metadata: metadata, settlement: settlement)
     }
 }

@@ -14,8 +14,8 @@ extension EventSubscription {
         DeliveryBatches(subscription: self, maximum: Swift.max(1, maximum))
     }
 
-    /// Moves up to `maximum` buffered deliveries into `pending`, waiting for one when none is buffered.
-    func fill(_ pending: inout Deque<Delivery<Event>>) async {
+    /// Moves every buffered delivery into `pending`, waiting for one when none is buffered.
+    func fill(_ pending: inout Deque<ErasedDelivery>) async {
         await queue.nextBatch(into: &pending)
     }
 }
@@ -30,16 +30,22 @@ public struct DeliveryBatches<Event: Sendable>: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         let subscription: EventSubscription<Event>
         let maximum: Int
-        let state = BatchIteratorState<Event>()
+        let state = BatchIteratorState()
 
         public mutating func next() async -> [Delivery<Event>]? {
             state.doneWithLast()
-            if state.pending.isEmpty { await subscription.fill(&state.pending) }
-            guard !state.pending.isEmpty else { return nil }
-            let batch = Array(state.pending.prefix(maximum))
-            state.pending.removeFirst(batch.count)
-            state.inHand = batch.compactMap(\.settlement)
-            return batch
+            while true {
+                if state.pending.isEmpty { await subscription.fill(&state.pending) }
+                guard !state.pending.isEmpty else { return nil }
+                let taken = state.pending.prefix(maximum)
+                state.pending.removeFirst(taken.count)
+                state.inHand = taken.compactMap(\.settlement)
+                let batch = taken.compactMap { $0.typed(as: Event.self) }
+                // Never short: a typed queue is offered only its own type
+                // (SubscriptionTable.audience); an empty batch would end the sequence.
+                if !batch.isEmpty { return batch }
+                state.doneWithLast()
+            }
         }
     }
 
@@ -50,8 +56,8 @@ public struct DeliveryBatches<Event: Sendable>: AsyncSequence, Sendable {
 /// handed out, and the settlements of the batch handed out last. When the
 /// iterator goes away its consumer gave up everything it still holds (as
 /// ``IteratorState`` does for one delivery).
-final class BatchIteratorState<Event: Sendable> {
-    var pending: Deque<Delivery<Event>> = []
+final class BatchIteratorState {
+    var pending: Deque<ErasedDelivery> = []
     var inHand: [DeliverySettlement] = []
 
     func doneWithLast() {

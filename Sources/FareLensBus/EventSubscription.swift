@@ -6,10 +6,10 @@ import DequeModule
 /// returned are not delivered.
 public final class EventSubscription<Event: Sendable>: AsyncSequence, Sendable {
     public typealias Element = Delivery<Event>
-    let queue: SubscriberQueue<Event>
+    @usableFromInline let queue: SubscriberQueue
     private let onCancel: @Sendable () -> Void
 
-    init(queue: SubscriberQueue<Event>, onCancel: @escaping @Sendable () -> Void) {
+    init(queue: SubscriberQueue, onCancel: @escaping @Sendable () -> Void) {
         self.queue = queue
         self.onCancel = onCancel
     }
@@ -33,16 +33,32 @@ public final class EventSubscription<Event: Sendable>: AsyncSequence, Sendable {
     /// one: a durable event from another node is acknowledged to its sender
     /// only then (or when the iterator goes away), so a consumer that
     /// crashes while handling it gets it again after a restart.
+    ///
+    /// Inlinable, so a consumer in another module runs it specialised to
+    /// its event type (no generic metadata look-up per event).
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let subscription: EventSubscription<Event>
-        let state = IteratorState<Event>()
+        @usableFromInline let subscription: EventSubscription<Event>
+        @usableFromInline let state = IteratorState()
 
+        init(subscription: EventSubscription<Event>) {
+            self.subscription = subscription
+        }
+
+        @inlinable
         public mutating func next() async -> Delivery<Event>? {
-            state.doneWithLast()
-            if state.batch.isEmpty { await subscription.queue.nextBatch(into: &state.batch) }
-            let delivery = state.batch.popFirst()
-            state.inHand = delivery?.settlement
-            return delivery
+            while true {
+                var erased = state.takeNext()
+                if erased == nil {
+                    await state.refill(from: subscription.queue)
+                    erased = state.takeNext()
+                }
+                guard let erased else { return nil }
+                if let delivery = erased.typed(as: Event.self) { return delivery }
+                // Unreachable: a typed queue is offered only its own type
+                // (SubscriptionTable.audience). The next turn is done with
+                // it (it is not kept unsettled).
+                assertionFailure("\(erased.metadata.typeName) reached a subscription to \(Event.self)")
+            }
         }
     }
 
@@ -54,13 +70,28 @@ public final class EventSubscription<Event: Sendable>: AsyncSequence, Sendable {
 /// everything it still holds (``DeliverySettlement/giveUp()``: done while
 /// the bus runs, so no sender waits for ever; unacknowledged once the bus is
 /// shutting down, so a graceful restart loses nothing).
-final class IteratorState<Event: Sendable> {
-    var batch: Deque<Delivery<Event>> = []
-    var inHand: DeliverySettlement?
+@usableFromInline
+final class IteratorState {
+    private var batch: Deque<ErasedDelivery> = []
+    private var inHand: DeliverySettlement?
 
-    func doneWithLast() {
+    @usableFromInline init() {}
+
+    /// Done with the delivery handed out last; the next one taken from the
+    /// queue, or nil when none is buffered here (then ``refill(from:)``).
+    @usableFromInline
+    func takeNext() -> ErasedDelivery? {
         inHand?.release()
-        inHand = nil
+        let next = batch.popFirst()
+        inHand = next?.settlement
+        return next
+    }
+
+    /// Takes everything the queue buffered, waiting for at least one
+    /// delivery; takes none once the subscription has ended.
+    @usableFromInline
+    func refill(from queue: SubscriberQueue) async {
+        await queue.nextBatch(into: &batch)
     }
 
     deinit {

@@ -56,12 +56,20 @@ extension MessageBus {
         }
     }
 
-    func deliver<E: BusEvent>(_ event: E, metadata: EventMetadata, settlement: DeliverySettlement? = nil, forwardToTransports: Bool) async throws(BusError) {
-        let (typed, wildcard, metrics) = subscriptions.withLock { [factory = configuration.metricsFactory] in $0.audience(for: E.topic, factory: factory) }
-        metrics.published.increment()
-        let delivery = Delivery(event: event, metadata: metadata, settlement: settlement)
-        for sink in typed { await offer(delivery, to: sink, metrics: metrics) }
-        for sink in wildcard { await offer(delivery, to: sink, metrics: metrics) }
+    /// Hands an event to its audience (and to every transport when
+    /// `forwardToTransports`). Not generic: the event is erased once here,
+    /// so the per-subscriber work runs no generic code.
+    func deliver(_ event: any BusEvent, metadata: EventMetadata, settlement: DeliverySettlement? = nil, forwardToTransports: Bool) async throws(BusError) {
+        let audience = subscriptions.withLock { [factory = configuration.metricsFactory] in $0.audience(for: type(of: event), factory: factory) }
+        audience.metrics.published.increment()
+        let delivery = ErasedDelivery(event: event, metadata: metadata, settlement: settlement)
+        for queue in audience.queues {
+            switch queue.offer(delivery, durable: audience.durable) {
+            case .mustWait: _ = await queue.offerWaiting(delivery)
+            case .dropped: audience.metrics.dropped.increment()
+            case .enqueued, .closed: break
+            }
+        }
         guard forwardToTransports else { return }
         var refused: BusError?
         for transport in transports.withLock({ $0 }) {
@@ -70,36 +78,22 @@ extension MessageBus {
         if let refused { throw refused }
     }
 
-    private func offer<E: BusEvent>(_ delivery: Delivery<E>, to sink: any EventSink, metrics: TopicMetrics) async {
-        switch sink.offer(delivery) {
-        case .mustWait: _ = await sink.offerWaiting(delivery)
-        case .dropped: metrics.dropped.increment()
-        case .enqueued, .closed: break
-        }
-    }
-
     /// Subscribes to event type `E` on its topic.
     ///
     /// - Parameter bufferSize: events buffered for this subscriber; defaults
     ///   to the configuration's.
     public func subscribe<E: BusEvent>(_ type: E.Type, bufferSize: Int? = nil) -> EventSubscription<E> {
-        let sink = TypedSink<E>(capacity: bufferSize ?? configuration.subscriberBufferSize)
+        let queue = SubscriberQueue(capacity: bufferSize ?? configuration.subscriberBufferSize, eventType: ObjectIdentifier(E.self))
         eventTypes.withLock { $0[E.wireTypeName] = E.self }
-        subscriptions.withLock { $0.byTopic[E.topic.name, default: []].append(sink) }
-        return EventSubscription(queue: sink.queue) { [weak self, weak sink] in
-            guard let self, let sink else { return }
-            self.subscriptions.withLock { $0.remove(sink) }
-        }
+        subscriptions.withLock { $0.add(queue, topic: E.topic.name) }
+        return subscription(on: queue)
     }
 
     /// Subscribes to every topic (what analytics does).
     public func subscribeAll(bufferSize: Int? = nil) -> EventSubscription<any BusEvent> {
-        let sink = WildcardSink(capacity: bufferSize ?? configuration.subscriberBufferSize)
-        subscriptions.withLock { $0.wildcard.append(sink) }
-        return EventSubscription(queue: sink.queue) { [weak self, weak sink] in
-            guard let self, let sink else { return }
-            self.subscriptions.withLock { $0.remove(sink) }
-        }
+        let queue = SubscriberQueue(capacity: bufferSize ?? configuration.subscriberBufferSize, eventType: nil)
+        subscriptions.withLock { $0.addWildcard(queue) }
+        return subscription(on: queue)
     }
 
     /// Subscribes to events of any type on `topics` (every topic when nil):
@@ -107,13 +101,17 @@ extension MessageBus {
     /// topics are what an admin client asks the hub to send it.
     public func subscribeAll(watching topics: Set<String>?, bufferSize: Int? = nil) -> EventSubscription<any BusEvent> {
         guard let topics else { return subscribeAll(bufferSize: bufferSize) }
-        let sink = WildcardSink(capacity: bufferSize ?? configuration.subscriberBufferSize)
+        let queue = SubscriberQueue(capacity: bufferSize ?? configuration.subscriberBufferSize, eventType: nil)
         subscriptions.withLock { table in
-            for topic in topics { table.byTopic[topic, default: []].append(sink) }
+            for topic in topics { table.add(queue, topic: topic) }
         }
-        return EventSubscription(queue: sink.queue) { [weak self, weak sink] in
-            guard let self, let sink else { return }
-            self.subscriptions.withLock { $0.remove(sink) }
+        return subscription(on: queue)
+    }
+
+    private func subscription<Event>(on queue: SubscriberQueue) -> EventSubscription<Event> {
+        EventSubscription(queue: queue) { [weak self, weak queue] in
+            guard let self, let queue else { return }
+            self.subscriptions.withLock { $0.remove(queue) }
         }
     }
 

@@ -22,8 +22,8 @@ extension MessageBus {
         let slots = routes.withLock { Array($0.slots.values) }
         for slot in slots { load.inFlight[slot.address] = slot.inFlight }
         let (byTopic, wildcard) = subscriptions.withLock { ($0.byTopic, $0.wildcard) }
-        for (topic, sinks) in byTopic { load.queuedEvents[topic] = sinks.reduce(0) { $0 + $1.depth } }
-        if !wildcard.isEmpty { load.queuedEvents["*"] = wildcard.reduce(0) { $0 + $1.depth } }
+        for (topic, queues) in byTopic { load.queuedEvents[topic] = queues.reduce(0) { $0 + $1.count } }
+        if !wildcard.isEmpty { load.queuedEvents["*"] = wildcard.reduce(0) { $0 + $1.count } }
         load.eventsPublished = eventSequence.load(ordering: .relaxed)
         return load
     }

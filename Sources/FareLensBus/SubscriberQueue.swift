@@ -12,52 +12,69 @@ enum OfferOutcome: Sendable {
     case closed
 }
 
+/// One delivery as a subscriber queue holds it, whatever its event type.
+@usableFromInline typealias ErasedDelivery = Delivery<any BusEvent>
+
 /// The bounded buffer of one subscriber. FIFO; for durable topics it makes
 /// publishers wait for room. Redeliveries never reach it: the bus filters
 /// them where events arrive from other nodes (``RedeliveryWindow``).
-final class SubscriberQueue<Element: Sendable>: Sendable {
+///
+/// Not generic: it holds deliveries as `any BusEvent`, so publishing runs
+/// no generic code per subscriber (a generic queue looked up the metadata
+/// of its state, buffer and continuation types on every event, a quarter of
+/// the publish path). A typed subscription turns each event back into its
+/// type as it hands it out (``EventSubscription``).
+///
+/// The consumer is woken once per batch: a publisher appends and resumes a
+/// parked consumer, which takes everything buffered by the time it runs.
+@usableFromInline
+final class SubscriberQueue: Sendable {
     private struct State {
-        var buffer: Deque<Delivery<Element>> = []
-        var consumer: CheckedContinuation<Delivery<Element>?, Never>?
-        var roomWaiters: Deque<CheckedContinuation<Void, Never>> = []
+        var buffer: Deque<ErasedDelivery> = []
+        var consumer: UnsafeContinuation<Void, Never>?
+        var roomWaiters: [UnsafeContinuation<Void, Never>] = []
         var closed = false
     }
     let capacity: Int
+    /// The one event type this subscriber takes; nil for a subscriber to
+    /// any type (a wildcard one).
+    let eventType: ObjectIdentifier?
     private let state = Mutex(State())
 
-    init(capacity: Int) {
+    init(capacity: Int, eventType: ObjectIdentifier?) {
         self.capacity = max(1, capacity)
+        self.eventType = eventType
+    }
+
+    /// Whether events of `type` belong in this queue.
+    func takes(_ type: ObjectIdentifier) -> Bool {
+        eventType == nil || eventType == type
     }
 
     /// Tries to enqueue without waiting.
-    func offer(_ delivery: Delivery<Element>) -> OfferOutcome {
-        let durable = delivery.metadata.topic.isDurable
-        let (outcome, consumer): (OfferOutcome, CheckedContinuation<Delivery<Element>?, Never>?) = state.withLock { state in
+    func offer(_ delivery: ErasedDelivery, durable: Bool) -> OfferOutcome {
+        let (outcome, consumer): (OfferOutcome, UnsafeContinuation<Void, Never>?) = state.withLock { state in
             if state.closed { return (.closed, nil) }
-            if let consumer = state.consumer {
-                state.consumer = nil
-                delivery.settlement?.hold()
-                return (.enqueued, consumer)
-            }
             guard state.buffer.count < capacity else { return (durable ? .mustWait : .dropped, nil) }
             delivery.settlement?.hold()
             state.buffer.append(delivery)
-            return (.enqueued, nil)
+            defer { state.consumer = nil }
+            return (.enqueued, state.consumer)
         }
-        consumer?.resume(returning: delivery)
+        consumer?.resume()
         return outcome
     }
 
     /// Enqueues a durable event, waiting while the buffer is full. A
     /// cancelled publisher stops waiting (``OfferOutcome/closed``): only a
     /// node shutting down cancels one, and its queues die with it.
-    func offerWaiting(_ delivery: Delivery<Element>) async -> OfferOutcome {
+    func offerWaiting(_ delivery: ErasedDelivery) async -> OfferOutcome {
         while true {
-            let outcome = offer(delivery)
+            let outcome = offer(delivery, durable: true)
             guard case .mustWait = outcome else { return outcome }
             if Task.isCancelled { return .closed }
             await withTaskCancellationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                     let wakeNow = state.withLock { state in
                         if state.closed || state.buffer.count < capacity || Task.isCancelled { return true }
                         state.roomWaiters.append(continuation)
@@ -81,35 +98,33 @@ final class SubscriberQueue<Element: Sendable>: Sendable {
     /// so a busy consumer does not contend with its publisher per event),
     /// waiting for one if none is buffered. Leaves `batch` empty once the
     /// subscription is closed and drained.
-    func nextBatch(into batch: inout Deque<Delivery<Element>>) async {
-        let (waiters, finished): ([CheckedContinuation<Void, Never>], Bool) = state.withLock { state in
-            if state.buffer.isEmpty { return ([], state.closed) }
-            swap(&batch, &state.buffer)
-            defer { state.roomWaiters = [] }
-            return (Array(state.roomWaiters), false)
+    func nextBatch(into batch: inout Deque<ErasedDelivery>) async {
+        while true {
+            let (waiters, finished): ([UnsafeContinuation<Void, Never>], Bool) = state.withLock { state in
+                if state.buffer.isEmpty { return ([], state.closed) }
+                swap(&batch, &state.buffer)
+                // Taking the buffer frees room: publishers waiting for it
+                // must be woken here, or with every publisher parked
+                // nobody would ever wake them (a lost wakeup).
+                defer { state.roomWaiters = [] }
+                return (state.roomWaiters, false)
+            }
+            for waiter in waiters { waiter.resume() }
+            if !batch.isEmpty || finished { return }
+            await waitForEvents()
         }
-        for waiter in waiters { waiter.resume() }
-        if !batch.isEmpty || finished { return }
-        if let single = await waitForOne() { batch.append(single) }
     }
 
-    private func waitForOne() async -> Delivery<Element>? {
+    /// Parks the consumer until an event is buffered or the queue closes.
+    private func waitForEvents() async {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Delivery<Element>?, Never>) in
-                // Taking a buffered event frees room: publishers waiting for
-                // it must be woken here too, or with every publisher parked
-                // nobody would ever wake them (a lost wakeup).
-                let (immediate, waiters): (Delivery<Element>??, [CheckedContinuation<Void, Never>]) = state.withLock { state in
-                    if let first = state.buffer.popFirst() {
-                        defer { state.roomWaiters = [] }
-                        return (.some(first), Array(state.roomWaiters))
-                    }
-                    if state.closed { return (.some(nil), []) }
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                let wakeNow = state.withLock { state in
+                    if !state.buffer.isEmpty || state.closed { return true }
                     state.consumer = continuation
-                    return (nil, [])
+                    return false
                 }
-                for waiter in waiters { waiter.resume() }
-                if let immediate { continuation.resume(returning: immediate) }
+                if wakeNow { continuation.resume() }
             }
         } onCancel: {
             close()
@@ -126,17 +141,18 @@ final class SubscriberQueue<Element: Sendable>: Sendable {
         for delivery in state.withLock({ $0.buffer }) { delivery.settlement?.giveUp() }
     }
 
-    /// Ends the subscription: the consumer sees the buffered events, then nil;
-    /// waiting publishers are released.
+    /// Ends the subscription: the consumer sees the buffered events, then the
+    /// end; waiting publishers are released.
     func close() {
         let (consumer, waiters) = state.withLock { state in
             state.closed = true
-            let consumer = state.buffer.isEmpty ? state.consumer : nil
-            if consumer != nil { state.consumer = nil }
-            defer { state.roomWaiters = [] }
-            return (consumer, state.roomWaiters)
+            defer {
+                state.consumer = nil
+                state.roomWaiters = []
+            }
+            return (state.consumer, state.roomWaiters)
         }
-        consumer?.resume(returning: nil)
+        consumer?.resume()
         for waiter in waiters { waiter.resume() }
     }
 }
