@@ -2,9 +2,11 @@ import Metrics
 
 /// The swift-metrics handles of one request type, created once at
 /// registration so the request path does no label look-ups.
+@usableFromInline
 struct RequestMetrics: Sendable {
     let handled: Counter
-    let failed: @Sendable (BusError.Kind) -> Void
+    /// Counts one failed request of this kind.
+    @usableFromInline let failed: @Sendable (BusError.Kind) -> Void
     let latency: Metrics.Timer
 
     init(typeName: String, address: ServiceAddress, factory: any MetricsFactory) {
@@ -14,6 +16,13 @@ struct RequestMetrics: Sendable {
         failed = { kind in
             Counter(label: "farelens_bus_request_errors_total", dimensions: dimensions + [("kind", kind.name)], factory: factory).increment()
         }
+    }
+
+    /// Counts one answered request and records how long it took.
+    @usableFromInline
+    func succeeded(after latency: Duration) {
+        handled.increment()
+        self.latency.record(duration: latency)
     }
 }
 

@@ -9,22 +9,24 @@ protocol AnyRoute: AnyObject, Sendable {
     var address: ServiceAddress { get }
     /// Decodes, handles and encodes one request that arrived from a transport.
     func handleWire(_ bytes: [UInt8], context: RequestContext) async -> Result<[UInt8], BusError>
-    /// Runs the handler for a request of the route's own type, found by that
-    /// type (``RouteTable/byType``). Generic over the request rather than a
-    /// downcast to `TypedRoute<R>`, which looks up that class's metadata on
-    /// every call from another module (8% of the in-process request path).
-    func call<Q: BusRequest>(_ request: Q, context: RequestContext, start: ContinuousClock.Instant) async throws(BusError) -> Q.Response
 }
 
 /// The handler for request type `R`.
+///
+/// The in-process path (``call(_:context:start:)``) is inlinable: a caller in
+/// another module runs it specialised to its request type. Unspecialised,
+/// every value of type `R` or `R.Response` and every typed error was a
+/// task allocation (16 per request) and every function entry an executor
+/// check; specialised, the request costs about what its work does.
+@usableFromInline
 final class TypedRoute<R: BusRequest>: AnyRoute {
-    typealias Handler = @Sendable (R, RequestContext) async throws -> R.Response
+    @usableFromInline typealias Handler = nonisolated(nonsending) @Sendable (R, RequestContext) async throws -> R.Response
     /// `R.address`, or the per-instance address it was served at.
-    let address: ServiceAddress
-    let slot: ServiceSlot
-    let execution: HandlerExecution
-    let handler: Handler
-    let metrics: RequestMetrics
+    @usableFromInline let address: ServiceAddress
+    @usableFromInline let slot: ServiceSlot
+    @usableFromInline let execution: HandlerExecution
+    @usableFromInline let handler: Handler
+    @usableFromInline let metrics: RequestMetrics
     let watchdog: DeadlineWatchdog
     var wireTypeName: String { R.wireTypeName }
 
@@ -37,28 +39,33 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
         self.metrics = RequestMetrics(typeName: R.wireTypeName, address: slot.address, factory: metricsFactory)
     }
 
-    func call<Q: BusRequest>(_ request: Q, context: RequestContext, start: ContinuousClock.Instant) async throws(BusError) -> Q.Response {
-        precondition(Q.self == R.self, "route for \(R.wireTypeName) called with \(Q.wireTypeName)")
-        // safe: Q is R (checked above), so the value and its response have R's and R.Response's layout.
-        let response = try await call(unsafeBitCast(request, to: R.self), context: context, start: start)
-        return unsafeBitCast(response, to: Q.Response.self)  // safe: Q.Response is R.Response (Q is R)
-    }
-
     /// Runs the handler under the route's admission, deadline and metrics;
     /// `start` is when the request was made (the latency metric's start).
-    func call(_ request: R, context: RequestContext, start: ContinuousClock.Instant) async throws(BusError) -> R.Response {
+    @inlinable @inline(__always)
+    nonisolated(nonsending) func call(_ request: R, context: RequestContext, start: ContinuousClock.Instant) async throws(BusError) -> R.Response {
         try slot.enter()
         defer { slot.leave() }
         do throws(BusError) {
-            let response = try await dispatch(request, context: context, start: start)
+            if Task.isCancelled { throw .cancelled(R.wireTypeName) }
+            guard start < context.deadline else { throw .deadlineExpired(R.wireTypeName) }
+            let response: R.Response
+            switch execution {
+            case .inline:
+                do {
+                    response = try await handler(request, context)
+                } catch {
+                    throw lateOrMapped(error, context: context)
+                }
+            case .isolated:
+                response = try await runIsolated(request, context: context)
+            }
             // A cancelled caller gets `cancelled`, even if the handler
             // swallowed the cancellation and answered anyway.
-            if Task.isCancelled { throw BusError.cancelled(R.wireTypeName) }
+            if Task.isCancelled { throw .cancelled(R.wireTypeName) }
             // One clock read serves both the late-reply check and the metric.
             let end = ContinuousClock.now
-            guard end <= context.deadline else { throw BusError.timeout(R.wireTypeName, after: context.deadline - start) }
-            metrics.handled.increment()
-            metrics.latency.record(duration: end - start)
+            guard end <= context.deadline else { throw .timeout(R.wireTypeName, after: context.deadline - start) }
+            metrics.succeeded(after: end - start)
             return response
         } catch {
             metrics.failed(error.kind)
@@ -66,30 +73,22 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
         }
     }
 
-    private func dispatch(_ request: R, context: RequestContext, start: ContinuousClock.Instant) async throws(BusError) -> R.Response {
-        if Task.isCancelled { throw .cancelled(R.wireTypeName) }
-        guard start < context.deadline else { throw .deadlineExpired(R.wireTypeName) }
-        switch execution {
-        case .inline:
-            do {
-                return try await handler(request, context)
-            } catch {
-                throw lateOrMapped(error, context: context)
+    /// The handler in a task of its own, released at the deadline (``HandlerExecution/isolated``).
+    @usableFromInline
+    func runIsolated(_ request: R, context: RequestContext) async throws(BusError) -> R.Response {
+        let handler = self.handler
+        do {
+            return try await watchdog.runIsolated(deadline: context.deadline, what: R.wireTypeName) {
+                try await handler(request, context)
             }
-        case .isolated:
-            let handler = self.handler
-            do {
-                return try await watchdog.runIsolated(deadline: context.deadline, what: R.wireTypeName) {
-                    try await handler(request, context)
-                }
-            } catch {
-                throw lateOrMapped(error, context: context)
-            }
+        } catch {
+            throw lateOrMapped(error, context: context)
         }
     }
 
     /// A handler error after the deadline is reported as the timeout it is.
-    private func lateOrMapped(_ error: any Error, context: RequestContext) -> BusError {
+    @usableFromInline
+    func lateOrMapped(_ error: any Error, context: RequestContext) -> BusError {
         let mapped = BusError.fromHandler(error, type: R.wireTypeName)
         if mapped.kind == .cancelled, !Task.isCancelled, ContinuousClock.now >= context.deadline {
             return .deadlineExpired(R.wireTypeName)

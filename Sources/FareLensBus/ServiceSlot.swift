@@ -11,6 +11,7 @@ import Synchronization
 /// clears `accepting` then reads the count; `leave` lowers the count then
 /// reads `accepting`; one of them always sees the other, so the last
 /// request to leave wakes the drainer, or the drainer sees none in flight.
+@usableFromInline
 final class ServiceSlot: Sendable {
     let address: ServiceAddress
     let limit: Int
@@ -24,6 +25,7 @@ final class ServiceSlot: Sendable {
     }
 
     /// Admits one request or throws `overloaded` / `serviceUnavailable`.
+    @usableFromInline
     func enter() throws(BusError) {
         guard accepting.load(ordering: .sequentiallyConsistent) else { throw draining }
         guard count.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue <= limit else {
@@ -40,6 +42,7 @@ final class ServiceSlot: Sendable {
     private var draining: BusError { .serviceUnavailable(address, reason: "draining for shutdown") }
 
     /// Ends one admitted request; wakes drainers when the last one ends.
+    @usableFromInline
     func leave() {
         guard count.wrappingSubtract(1, ordering: .sequentiallyConsistent).newValue == 0,
               !accepting.load(ordering: .sequentiallyConsistent) else { return }

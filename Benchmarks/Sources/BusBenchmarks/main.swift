@@ -4,7 +4,8 @@ import FareLensBus
 // In-process bus benchmarks (DESIGN.md performance targets), each beside a
 // reference measured in the same run. Prints one line per figure.
 
-@concurrent func runRequestBenchmarks() async {
+/// - Parameter inlineOnly: skip the isolated-handler figure (for profiling the inline path alone).
+@concurrent func runRequestBenchmarks(inlineOnly: Bool = false) async {
     let bus = MessageBus()
     let book = QuoteBook()
     do {
@@ -30,6 +31,10 @@ import FareLensBus
         })
     )
     report(reference, inline, maxRatio: 3)
+    guard !inlineOnly else {
+        print("checksum of every answer (keeps the work observable): \(checksum)")
+        return
+    }
     let isolatedOperations = 20_000
     let (reference2, isolated) = await compare(
         rounds: 9, operations: isolatedOperations,
@@ -96,6 +101,8 @@ import FareLensBus
 }
 
 // `bus-benchmarks [requests|events]` runs one group; no argument runs both.
+// `inline` runs only the inline-handler request figure (for a profile).
 let group = CommandLine.arguments.dropFirst().first ?? "all"
 if group == "all" || group == "requests" { await runRequestBenchmarks() }
+if group == "inline" { await runRequestBenchmarks(inlineOnly: true) }
 if group == "all" || group == "events" { await runPublishBenchmarks() }
