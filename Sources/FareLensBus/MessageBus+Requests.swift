@@ -72,6 +72,11 @@ extension MessageBus {
     ///   - execution: ``HandlerExecution/inline`` (default) or ``HandlerExecution/isolated``.
     ///   - maxInFlight: the in-flight bound of the whole address, set by its
     ///     first registration; defaults to the configuration's.
+    ///
+    /// Inlinable: the entry point for requests that arrive encoded from
+    /// other nodes is made here, where `R` is known, so they too run code
+    /// specialised to `R` (decoding, the handler call, encoding).
+    @inlinable
     @discardableResult
     public func serve<R: BusRequest>(
         _ type: R.Type,
@@ -80,11 +85,30 @@ extension MessageBus {
         maxInFlight: Int? = nil,
         handler: nonisolated(nonsending) @escaping @Sendable (R, RequestContext) async throws -> R.Response
     ) throws(BusError) -> ServiceAddress {
+        try register(type, at: address, execution: execution, maxInFlight: maxInFlight, handler: handler) { route, bytes, context in
+            await route.answer(bytes, context: context)
+        }
+    }
+
+    /// Files the route of `R` (``serve(_:at:execution:maxInFlight:handler:)``).
+    @usableFromInline
+    func register<R: BusRequest>(
+        _ type: R.Type,
+        at address: ServiceAddress?,
+        execution: HandlerExecution,
+        maxInFlight: Int?,
+        handler: @escaping TypedRoute<R>.Handler,
+        wireEntry: @escaping TypedRoute<R>.WireEntry
+    ) throws(BusError) -> ServiceAddress {
         let limit = maxInFlight ?? configuration.maxInFlightPerService
         let address = address ?? R.address
         try routes.withLock { (table) throws(BusError) in
             let slot = table.slot(for: address, limit: limit)
-            try table.insert(TypedRoute<R>(slot: slot, execution: execution, watchdog: watchdog, metricsFactory: configuration.metricsFactory, handler: handler), for: type)
+            let route = TypedRoute<R>(
+                slot: slot, execution: execution, watchdog: watchdog, metricsFactory: configuration.metricsFactory,
+                handler: handler, wireEntry: wireEntry
+            )
+            try table.insert(route, for: type)
         }
         return address
     }

@@ -21,6 +21,10 @@ protocol AnyRoute: AnyObject, Sendable {
 @usableFromInline
 final class TypedRoute<R: BusRequest>: AnyRoute {
     @usableFromInline typealias Handler = nonisolated(nonsending) @Sendable (R, RequestContext) async throws -> R.Response
+    /// Answers one encoded request: ``answer(_:context:)``, made where `R` is
+    /// known (``MessageBus/serve(_:at:execution:maxInFlight:handler:)``) so it
+    /// runs specialised.
+    @usableFromInline typealias WireEntry = @Sendable (TypedRoute<R>, [UInt8], RequestContext) async -> Result<[UInt8], BusError>
     /// `R.address`, or the per-instance address it was served at.
     @usableFromInline let address: ServiceAddress
     @usableFromInline let slot: ServiceSlot
@@ -28,13 +32,15 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
     @usableFromInline let handler: Handler
     @usableFromInline let metrics: RequestMetrics
     let watchdog: DeadlineWatchdog
+    let wireEntry: WireEntry
     var wireTypeName: String { R.wireTypeName }
 
-    init(slot: ServiceSlot, execution: HandlerExecution, watchdog: DeadlineWatchdog, metricsFactory: any MetricsFactory, handler: @escaping Handler) {
+    init(slot: ServiceSlot, execution: HandlerExecution, watchdog: DeadlineWatchdog, metricsFactory: any MetricsFactory, handler: @escaping Handler, wireEntry: @escaping WireEntry) {
         self.address = slot.address
         self.slot = slot
         self.execution = execution
         self.handler = handler
+        self.wireEntry = wireEntry
         self.watchdog = watchdog
         self.metrics = RequestMetrics(typeName: R.wireTypeName, address: slot.address, factory: metricsFactory)
     }
@@ -97,17 +103,26 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
     }
 
     func handleWire(_ bytes: [UInt8], context: RequestContext) async -> Result<[UInt8], BusError> {
+        await wireEntry(self, bytes, context)
+    }
+
+    /// Decodes, handles and encodes one request that arrived from a transport.
+    @inlinable
+    func answer(_ bytes: [UInt8], context: RequestContext) async -> Result<[UInt8], BusError> {
         let request: R
         do {
             request = try R(wireEncoded: bytes)
         } catch {
             return .failure(.badMessage("cannot decode \(R.wireTypeName): \(error)"))
         }
+        let response: R.Response
         do {
-            let response = try await call(request, context: context, start: .now)
-            return .success(try response.wireEncoded())
-        } catch let error as BusError {
+            response = try await call(request, context: context, start: .now)
+        } catch {
             return .failure(error)
+        }
+        do {
+            return .success(try response.wireEncoded())
         } catch {
             return .failure(.badMessage("cannot encode \(R.Response.wireTypeName): \(error)"))
         }
