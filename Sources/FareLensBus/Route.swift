@@ -16,8 +16,8 @@ protocol AnyRoute: AnyObject, Sendable {
 /// The in-process path (``call(_:context:start:)``) is inlinable: a caller in
 /// another module runs it specialised to its request type. Unspecialised,
 /// every value of type `R` or `R.Response` and every typed error was a
-/// task allocation (16 per request) and every function entry an executor
-/// check; specialised, the request costs about what its work does.
+/// task allocation (16 per request, 2 once specialised) and every function
+/// entry an executor check (docs/performance.md, "Speed, second pass").
 @usableFromInline
 final class TypedRoute<R: BusRequest>: AnyRoute {
     @usableFromInline typealias Handler = nonisolated(nonsending) @Sendable (R, RequestContext) async throws -> R.Response
