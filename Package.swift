@@ -102,7 +102,7 @@ let package = Package(
             name: "FareLensMessages",
             dependencies: ["FareLensBus", protobuf],
             exclude: ["Generated/README.md"],
-            swiftSettings: strict
+            swiftSettings: strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
         /// Frames, zlib, the protobuf envelope and the Unix-socket bridge.
         .target(

@@ -20,7 +20,7 @@ extension BridgeHub {
         var forwarded = request
         forwarded.callerIsAdmin = isAdmin
         do {
-            var reply = try await target.call(forwarded, deadline: request.deadline, what: "\(request.typeName) to '\(address)'")
+            var reply = try await target.call(forwarded, deadline: request.deadline)
             reply.correlationID = request.correlationID
             return reply
         } catch {

@@ -13,7 +13,8 @@ public enum EnvelopeCoding {
     /// - Throws: ``WireProtocolError`` `malformed-envelope`.
     public static func decode(_ payload: ByteBuffer) throws(WireProtocolError) -> WireEnvelope {
         do {
-            let envelope = try WireEnvelope(serializedBytes: Array(payload.readableBytesView))
+            // Parsed in place: copying every frame into an array first was an allocation and a copy per message.
+            let envelope = try WireEnvelope(serializedBytes: payload.readableBytesSpan)
             guard envelope.kind != .unspecified else { throw WireProtocolError.malformedEnvelope("kind is missing or unknown") }
             return envelope
         } catch let error as WireProtocolError {

@@ -33,6 +33,24 @@ public enum FrameCodec {
         return body.readableBytes
     }
 
+    /// Appends one frame carrying the serialized `bytes`, exactly as
+    /// ``encode(payload:limits:into:)`` would; below the compression
+    /// threshold the bytes go straight into `out`, without a buffer of their
+    /// own first (every outgoing envelope passes here).
+    ///
+    /// - Returns: the number of payload bytes written (after compression).
+    @discardableResult
+    public static func encode(bytes: [UInt8], limits: WireLimits, into out: inout ByteBuffer) -> Int {
+        guard bytes.count < limits.compressionThreshold else {
+            return encode(payload: ByteBuffer(bytes: bytes), limits: limits, into: &out)
+        }
+        out.reserveCapacity(minimumWritableBytes: headerBytes + bytes.count)
+        out.writeInteger(UInt32(bytes.count + 1), endianness: .big)
+        out.writeInteger(UInt8(0))
+        out.writeBytes(bytes)
+        return bytes.count
+    }
+
     /// Reads one complete frame from the front of `buffer` and returns its
     /// payload, inflated if it was compressed. Returns nil, consuming nothing,
     /// when the frame is not complete yet.

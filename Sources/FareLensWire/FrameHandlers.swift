@@ -66,8 +66,8 @@ public struct EnvelopeFrameEncoder: MessageToByteEncoder {
     }
 
     public func encode(data: WireEnvelope, out: inout ByteBuffer) throws {
-        let payload = try EnvelopeCoding.encode(data)
-        let written = FrameCodec.encode(payload: payload, limits: limits, into: &out)
-        metrics?.sent(wireBytes: written + FrameCodec.headerBytes, payloadBytes: payload.readableBytes)
+        let bytes: [UInt8] = try data.serializedBytes()
+        let written = FrameCodec.encode(bytes: bytes, limits: limits, into: &out)
+        metrics?.sent(wireBytes: written + FrameCodec.headerBytes, payloadBytes: bytes.count)
     }
 }

@@ -5,10 +5,9 @@ import Synchronization
 extension PeerConnection {
     /// Sends a typed request over this connection and decodes its typed response.
     func request<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
-        let what = "\(R.wireTypeName) to '\(address)'"
         var envelope = try WireEnvelope.request(request, context: context)
         envelope.address = address.name
-        let reply = try await call(envelope, deadline: context.deadline, what: what)
+        let reply = try await call(envelope, deadline: context.deadline)
         if let error = reply.busError { throw error }
         do {
             return try R.Response(wireEncoded: Array(reply.payload))

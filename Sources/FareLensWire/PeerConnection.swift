@@ -41,14 +41,23 @@ final class PeerConnection: Sendable {
     let requests: InboundRequests
 
     private struct Waiting {
-        let continuation: CheckedContinuation<Result<WireEnvelope, BusError>, Never>
+        /// Resumed exactly once: by whoever removes this entry from
+        /// `State.waiting` under the lock (the response, the deadline timer,
+        /// cancellation or the close).
+        let continuation: UnsafeContinuation<Result<WireEnvelope, BusError>, Never>
         let deadline: NIODeadline
-        /// What is asked and the budget it had, for the timeout's message.
-        let what: String
+        /// The type asked and the budget it had, for a failure's message.
+        let typeName: String
         let budget: Duration
-        /// The address asked, so a failure on close names it.
+        /// The address asked, so a failure names it.
         let address: ServiceAddress
+
+        /// "TYPE to 'ADDRESS'", built only when a failure needs it.
+        var what: String { PeerConnection.describe(typeName, address) }
     }
+
+    /// How a failure names a request: "TYPE to 'ADDRESS'".
+    static func describe(_ typeName: String, _ address: ServiceAddress) -> String { "\(typeName) to '\(address)'" }
 
     private struct State {
         var waiting: [UInt64: Waiting] = [:]
@@ -135,20 +144,23 @@ final class PeerConnection: Sendable {
         }
     }
 
-    /// Sends a REQUEST and waits for its RESPONSE until `deadline`.
+    /// Sends a REQUEST and waits for its RESPONSE until `deadline`. A
+    /// failure names the request by its envelope's type and address.
     ///
     /// - Throws: `timeout` at the deadline, `cancelled` if the calling task
     ///   is cancelled, `service-unavailable` if the connection closes first.
-    func call(_ request: WireEnvelope, deadline: ContinuousClock.Instant, what: String) async throws(BusError) -> WireEnvelope {
+    func call(_ request: WireEnvelope, deadline: ContinuousClock.Instant) async throws(BusError) -> WireEnvelope {
         let budget = deadline - .now
-        guard budget > .zero else { throw .deadlineExpired(what) }
+        let address = ServiceAddress(request.address)
+        guard budget > .zero else { throw .deadlineExpired(Self.describe(request.typeName, address)) }
         let id = state.withLock { state -> UInt64 in
             state.nextCorrelationID &+= 1
             return state.nextCorrelationID
         }
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<WireEnvelope, BusError>, Never>) in
-                let waiting = Waiting(continuation: continuation, deadline: .now() + .nanoseconds(budget.nanoseconds), what: what, budget: budget, address: ServiceAddress(request.address))
+            // Unsafe rather than checked (a request's hot path): `Waiting` says who resumes it, once.
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<WireEnvelope, BusError>, Never>) in
+                let waiting = Waiting(continuation: continuation, deadline: .now() + .nanoseconds(budget.nanoseconds), typeName: request.typeName, budget: budget, address: address)
                 let (refused, arming): (String?, RequestDeadlines.Arming?) = state.withLock { state in
                     if let reason = state.closeReason { return (reason, nil) }
                     state.waiting[id] = waiting
@@ -166,10 +178,10 @@ final class PeerConnection: Sendable {
                 envelope.correlationID = id
                 envelope.deadlineMicros = UInt64(max(0, budget.nanoseconds / 1000))
                 send(envelope)
-                if Task.isCancelled { complete(id, with: .failure(.cancelled(what))) }
+                if Task.isCancelled { complete(id, with: .failure(.cancelled(waiting.what))) }
             }
         } onCancel: {
-            complete(id, with: .failure(.cancelled(what)))
+            complete(id, with: .failure(.cancelled(Self.describe(request.typeName, address))))
         }
         return try result.get()
     }

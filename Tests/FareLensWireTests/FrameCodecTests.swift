@@ -50,6 +50,18 @@ struct FrameCodecTests {
         #expect(Array(decoded.readableBytesView) == payload)
     }
 
+    @Test("framing serialized bytes writes exactly the frame of the same payload in a buffer, below, at and above the compression threshold", arguments: [0, 1, 127, 128, 129, 4000])
+    func bytesFrameLikeBuffers(count: Int) throws {
+        let payload = (0 ..< count).map { UInt8(truncatingIfNeeded: $0 % 7) }
+        var out = ByteBuffer(bytes: [0xEE])  // a frame already queued before it
+        let written = FrameCodec.encode(bytes: payload, limits: limits, into: &out)
+        #expect(out.readInteger(as: UInt8.self) == 0xEE)
+        #expect(Array(out.readableBytesView) == Array(frame(payload).readableBytesView))
+        #expect(written == out.readableBytes - FrameCodec.headerBytes)
+        let decoded = try #require(try FrameCodec.decode(from: &out, limits: limits))
+        #expect(Array(decoded.readableBytesView) == payload)
+    }
+
     @Test("an incomplete frame yields nothing and consumes nothing")
     func incompleteFrameWaits() throws {
         let whole = frame([1, 2, 3, 4, 5])
