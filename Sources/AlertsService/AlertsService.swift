@@ -76,7 +76,7 @@ actor AlertsService: ServiceBehaviour {
     static let priceConsumer = "alerts.price-changed"
     static let trialConsumer = "alerts.trial-ending"
     /// Events decided together at most (one batch, one transaction).
-    static let batchSize = 256
+    static let batchSize = 1024
 
     init(
         database: ServiceDatabase, bus: MessageBus, clock: any WallClock, channels: [any AlertDeliveryChannel],

@@ -24,6 +24,12 @@ public struct StatementValues: ~Copyable {
     /// Binds a real.
     public mutating func bind(_ value: Double) { record(sqlite3_bind_double(handle, next, value)) }
 
+    /// Binds `bytes` as a blob (copied by SQLite); an empty one as an empty blob, not NULL.
+    public mutating func bind(blob bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return record(sqlite3_bind_zeroblob(handle, next, 0)) }
+        bytes.withUnsafeBytes { raw in record(sqlite3_bind_blob(handle, next, raw.baseAddress, Int32(raw.count), transient)) }
+    }
+
     /// Binds a boolean as 0 or 1 (how GRDB stores one).
     public mutating func bind(_ value: Bool) { bind(Int64(value ? 1 : 0)) }
 

@@ -95,7 +95,7 @@ func runAlertsBenchmarks() async throws {
     logger.logLevel = ProcessInfo.processInfo.environment["BENCH_LOG"] == nil ? .error : .debug
     let root = NSTemporaryDirectory() + "farelens-alerts-bench-\(getpid())"
     defer { try? FileManager.default.removeItem(atPath: root) }
-    // FARELENS_BENCH_ONLY=pipeline runs only part 3; =held only the held decisions of part 1 (for profiling); =split only part 1b.
+    // FARELENS_BENCH_ONLY=pipeline runs only part 3; =held only the held decisions of part 1, =sent only its sent ones (for profiling); =split only part 1b.
     let only = ProcessInfo.processInfo.environment["FARELENS_BENCH_ONLY"]
     if only == "pipeline" {
         try await runPipelineBenchmark(root: root, logger: logger)
@@ -108,7 +108,7 @@ func runAlertsBenchmarks() async throws {
 
     // 1. Decisions: threshold crossings through the in-process bus, each decided and recorded (inbox, policy, alert row, outbox),
     // all sent (so the outbox delivers 2 × 100,000 rows on the same cores meanwhile), then all held (nothing to deliver).
-    for round in (only == "held" ? 4...6 : 1...6) {
+    for round in (only == "held" ? 4...6 : only == "sent" ? 1...3 : 1...6) {
         let events = 100_000, users = 20_000
         let held = round > 3
         let prefix = held ? "q" : "u"
@@ -137,7 +137,7 @@ func runAlertsBenchmarks() async throws {
         print("[\(round)] alert decisions, \(events) threshold crossings for \(users) users through the bus (inbox, GetUsers, policy, record\(held ? "; all held in quiet hours" : ", outbox; all sent and delivered meanwhile")): \(format(Double(events) / seconds / 1e3)) k decisions/s [\(decisions.joined(separator: " "))] | reference: the same rows inserted 256 per transaction \(format(Double(events) / referenceSeconds / 1e3)) k/s | ratio \(format(seconds / referenceSeconds))x (target >= 100 k/s: \(Double(events) / seconds >= 1e5 ? "meets" : "MISSES"))")
     }
 
-    if only == "held" { return }
+    if only == "held" || only == "sent" { return }
 
     // 1b. The same decisions with the alerts service on a spoke and subscription and the publisher on the hub (Split.swift).
     try await runSplitDecisionsBenchmark(root: root, logger: logger)

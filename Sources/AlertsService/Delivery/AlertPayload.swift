@@ -69,7 +69,10 @@ struct AlertPayload: Codable, Sendable, Equatable {
     /// The body bytes: keys in snake_case and sorted, so the same alert
     /// always encodes the same. Written with ``JSONText`` (the same bytes as
     /// ``encoderJSON()``, faster).
-    func json() throws -> Foundation.Data {
+    func json() throws -> Foundation.Data { Foundation.Data(jsonBytes()) }
+
+    /// ``json()`` as bytes (the outbox binds them as they are).
+    func jsonBytes() -> [UInt8] {
         var writer = JSONText()
         writer.open()
         writer.key("data")
@@ -102,7 +105,7 @@ struct AlertPayload: Codable, Sendable, Equatable {
         writer.member("timestamp", timestamp)
         writer.member("type", type)
         writer.close()
-        return Foundation.Data(writer.bytes)
+        return writer.bytes
     }
 
     /// The same body from `JSONEncoder`: the reference ``json()`` is tested against.

@@ -70,13 +70,18 @@ extension AlertsService {
 
     /// Puts `row` into the outbox once per channel, due now, with its payload fixed.
     static func enqueue(_ row: AlertRow, channels: [Int], at now: Date, in db: Database) throws {
-        let body = try AlertPayload(row).json()
+        let body = AlertPayload(row).jsonBytes()
         let statement = try db.cachedStatement(sql: """
             INSERT INTO outbox (alertID, channel, userID, kind, body, status, attempts, nextAttemptAtUnixMs, lastError, createdAtUnixMs, finishedAtUnixMs)
             VALUES (?, ?, ?, ?, ?, ?, 0, ?, '', ?, 0)
             """)
+        let nowMs = now.unixMilliseconds
         for channel in channels {
-            try statement.execute(arguments: [row.alertID, channel, row.userID, row.kind, body, OutboxRow.Status.pending.rawValue, now.unixMilliseconds, now.unixMilliseconds])
+            // Bound through SQLite's C interface, like the alert row: one per sent decision and channel (decision 0007).
+            try statement.executeBinding { values in
+                values.bind(row.alertID); values.bind(channel); values.bind(row.userID); values.bind(row.kind); values.bind(blob: body)
+                values.bind(OutboxRow.Status.pending.rawValue); values.bind(nowMs); values.bind(nowMs)
+            }
         }
     }
 

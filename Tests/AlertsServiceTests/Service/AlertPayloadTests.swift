@@ -18,7 +18,7 @@ import Testing
 
     @Test("the hand-written body is byte for byte what JSONEncoder (sorted keys, snake_case) writes, for deals, watchlist alerts and digests, with quotes, backslashes, control characters, slashes and non-ASCII text")
     func sameBytesAsEncoder() throws {
-        let titles = ["Tokyo deal dropped to ¥65,000", "He said \"go\" \\ now", "tab\there\u{01}\u{1F}", "São Paulo / Zürich 🛫", ""]
+        let titles = ["Tokyo deal dropped to ¥65,000", "He said \"go\" \\ now", "tab\there\u{01}\u{1F}", "São Paulo / Zürich 🛫", "", "\"quoted\"", "\"\\\n\r\u{0C}\u{08}"]
         for title in titles {
             for (digest, deal) in [(false, true), (false, false), (true, false)] {
                 let payload = AlertPayload(Self.row(title: title, digest: digest, deal: deal), carried: digest ? ["a1", "a2"] : nil)
