@@ -1,5 +1,6 @@
 import BenchmarkHarness
 import FareLensBus
+import Synchronization
 
 // In-process bus benchmarks (DESIGN.md performance targets), each beside a
 // reference measured in the same run. Prints one line per figure.
@@ -49,21 +50,27 @@ import FareLensBus
     print("checksum of every answer (keeps the work observable): \(checksum)")
 }
 
-/// Publishes `count` events to one subscriber and waits until it has them all.
-@concurrent func publishThroughput<E: BusEvent>(_ make: @escaping @Sendable (Int) -> E, count: Int) async -> Double {
+/// Publishes `count` events to one subscriber and waits until it has taken
+/// everything that reached its buffer. Returns the time per event and how
+/// many events the subscriber did not get: a droppable topic drops events
+/// while the subscriber is 8,192 behind, so waiting for all `count` could
+/// wait for ever (it once hung a run this way).
+@concurrent func publishThroughput<E: BusEvent>(_ make: @escaping @Sendable (Int) -> E, count: Int) async -> (nanos: Double, missed: Int) {
     let bus = MessageBus()
     let subscription = bus.subscribe(E.self, bufferSize: 8192)
-    return await timeOnce(operations: count) {
+    let taken = Atomic<Int>(0)
+    let nanos = await timeOnce(operations: count) {
         let consumer = Task {
             var received = 0
-            for await _ in subscription {
-                received += 1
-                if received == count { break }
-            }
+            for await _ in subscription { received += 1 }
+            return received
         }
         for index in 0..<count { try? await bus.publish(make(index)) }  // publish throws only `overloaded` at a bridge backlog cap: none here
-        await consumer.value
+        // The sequence ends once the consumer has taken what is buffered.
+        subscription.cancel()
+        taken.store(await consumer.value, ordering: .relaxed)
     }
+    return (nanos, count - taken.load(ordering: .relaxed))
 }
 
 /// The reference: the same hand-off through the standard library's AsyncStream.
@@ -85,18 +92,24 @@ import FareLensBus
 @concurrent func runPublishBenchmarks() async {
     let count = 500_000
     var reference: [Double] = [], droppable: [Double] = [], durable: [Double] = []
+    var missed = (droppable: 0, durable: 0)
     _ = await asyncStreamThroughput(count: count)
     for _ in 0..<7 {
         reference.append(await asyncStreamThroughput(count: count))
-        droppable.append(await publishThroughput({ FareSeen(value: $0) }, count: count))
-        durable.append(await publishThroughput({ DurableFareSeen(value: $0) }, count: count))
+        let fast = await publishThroughput({ FareSeen(value: $0) }, count: count)
+        droppable.append(fast.nanos)
+        missed.droppable += fast.missed
+        let kept = await publishThroughput({ DurableFareSeen(value: $0) }, count: count)
+        durable.append(kept.nanos)
+        missed.durable += kept.missed
     }
     let referenceMedian = Measurement(name: "AsyncStream", perOperationNanos: reference).median
-    for (name, samples) in [("publish to one subscriber (droppable topic)", droppable), ("publish to one subscriber (durable topic)", durable)] {
+    for (name, samples, lost) in [("publish to one subscriber (droppable topic)", droppable, missed.droppable), ("publish to one subscriber (durable topic)", durable, missed.durable)] {
         let median = Measurement(name: name, perOperationNanos: samples).median
         let eventsPerSecond = 1e9 / median
-        let verdict = eventsPerSecond >= 2_000_000 ? "meets" : "MISSES"
-        print("\(name): median \(format(eventsPerSecond / 1e6, decimals: 2)) M events/s (\(format(median)) ns/event) | reference AsyncStream yield->for-await: \(format(1e9 / referenceMedian / 1e6, decimals: 2)) M events/s | ratio \(format(median / referenceMedian, decimals: 2))x time per event (target >= 2 M events/s: \(verdict))")
+        // A figure with events dropped counts publishes the subscriber never took: it does not count as meeting the target.
+        let verdict = eventsPerSecond >= 2_000_000 && lost == 0 ? "meets" : "MISSES"
+        print("\(name): median \(format(eventsPerSecond / 1e6, decimals: 2)) M events/s (\(format(median)) ns/event; events the subscriber missed over 7 rounds: \(lost)) | reference AsyncStream yield->for-await: \(format(1e9 / referenceMedian / 1e6, decimals: 2)) M events/s | ratio \(format(median / referenceMedian, decimals: 2))x time per event (target >= 2 M events/s: \(verdict))")
     }
 }
 

@@ -53,6 +53,8 @@ extension AlertsService {
                 AlertsMetrics.outboxDepth.record(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE status = \(OutboxRow.Status.pending.rawValue)") ?? 0)
                 return (due, disabled, Dictionary(alerts.map { ($0.alertID, $0) }, uniquingKeysWith: { first, _ in first }))
             }
+        } catch is CancellationError {
+            return 0  // the service is stopping: nothing went wrong, and what is due is delivered on the next start
         } catch {
             logger.error("outbox not read; next tick tries again", metadata: ["error": "\(error)"])
             return 0
