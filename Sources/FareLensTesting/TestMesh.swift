@@ -95,7 +95,12 @@ public func quietLogger() -> Logger {
 
 /// Polls `condition` every 5 ms until it holds, failing after `limit`
 /// (a bound against hangs, not a timing assertion).
-public func waitUntil(_ what: String, limit: Duration = .seconds(10), _ condition: () async -> Bool) async throws {
+///
+/// The default is 30 s, not 10: the test process runs hundreds of tests on
+/// a concurrency pool of one thread per core, and on a 2-core machine one
+/// hop between services took 2.5 s while the run started. Waits of 10 s
+/// for work that crosses several services gave up in 4 of 16 full runs.
+public func waitUntil(_ what: String, limit: Duration = .seconds(30), _ condition: () async -> Bool) async throws {
     let end = ContinuousClock.now + limit
     while !(await condition()) {
         guard ContinuousClock.now < end else { throw WaitTimedOut(what: what) }
