@@ -34,7 +34,7 @@ struct AlertsCommand: AsyncParsableCommand {
             if let decision { request.decision = try AlertsCommand.decision(decision) }
             let response = try await CtlRun.request(options, request)
             if options.json {
-                print(try response.jsonString())
+                try CtlRun.printJSON(message: response)
                 return
             }
             guard !response.alerts.isEmpty else {
@@ -88,7 +88,7 @@ struct AlertsCommand: AsyncParsableCommand {
             request.destination = destination
             request.days = Int32(days)
             let response = try await CtlRun.request(options, request)
-            if options.json { print(try response.jsonString()) } else { print("Muted \(origin.uppercased())→\(destination.uppercased()) until \(AlertsCommand.time(response.mutedUntilUnixMs)).") }
+            if options.json { try CtlRun.printJSON(message: response) } else { print("Muted \(origin.uppercased())→\(destination.uppercased()) until \(AlertsCommand.time(response.mutedUntilUnixMs)).") }
         }
     }
 
@@ -109,7 +109,7 @@ struct AlertsCommand: AsyncParsableCommand {
             request.origin = origin
             request.destination = destination
             let response = try await CtlRun.request(options, request)
-            if options.json { print(#"{"wasMuted":\#(response.wasMuted)}"#) } else { print(response.wasMuted ? "Unmuted." : "The route was not muted.") }
+            if options.json { print(#"{"was_muted":\#(response.wasMuted)}"#) } else { print(response.wasMuted ? "Unmuted." : "The route was not muted.") }
         }
     }
 
@@ -130,7 +130,7 @@ struct AlertsCommand: AsyncParsableCommand {
             request.userID = user
             request.hours = Int32(hours)
             let response = try await CtlRun.request(options, request)
-            if options.json { print(try response.jsonString()) } else { print("Alerts paused until \(AlertsCommand.time(response.pausedUntilUnixMs)).") }
+            if options.json { try CtlRun.printJSON(message: response) } else { print("Alerts paused until \(AlertsCommand.time(response.pausedUntilUnixMs)).") }
         }
     }
 
@@ -147,7 +147,7 @@ struct AlertsCommand: AsyncParsableCommand {
             var request = ResumeAlertsRequest()
             request.userID = user
             let response = try await CtlRun.request(options, request)
-            if options.json { print(#"{"wasPaused":\#(response.wasPaused)}"#) } else { print(response.wasPaused ? "Alerts resumed." : "Alerts were not paused.") }
+            if options.json { print(#"{"was_paused":\#(response.wasPaused)}"#) } else { print(response.wasPaused ? "Alerts resumed." : "Alerts were not paused.") }
         }
     }
 
@@ -165,7 +165,7 @@ struct AlertsCommand: AsyncParsableCommand {
             request.userID = user
             let response = try await CtlRun.request(options, request)
             if options.json {
-                print(try response.jsonString())
+                try CtlRun.printJSON(message: response)
                 return
             }
             print(response.pausedUntilUnixMs > 0 ? "Paused until \(AlertsCommand.time(response.pausedUntilUnixMs))." : "Not paused.")
@@ -194,7 +194,7 @@ struct AlertsCommand: AsyncParsableCommand {
             if let since, let date = CalendarDate(iso: since) { request.sinceUnixMs = Int64(date.daysSinceEpoch) * 86_400_000 }
             let response = try await CtlRun.request(options, request)
             if options.json {
-                print(try response.jsonString())
+                try CtlRun.printJSON(message: response)
                 return
             }
             print(response.alertIds.isEmpty ? "Nothing to replay." : "Replaying \(response.alertIds.count): \(response.alertIds.joined(separator: " "))")

@@ -2,6 +2,7 @@ import ArgumentParser
 import FareLensBus
 import FareLensWire
 import Foundation
+import SwiftProtobuf
 
 /// Shared plumbing of the commands: one request, errors as one line.
 enum CtlRun {
@@ -38,6 +39,15 @@ enum CtlRun {
         Foundation.exit(1)
     }
 
+    /// A response message as JSON with its snake_case field names, like
+    /// ``printJSON(_:)``'s keys (protobuf's default JSON names are lowerCamelCase).
+    static func printJSON(message: some SwiftProtobuf.Message) throws {
+        var options = JSONEncodingOptions()
+        options.preserveProtoFieldNames = true
+        print(try message.jsonString(options: options))
+    }
+
+    /// `value` as pretty-printed JSON, keys sorted and in snake_case.
     static func printJSON(_ value: some Encodable) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

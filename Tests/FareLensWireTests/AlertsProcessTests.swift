@@ -78,5 +78,7 @@ struct AlertsProcessTests {
         let history = try await ctl(["alerts", "history", "--user", user, "--json"])
         #expect(history.status == 0, "\(history.stderr)")
         #expect(history.stdout.contains("DELIVERED"), "\(history.stdout)")
+        // Keys in snake_case, like every other --json output of farelensctl.
+        #expect(history.stdout.contains(#""decided_at_unix_ms""#) && !history.stdout.contains("decidedAtUnixMs"), "\(history.stdout)")
     }
 }

@@ -108,11 +108,11 @@ struct EndToEndSession {
             let alerts = try await json(["alerts", "history", "--user", id, "--limit", "500"])["alerts"] as? [[String: Any]] ?? []
             for alert in alerts {
                 let decision = (alert["decision"] as? String ?? "?").lowercased()
-                let price = (alert["price"] as? [String: Any]).map { "\($0["minorUnits"] ?? "?") \($0["currency"] ?? "?")" } ?? "-"
+                let price = (alert["price"] as? [String: Any]).map { "\($0["minor_units"] ?? "?") \($0["currency"] ?? "?")" } ?? "-"
                 answers.alerts.append(
-                    "\(email) \(decision) \(alert["origin"] ?? "?")→\(alert["destination"] ?? "?") \(price) at \(alert["decidedAtUnixMs"] ?? "?")")
+                    "\(email) \(decision) \(alert["origin"] ?? "?")→\(alert["destination"] ?? "?") \(price) at \(alert["decided_at_unix_ms"] ?? "?")")
                 answers.decisions[decision, default: 0] += 1
-                answers.alertIDs.append(alert["alertId"] as? String ?? "")
+                answers.alertIDs.append(alert["alert_id"] as? String ?? "")
                 if (alert["reason"] as? String ?? "").isEmpty { answers.reasonsMissing += 1 }
             }
         }
