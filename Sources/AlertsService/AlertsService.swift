@@ -120,19 +120,11 @@ actor AlertsService: ServiceBehaviour {
         defer { state = .stopped }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.events.run() }
-            group.addTask {
-                for await batch in self.exceptionalDeals.batches(maximum: Self.batchSize) { await self.intake(batch) }
-            }
-            group.addTask {
-                for await batch in self.crossings.batches(maximum: Self.batchSize) { await self.intake(batch) }
-            }
-            group.addTask {
-                for await batch in self.priceChanges.batches(maximum: Self.batchSize) { await self.intake(batch) }
-            }
+            group.addTask { await self.follow(self.exceptionalDeals) { service, batch in await service.pendingEvents(batch) } }
+            group.addTask { await self.follow(self.crossings) { _, batch in Self.pendingEvents(batch) } }
+            group.addTask { await self.follow(self.priceChanges) { _, batch in Self.pendingEvents(batch) } }
             group.addTask { for await delivery in self.deletions { await self.erase(delivery.event.userID) } }
-            group.addTask {
-                for await batch in self.trialEndings.batches(maximum: Self.batchSize) { await self.intake(batch) }
-            }
+            group.addTask { await self.follow(self.trialEndings) { _, batch in Self.pendingEvents(batch) } }
             group.addTask { for await _ in self.acceptedSignal { await self.deliverAllDue() } }
             group.addTask {
                 while !Task.isCancelled {

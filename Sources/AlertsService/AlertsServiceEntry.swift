@@ -32,6 +32,7 @@ public enum AlertsServiceEntry {
             try AlertPauseRow.migrate(db)
             try ChannelStateRow.migrate(db)
         }
+        migrations.register("alerts-002-sent-by-user", AlertRow.migrateSentIndex)
         return migrations
     }
 }

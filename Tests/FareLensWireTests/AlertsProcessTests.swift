@@ -1,5 +1,8 @@
+import FareLensBus
+import FareLensMessages
 import FareLensTesting
 import Foundation
+import GRDB
 import Testing
 
 /// The alerts outbox across a real crash: an alert accepted into the outbox
@@ -80,5 +83,84 @@ struct AlertsProcessTests {
         #expect(history.stdout.contains("DELIVERED"), "\(history.stdout)")
         // Keys in snake_case, like every other --json output of farelensctl.
         #expect(history.stdout.contains(#""decided_at_unix_ms""#) && !history.stdout.contains("decidedAtUnixMs"), "\(history.stdout)")
+    }
+
+    /// Crossings for `users` users whose quiet hours last all day, so each is decided "held" and nothing is delivered.
+    static func heldCrossing(_ index: Int, users: Int) -> ThresholdCrossed {
+        var event = ThresholdCrossed()
+        event.checkID = "c\(index)"
+        event.userID = "q\(index % users)"
+        event.watchlistID = "w\(index)"
+        event.origin = "JFK"
+        event.destination = ["NRT", "LAX", "SFO", "LHR"][(index / users) % 4]
+        event.priceThreshold = Money(minorUnits: 70_000, currency: "USD")
+        event.check.lowestPrice = Money(minorUnits: 60_000, currency: "USD")
+        event.check.belowThreshold = true
+        return event
+    }
+
+    @Test("crossings streamed to an alerts process killed with SIGKILL mid-stream are each decided exactly once after its restart: a batch is acknowledged only after its transaction, though the next one is prepared meanwhile")
+    func pipelinedDecisionsSurviveKill() async throws {
+        let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
+        let socket = directory + "/hub.sock"
+        let hubBus = makeNodeBus("hub")
+        // Subscription as the alerts service needs it: every user q0…qN exists, in UTC, quiet all day.
+        try hubBus.serve(GetUsersRequest.self) { request, _ in
+            var response = GetUsersResponse()
+            for id in Set(request.userIds).sorted() {
+                var known = GetUserResponse()
+                known.user.userID = id
+                known.user.timeZone = "UTC"
+                known.user.quietHours.start.hour = 0
+                known.user.quietHours.end.hour = 23
+                known.user.quietHours.end.minute = 59
+                known.user.tier = .pro
+                known.entitlements.immediateAlertsPerDay = 6
+                response.users.append(known)
+            }
+            return response
+        }
+        let (hub, hubTask) = try await startHub(hubBus, fastBridge(socket))
+        defer { hubTask.cancel() }
+        let arguments = ["serve", "--services", "alerts", "--data-dir", directory + "/alerts", "--connect", socket, "--log-level", "error"]
+        var alerts = try ChildProcess.start(Binaries.farelens, arguments)
+        defer { alerts.kill() }
+        try await alerts.waitForOutput(containing: "farelens ready")
+        let database = try DatabaseQueue(path: directory + "/alerts/alerts.sqlite")
+        func decided() throws -> (rows: Int, crossings: Int) {
+            try database.read { db in
+                let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COUNT(DISTINCT watchlistID) FROM alert")
+                return (row?[0] ?? 0, row?[1] ?? 0)
+            }
+        }
+        func wantsCrossings() -> Bool {
+            hub.meshStatus().nodes.contains { !$0.isHub && $0.connected && $0.topicsWanted.contains(ThresholdCrossed.topic.name) }
+        }
+        try await waitUntil("the alerts node asked the hub for threshold crossings") { wantsCrossings() }
+        try await hubBus.publish(Self.heldCrossing(0, users: 1))
+        try await waitUntil("the first crossing was decided") { ((try? decided().rows) ?? 0) == 1 }
+
+        let events = 30_000, users = 3_000
+        for index in 1 ..< events { try await hubBus.publish(Self.heldCrossing(index, users: users)) }
+        try await waitUntil("the alerts process is mid-stream", limit: .seconds(60)) { ((try? decided().rows) ?? 0) >= 3_000 }
+        alerts.kill()
+        let atKill = try decided().rows
+        try await waitUntil("the hub saw the alerts node go") {
+            hub.meshStatus().nodes.contains { !$0.connected }
+        }
+        alerts = try ChildProcess.start(Binaries.farelens, arguments)
+        try await alerts.waitForOutput(containing: "farelens ready")
+        try await waitUntil("the restarted alerts node asked for threshold crossings") { wantsCrossings() }
+        // Acknowledged means committed: once the hub holds nothing for the node, every crossing must have its decision.
+        try await waitUntil("the hub holds no crossing unacknowledged", limit: .seconds(90)) {
+            wantsCrossings() && hub.meshStatus().nodes.allSatisfy { $0.pendingDurableEvents == 0 }
+        }
+        let acknowledged = try decided()
+        try await Task.sleep(for: .seconds(1))  // safe: a bounded window in which a duplicate decision would show
+        let final = try decided()
+        #expect(atKill < events, "the kill came mid-stream (\(atKill) decided)")
+        #expect(acknowledged.crossings == events, "every acknowledged crossing was decided")
+        #expect(final.rows == events, "one decision per crossing")
+        #expect(final.crossings == events, "every crossing decided, none twice")
     }
 }

@@ -87,6 +87,44 @@ struct DurableRelayPropertyTests {
         for task in [nearTask, farTask, hubTask] { task.cancel(); _ = await task.result }
     }
 
+    @Test("a settling batch is acknowledged when the consumer settles it, not when the next batch is handed out; one dropped unsettled while the bus runs counts as done")
+    func settlingBatchAcknowledgement() async throws {
+        let socket = temporarySocketPath()
+        let hubBus = makeNodeBus("hub")
+        let (_, hubTask) = try await startHub(hubBus, fastBridge(socket))
+        let farBus = makeNodeBus("far")
+        let far = farBus.subscribe(PriceDropped.self, bufferSize: 16)
+        let (_, farTask) = try await startSpoke(farBus, fastBridge(socket), name: "far")
+        let nearBus = makeNodeBus("near")
+        let (near, nearTask) = try await startSpoke(nearBus, fastBridge(socket), name: "near")
+        try await waitUntil("the publisher knows the far spoke wants the topic") { near.remoteTopicsForTesting.contains(PriceDropped.topic.name) }
+
+        for sequence in 1 ... 7 { try await nearBus.publish(PriceDropped(route: "OPO-JFK", sequence: sequence)) }
+        try await waitUntil("all seven wait in the far subscriber's buffer") { far.bufferedCount == 7 }
+        var batches = far.settlingBatches(maximum: 3).makeAsyncIterator()
+        #expect(batches.hasWaitingDeliveries)
+        let first = try #require(await batches.next())
+        let second = try #require(await batches.next())
+        #expect(first.deliveries.map(\.event.sequence) == [1, 2, 3])
+        #expect(second.deliveries.map(\.event.sequence) == [4, 5, 6])
+        // Both handed out, neither settled: nothing is acknowledged.
+        try await Task.sleep(for: .milliseconds(50))  // safe: gives a wrong early acknowledgement time to arrive; the check below is an equality, not a timing
+        #expect(near.pendingDurableEvents == 7)
+        second.settle()
+        try await waitUntil("the second batch's acknowledgements reached the publisher") { near.pendingDurableEvents == 4 }
+        #expect(!first.isSettled && second.isSettled)
+        first.settle()
+        first.settle()  // a second call does nothing
+        try await waitUntil("the first batch's acknowledgements reached the publisher") { near.pendingDurableEvents == 1 }
+        // The last batch, dropped unsettled while the bus runs: given up, which counts as done.
+        var third = await batches.next()
+        #expect(third?.deliveries.map(\.event.sequence) == [7])
+        #expect(!batches.hasWaitingDeliveries)
+        third = nil
+        try await waitUntil("the dropped batch counted as done") { near.pendingDurableEvents == 0 }
+        for task in [nearTask, farTask, hubTask] { task.cancel(); _ = await task.result }
+    }
+
     static func check(publishers: Int, perPublisher: Int, bufferSize: Int, wildcard: Bool) async throws {
         let socket = temporarySocketPath()
         let hubBus = makeNodeBus("hub")

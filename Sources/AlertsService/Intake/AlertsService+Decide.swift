@@ -22,49 +22,107 @@ extension AlertsService {
     /// - Returns: the recorded decisions.
     @discardableResult
     func decide(_ pending: [PendingEvent]) async -> [AlertRow] {
+        guard let prepared = await prepare(pending) else { return [] }
+        let rows = await record(prepared)
+        announce(rows)
+        return rows
+    }
+
+    /// Decides `subscription`'s batches in order, preparing the next batch
+    /// (its candidates, the GetUsers round trip) while the previous one's
+    /// transaction commits on the database's writer: the writer's work and
+    /// the rest overlap on two cores. At most one transaction is in flight,
+    /// so each batch's policy state includes every earlier batch's
+    /// decisions. A batch is settled — its events from other nodes
+    /// acknowledged — after its commit and its `AlertDecided` events;
+    /// cancelled before its transaction, a batch is left unsettled (docs/alerts.md).
+    func follow<Event: Sendable>(
+        _ subscription: EventSubscription<Event>,
+        _ pendingEvents: @Sendable (AlertsService, [Delivery<Event>]) async -> [PendingEvent]
+    ) async {
+        var recording: (rows: Task<[AlertRow], Never>, batch: DeliveryBatch<Event>)?
+        var batches = subscription.settlingBatches(maximum: Self.batchSize).makeAsyncIterator()
+        while let batch = await batches.next() {
+            guard let prepared = await prepare(await pendingEvents(self, batch.deliveries)) else { break }
+            let previous = recording
+            let previousRows = await previous?.rows.value
+            // Started before the previous batch is announced, so the writer goes from one transaction to the next.
+            recording = (Task { await self.record(prepared) }, batch)
+            if let previous, let previousRows { finish(previousRows, previous.batch) }
+            // Nothing more to prepare meanwhile: this batch is finished now, not when the next event comes.
+            if !batches.hasWaitingDeliveries, let last = recording {
+                finish(await last.rows.value, last.batch)
+                recording = nil
+            }
+        }
+        if let recording { finish(await recording.rows.value, recording.batch) }
+    }
+
+    private func finish<Event>(_ rows: [AlertRow], _ batch: DeliveryBatch<Event>) {
+        announce(rows)
+        batch.settle()
+    }
+
+    /// What deciding `pending` needs from other services, asked before the
+    /// transaction: the recipients' settings (one GetUsers request per
+    /// 1,000 users, not one GetUser each: over the socket a batch made 256
+    /// round trips) and the city names for the wording, with metros so that
+    /// LON→EDI and LHR→EDI are one route for mutes and dedupe. Nil on
+    /// cancellation (``recipientsWaiting(_:)``).
+    func prepare(_ pending: [PendingEvent]) async -> PreparedDecisions? {
         // An event without a user names no one to ask about: its candidates are skipped like an unknown user's.
         let userIDs = Set(pending.flatMap { $0.candidates.map(\.userID) }).filter { !$0.isEmpty }.sorted()
-        // One GetUsers request per 1,000 users, not one GetUser each: over the socket a batch made 256 round trips.
-        guard let recipients = await recipientsWaiting(userIDs) else { return [] }
-        // City names for the wording, and metros so that LON→EDI and LHR→EDI are one route for mutes and dedupe.
+        guard let recipients = await recipientsWaiting(userIDs) else { return nil }
         for code in Set(pending.flatMap { $0.candidates.flatMap { [$0.origin, $0.destination] } }) where !code.isEmpty { _ = await city(of: code) }
+        return PreparedDecisions(pending: pending, recipients: recipients, cities: cities, metros: metros, channels: channels.map(\.channel.rawValue))
+    }
+
+    /// Decides and records `prepared` in one transaction, at the clock's
+    /// current instant; returns the rows, or none when the transaction
+    /// failed (logged).
+    func record(_ prepared: PreparedDecisions) async -> [AlertRow] {
         let now = clock.now()
-        let cities = cities
-        let metros = metros
-        let known = recipients
-        let channelKinds = channels.map(\.channel.rawValue)
-        let rows: [AlertRow]
         do {
-            rows = try await database.writer.write { db in
-                var byUser: [String: [AlertCandidate]] = [:]
-                for event in pending where try ServiceDatabase.recordOnce(event.key, consumer: event.consumer, at: now, in: db) {
-                    for candidate in event.candidates where known[candidate.userID] != nil {
-                        byUser[candidate.userID, default: []].append(candidate)
-                    }
-                }
-                var rows: [AlertRow] = []
-                var generator = SystemRandomNumberGenerator()
-                var idSequence: UInt64 = generator.next()
-                var states = try AlertRow.states(of: byUser.keys.compactMap { known[$0] }, at: now, metros: metros, in: db)
-                for (userID, candidates) in byUser.sorted(by: { $0.key < $1.key }) {
-                    guard let recipient = known[userID], var state = states.removeValue(forKey: userID) else { continue }
-                    for outcome in AlertPolicy.decide(candidates, for: recipient, state: &state, at: now) {
-                        let content = AlertWording.content(for: outcome.candidate, city: cities[outcome.candidate.destination] ?? outcome.candidate.destination, at: now)
-                        let row = AlertRow(outcome, recipient: recipient, content: content, id: Self.newAlertID(at: now, random: idSequence), at: now)
-                        idSequence &+= 1
-                        try row.insertFast(db)
-                        if row.decisionValue == .sent { try Self.enqueue(row, channels: channelKinds, at: now, in: db) }
-                        rows.append(row)
-                    }
-                }
-                return rows
-            }
+            return try await database.writer.write { db in try Self.decideAndRecord(prepared, at: now, in: db) }
         } catch {
-            logger.error("alert decisions not recorded; the events will be redelivered", metadata: ["events": "\(pending.count)", "error": "\(error)"])
+            logger.error("alert decisions not recorded", metadata: ["events": "\(prepared.pending.count)", "error": "\(error)"])
             return []
         }
+    }
+
+    /// After the commit: `AlertDecided` for every row, the metrics, and the
+    /// outbox woken when something was sent.
+    func announce(_ rows: [AlertRow]) {
         for row in rows { publishDecided(row); AlertsMetrics.decided(row.decisionValue) }
         if rows.contains(where: { $0.decisionValue == .sent }) { acceptedContinuation.yield() }
+    }
+
+    /// The transaction of ``record(_:)``: each event once (the inbox), then
+    /// each user's candidates through the policy, every outcome recorded
+    /// and a sent one put into the outbox.
+    static func decideAndRecord(_ prepared: PreparedDecisions, at now: Date, in db: Database) throws -> [AlertRow] {
+        let known = prepared.recipients
+        var byUser: [String: [AlertCandidate]] = [:]
+        for event in prepared.pending where try ServiceDatabase.recordOnce(event.key, consumer: event.consumer, at: now, in: db) {
+            for candidate in event.candidates where known[candidate.userID] != nil {
+                byUser[candidate.userID, default: []].append(candidate)
+            }
+        }
+        var rows: [AlertRow] = []
+        var generator = SystemRandomNumberGenerator()
+        var idSequence: UInt64 = generator.next()
+        var states = try AlertRow.states(of: byUser.keys.compactMap { known[$0] }, at: now, metros: prepared.metros, in: db)
+        for (userID, candidates) in byUser.sorted(by: { $0.key < $1.key }) {
+            guard let recipient = known[userID], var state = states.removeValue(forKey: userID) else { continue }
+            for outcome in AlertPolicy.decide(candidates, for: recipient, state: &state, at: now) {
+                let content = AlertWording.content(for: outcome.candidate, city: prepared.cities[outcome.candidate.destination] ?? outcome.candidate.destination, at: now)
+                let row = AlertRow(outcome, recipient: recipient, content: content, id: newAlertID(at: now, random: idSequence), at: now)
+                idSequence &+= 1
+                try row.insertFast(db)
+                if row.decisionValue == .sent { try enqueue(row, channels: prepared.channels, at: now, in: db) }
+                rows.append(row)
+            }
+        }
         return rows
     }
 
@@ -142,4 +200,15 @@ extension AlertRow {
             digestAlertID: "", departureDate: candidate.departureDate?.description ?? "", returnDate: candidate.returnDate?.description ?? "",
             cabin: candidate.cabin.rawValue, tier: recipient.tier.rawValue, simulated: candidate.simulated)
     }
+}
+
+/// One batch's events with what deciding them needs from other services (``AlertsService/prepare(_:)``).
+struct PreparedDecisions: Sendable {
+    var pending: [PendingEvent]
+    /// The recipients subscription knows, by user id.
+    var recipients: [String: AlertRecipient]
+    var cities: [String: String]
+    var metros: [String: String]
+    /// The raw values of the outbox's channels.
+    var channels: [Int]
 }

@@ -14,7 +14,7 @@ extension AlertsService {
     /// deal's origin (asked of subscription, page by page), queue score
     /// `dealScore × (1 + airport weight)` (SPEC § 2's smart queue without the
     /// watchlist factor, which the watchlist's own events carry).
-    func intake(_ batch: [Delivery<ExceptionalDeal>]) async {
+    func pendingEvents(_ batch: [Delivery<ExceptionalDeal>]) async -> [PendingEvent] {
         var pending: [PendingEvent] = []
         for delivery in batch {
             let deal = delivery.event.deal
@@ -25,34 +25,31 @@ extension AlertsService {
             let candidates = users.map { user in Self.candidate(for: deal, user: user) }
             pending.append(PendingEvent(key: Self.key(delivery.metadata), consumer: Self.dealConsumer, candidates: candidates))
         }
-        await decide(pending)
+        return pending
     }
 
     /// Threshold crossings: one candidate for the watchlist's owner.
-    func intake(_ batch: [Delivery<ThresholdCrossed>]) async {
-        let pending = batch.map { delivery in
-            PendingEvent(key: Self.key(delivery.metadata), consumer: Self.crossingConsumer, candidates: [Self.candidate(for: delivery.event)])
+    static func pendingEvents(_ batch: [Delivery<ThresholdCrossed>]) -> [PendingEvent] {
+        batch.map { delivery in
+            PendingEvent(key: key(delivery.metadata), consumer: crossingConsumer, candidates: [candidate(for: delivery.event)])
         }
-        await decide(pending)
     }
 
     /// Price changes: a candidate when the price dropped. A rise, a first
     /// check, or a check already at or below the threshold (its crossing is
     /// the alert) is no candidate and is not recorded.
-    func intake(_ batch: [Delivery<PriceChanged>]) async {
-        let pending = batch.map { delivery in
-            PendingEvent(key: Self.key(delivery.metadata), consumer: Self.priceConsumer, candidates: Self.candidate(for: delivery.event).map { [$0] } ?? [])
+    static func pendingEvents(_ batch: [Delivery<PriceChanged>]) -> [PendingEvent] {
+        batch.map { delivery in
+            PendingEvent(key: key(delivery.metadata), consumer: priceConsumer, candidates: candidate(for: delivery.event).map { [$0] } ?? [])
         }
-        await decide(pending)
     }
 
     /// Trial endings: a notice the day before (SPEC § 4); the end itself
     /// alerts nothing (the tier change says it), but is recorded as handled.
-    func intake(_ batch: [Delivery<TrialEnding>]) async {
-        let pending = batch.map { delivery in
-            PendingEvent(key: Self.key(delivery.metadata), consumer: Self.trialConsumer, candidates: Self.candidate(for: delivery.event).map { [$0] } ?? [])
+    static func pendingEvents(_ batch: [Delivery<TrialEnding>]) -> [PendingEvent] {
+        batch.map { delivery in
+            PendingEvent(key: key(delivery.metadata), consumer: trialConsumer, candidates: candidate(for: delivery.event).map { [$0] } ?? [])
         }
-        await decide(pending)
     }
 
     static func candidate(for event: TrialEnding) -> AlertCandidate? {

@@ -147,6 +147,23 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
         try db.create(index: "alert_digest_due", on: databaseTableName, columns: ["digestDueAtUnixMs"], condition: Column("digestDueAtUnixMs") > 0)
     }
 
+    /// The sent decisions since `?2` of the users in the JSON array `?1`,
+    /// found through `alert_sent_by_user` (a test checks SQLite's plan).
+    static let sentSinceSQL = """
+        SELECT userID, origin, destination, dealID, decidedAtUnixMs, localDay, quietException, kind FROM alert
+        WHERE userID IN (SELECT value FROM json_each(?)) AND decidedAtUnixMs >= ? AND decision = \(AlertDecision.sent.rawValue)
+        """
+
+    /// The sent decisions of each user by time, and nothing else (migration
+    /// `alerts-002-sent-by-user`): what ``states(of:at:metros:in:)`` reads
+    /// for every batch of decisions. Through `alert_by_user_time` it looked
+    /// up every recent row of each user in the table to find the few sent
+    /// ones; held, capped and deduped rows, most of them, now cost it nothing
+    /// and are not written to this index.
+    static func migrateSentIndex(_ db: Database) throws {
+        try db.create(index: "alert_sent_by_user", on: databaseTableName, columns: ["userID", "decidedAtUnixMs"], condition: Column("decision") == AlertDecision.sent.rawValue)
+    }
+
     /// Inserts the row with a cached statement, its values bound through
     /// SQLite's C interface (decisions are recorded by the thousand; GRDB's
     /// arguments cost more than the insert: docs/decisions/0007). In
@@ -187,10 +204,7 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
         let nowMs = now.unixMilliseconds
         let since = now.addingTimeInterval(-AlertPolicy.dedupeWindow).unixMilliseconds
         // Columns by position, not name: this runs for every batch of decisions.
-        let sent = try db.cachedStatement(sql: """
-            SELECT userID, origin, destination, dealID, decidedAtUnixMs, localDay, quietException, kind FROM alert
-            WHERE userID IN (SELECT value FROM json_each(?)) AND decidedAtUnixMs >= ? AND decision = \(AlertDecision.sent.rawValue)
-            """)
+        let sent = try db.cachedStatement(sql: sentSinceSQL)
         // Two days back covers today in any zone, and the 12-hour window.
         let cursor = try Row.fetchCursor(sent, arguments: [users, min(since, nowMs - 2 * 86_400_000)])
         while let row = try cursor.next() {

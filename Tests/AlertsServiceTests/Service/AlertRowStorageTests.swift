@@ -47,4 +47,26 @@ import Testing
         #expect(AlertRow.actions("") == [])
         #expect(AlertRow.actions("2,") == [.muteRoute])
     }
+
+    @Test("the policy's state query reads sent decisions through alert_sent_by_user, which holds only sent rows and follows a row whose decision changes")
+    func sentIndex() throws {
+        let database = try AlertsFixture.database("alerts", AlertsServiceEntry.migrations)
+        let (plan, indexed) = try database.writer.write { db in
+            var sent = AlertPayloadTests.row(title: "sent")
+            sent.decision = AlertDecision.sent.rawValue
+            var held = AlertPayloadTests.row(title: "held")
+            held.alertID = "b-held"
+            held.decision = AlertDecision.held.rawValue
+            try sent.insertFast(db)
+            try held.insertFast(db)
+            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + AlertRow.sentSinceSQL, arguments: ["[\"u\"]", 0]).map { $0["detail"] as String }
+            // Only the sent row is in the index; a stale-price re-check turning it into another decision takes it out.
+            var indexed = [try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM alert INDEXED BY alert_sent_by_user WHERE userID = ? AND decision = 1", arguments: [sent.userID])]
+            try db.execute(sql: "UPDATE alert SET decision = ? WHERE alertID = ?", arguments: [AlertDecision.stalePrice.rawValue, sent.alertID])
+            indexed.append(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM alert INDEXED BY alert_sent_by_user WHERE userID = ? AND decision = 1", arguments: [sent.userID]))
+            return (plan, indexed)
+        }
+        #expect(plan.contains { $0.contains("alert_sent_by_user") }, "\(plan)")
+        #expect(indexed == [1, 0])
+    }
 }

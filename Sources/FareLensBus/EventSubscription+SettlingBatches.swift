@@ -1,0 +1,100 @@
+import DequeModule
+import Synchronization
+
+extension EventSubscription {
+    /// The subscription's deliveries in batches of at most `maximum` that
+    /// the consumer settles itself, for a consumer that works on the next
+    /// batch while the previous one's transaction commits.
+    ///
+    /// Unlike ``batches(maximum:)``, asking for the next batch settles
+    /// nothing: a durable event from another node is acknowledged to its
+    /// sender when the consumer calls ``DeliveryBatch/settle()`` on the
+    /// batch that holds it — after the transaction that applied it
+    /// committed. A batch dropped unsettled is given up like an iterator's
+    /// events: done while the bus runs, never acknowledged once it is
+    /// shutting down (the sender redelivers it to the node's next life). A
+    /// batch is what is already buffered (up to `maximum`), or the next
+    /// event when nothing is: it never waits to fill up.
+    public func settlingBatches(maximum: Int) -> SettlingDeliveryBatches<Event> {
+        SettlingDeliveryBatches(subscription: self, maximum: Swift.max(1, maximum))
+    }
+}
+
+/// Batches of a subscription's deliveries that the consumer settles
+/// (``EventSubscription/settlingBatches(maximum:)``).
+public struct SettlingDeliveryBatches<Event: Sendable>: AsyncSequence, Sendable {
+    public typealias Element = DeliveryBatch<Event>
+    let subscription: EventSubscription<Event>
+    let maximum: Int
+
+    /// Keeps the subscription alive while iterating.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let subscription: EventSubscription<Event>
+        let maximum: Int
+        let taken = TakenDeliveries()
+
+        /// Whether a delivery is already waiting, so ``next()`` would
+        /// return at once: a consumer that works on the next batch before
+        /// settling the last settles the last first when none is (an idle
+        /// stream must not keep its last batch unacknowledged).
+        public var hasWaitingDeliveries: Bool { !taken.pending.isEmpty || subscription.bufferedCount > 0 }
+
+        public mutating func next() async -> DeliveryBatch<Event>? {
+            while true {
+                if taken.pending.isEmpty { await subscription.fill(&taken.pending) }
+                guard !taken.pending.isEmpty else { return nil }
+                let handedOut = taken.pending.prefix(maximum)
+                taken.pending.removeFirst(handedOut.count)
+                let batch = DeliveryBatch(
+                    deliveries: handedOut.compactMap { $0.typed(as: Event.self) },
+                    settlements: handedOut.compactMap(\.settlement))
+                // Never short: a typed queue is offered only its own type
+                // (SubscriptionTable.audience); an empty batch would end the sequence.
+                if !batch.deliveries.isEmpty { return batch }
+                batch.settle()
+            }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(subscription: subscription, maximum: maximum) }
+}
+
+/// Deliveries taken from the queue but not yet handed out in a batch; given
+/// up when the iterator goes away (as ``BatchIteratorState`` does).
+final class TakenDeliveries {
+    var pending: Deque<ErasedDelivery> = []
+
+    deinit {
+        for delivery in pending { delivery.settlement?.giveUp() }
+    }
+}
+
+/// One batch of ``EventSubscription/settlingBatches(maximum:)``: its
+/// deliveries, and the settlement that acknowledges the durable ones from
+/// other nodes when the consumer is done with them.
+public final class DeliveryBatch<Event: Sendable>: Sendable {
+    /// The deliveries, in the order the subscription received them.
+    public let deliveries: [Delivery<Event>]
+    /// Nil once settled.
+    private let settlements: Mutex<[DeliverySettlement]?>
+
+    init(deliveries: [Delivery<Event>], settlements: [DeliverySettlement]) {
+        self.deliveries = deliveries
+        self.settlements = Mutex(settlements)
+    }
+
+    /// Says the consumer is done with every delivery of the batch (its
+    /// effects committed): a durable event from another node is
+    /// acknowledged once every local subscriber is done with it. A second
+    /// call does nothing.
+    public func settle() {
+        for settlement in settlements.withLock({ $0.take() }) ?? [] { settlement.release() }
+    }
+
+    /// Whether ``settle()`` was called.
+    public var isSettled: Bool { settlements.withLock { $0 == nil } }
+
+    deinit {
+        for settlement in settlements.withLock({ $0.take() }) ?? [] { settlement.giveUp() }
+    }
+}
