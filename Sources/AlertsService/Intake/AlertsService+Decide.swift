@@ -15,15 +15,15 @@ extension AlertsService {
     /// after the commit.
     ///
     /// Users the subscription service does not know are skipped (logged).
-    /// While subscription cannot be asked, this waits and asks again (the
-    /// events stay unacknowledged) until it answers or the task is
-    /// cancelled; cancelled, it records nothing.
+    /// While subscription cannot be asked, or the transaction fails, this
+    /// waits and tries again every second (the events stay unacknowledged)
+    /// until it succeeds or the task is cancelled; cancelled, it records
+    /// nothing.
     ///
     /// - Returns: the recorded decisions.
     @discardableResult
     func decide(_ pending: [PendingEvent]) async -> [AlertRow] {
-        guard let prepared = await prepare(pending) else { return [] }
-        let rows = await record(prepared)
+        guard let prepared = await prepare(pending), let rows = await record(prepared) else { return [] }
         announce(rows)
         return rows
     }
@@ -40,27 +40,37 @@ extension AlertsService {
         _ subscription: EventSubscription<Event>,
         _ pendingEvents: @Sendable (AlertsService, [Delivery<Event>]) async -> [PendingEvent]
     ) async {
-        var recording: (rows: Task<[AlertRow], Never>, batch: DeliveryBatch<Event>)?
+        var recording: (rows: Task<[AlertRow]?, Never>, batch: DeliveryBatch<Event>)?
         var batches = subscription.settlingBatches(maximum: Self.batchSize).makeAsyncIterator()
         while let batch = await batches.next() {
             guard let prepared = await prepare(await pendingEvents(self, batch.deliveries)) else { break }
-            let previous = recording
-            let previousRows = await previous?.rows.value
-            // Started before the previous batch is announced, so the writer goes from one transaction to the next.
-            recording = (Task { await self.record(prepared) }, batch)
-            if let previous, let previousRows { finish(previousRows, previous.batch) }
+            if let previous = recording {
+                // Cancelled while the previous transaction was retried: it and this batch stay unsettled.
+                guard let rows = await Self.value(of: previous.rows) else { return }
+                // Started before the previous batch is announced, so the writer goes from one transaction to the next.
+                recording = (Task { await self.record(prepared) }, batch)
+                finish(rows, previous.batch)
+            } else {
+                recording = (Task { await self.record(prepared) }, batch)
+            }
             // Nothing more to prepare meanwhile: this batch is finished now, not when the next event comes.
             if !batches.hasWaitingDeliveries, let last = recording {
-                finish(await last.rows.value, last.batch)
                 recording = nil
+                guard let rows = await Self.value(of: last.rows) else { return }
+                finish(rows, last.batch)
             }
         }
-        if let recording { finish(await recording.rows.value, recording.batch) }
+        if let last = recording, let rows = await Self.value(of: last.rows) { finish(rows, last.batch) }
     }
 
     private func finish<Event>(_ rows: [AlertRow], _ batch: DeliveryBatch<Event>) {
         announce(rows)
         batch.settle()
+    }
+
+    /// The result of a ``record(_:)`` task, which is cancelled with the waiting task.
+    private static func value(of recording: Task<[AlertRow]?, Never>) async -> [AlertRow]? {
+        await withTaskCancellationHandler { await recording.value } onCancel: { recording.cancel() }
     }
 
     /// What deciding `pending` needs from other services, asked before the
@@ -78,16 +88,25 @@ extension AlertsService {
     }
 
     /// Decides and records `prepared` in one transaction, at the clock's
-    /// current instant; returns the rows, or none when the transaction
-    /// failed (logged).
-    func record(_ prepared: PreparedDecisions) async -> [AlertRow] {
-        let now = clock.now()
-        do {
-            return try await database.writer.write { db in try Self.decideAndRecord(prepared, at: now, in: db) }
-        } catch {
-            logger.error("alert decisions not recorded", metadata: ["events": "\(prepared.pending.count)", "error": "\(error)"])
-            return []
+    /// current instant, and returns the rows. A transaction that fails (a
+    /// full disk) is rolled back and tried again every second, logged at
+    /// the first and every tenth attempt, until it commits; nil when the
+    /// task is cancelled first (nothing recorded, the batch left unsettled).
+    func record(_ prepared: PreparedDecisions) async -> [AlertRow]? {
+        var attempt = 0
+        while !Task.isCancelled {
+            let now = clock.now()
+            do {
+                return try await database.writer.write { db in try Self.decideAndRecord(prepared, at: now, in: db) }
+            } catch {
+                if attempt % 10 == 0 {
+                    logger.error("alert decisions not recorded; trying again every second", metadata: ["events": "\(prepared.pending.count)", "attempt": "\(attempt + 1)", "error": "\(error)"])
+                }
+                attempt += 1
+                try? await Task.sleep(for: .seconds(1))  // safe: waiting for the database to take writes again; ends on cancellation
+            }
         }
+        return nil
     }
 
     /// After the commit: `AlertDecided` for every row, the metrics, and the

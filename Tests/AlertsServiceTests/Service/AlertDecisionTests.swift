@@ -28,6 +28,40 @@ import Testing
         #expect(payload?["type"] as? String == "alert.threshold_crossed")
     }
 
+    @Test("a transaction that fails (as on a full disk) is rolled back and tried again until it commits; cancelled while it fails, nothing is recorded")
+    func failedTransactionRetried() async throws {
+        let fixture = try AlertsFixture()
+        let user = try await fixture.user("dee@example.com")
+        let attempts = Locked(0)
+        // Every insert into `alert` fails, counted, until the trigger is dropped.
+        try await fixture.database.writer.write { db in
+            db.add(function: DatabaseFunction("refuse_alert", argumentCount: 0, pure: false) { _ in
+                attempts.update { $0 += 1 }
+                return "database or disk is full"
+            })
+            try db.execute(sql: "CREATE TEMP TRIGGER refuse BEFORE INSERT ON alert BEGIN SELECT RAISE(ABORT, 'disk full') WHERE refuse_alert() IS NOT NULL; END")
+        }
+        let deciding = Task { await fixture.alerts.decide([fixture.crossing(user, sequence: 1)]) }
+        try await waitUntil("the transaction failed twice") { attempts.get() >= 2 }
+        #expect(try fixture.rows(user).isEmpty)
+        #expect(try await fixture.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM inbox_event") } == 0, "the inbox row is rolled back with the decision")
+        try await fixture.database.writer.write { db in try db.execute(sql: "DROP TRIGGER refuse") }
+        let decided = await deciding.value
+        #expect(decided.map(\.decisionValue) == [.sent])
+        #expect(try fixture.rows(user).count == 1)
+
+        // Cancelled while failing: nothing recorded, and the call returns.
+        try await fixture.database.writer.write { db in
+            try db.execute(sql: "CREATE TEMP TRIGGER refuse BEFORE INSERT ON alert BEGIN SELECT RAISE(ABORT, 'disk full') WHERE refuse_alert() IS NOT NULL; END")
+        }
+        let failedBefore = attempts.get()
+        let cancelled = Task { await fixture.alerts.decide([fixture.crossing(user, "JFK", "LAX", sequence: 2)]) }
+        try await waitUntil("the second transaction failed") { attempts.get() > failedBefore }
+        cancelled.cancel()
+        #expect(await cancelled.value.isEmpty)
+        #expect(try fixture.rows(user).count == 1)
+    }
+
     @Test("the 3rd Free alert of the local day is sent, the 4th capped; the next local day starts again at 0")
     func capByLocalDay() async throws {
         let fixture = try AlertsFixture()
