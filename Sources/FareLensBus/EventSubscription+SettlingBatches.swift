@@ -18,6 +18,11 @@ extension EventSubscription {
     public func settlingBatches(maximum: Int) -> SettlingDeliveryBatches<Event> {
         SettlingDeliveryBatches(subscription: self, maximum: Swift.max(1, maximum))
     }
+
+    /// Moves every buffered delivery into `pending`, waiting for one when none is buffered.
+    func fill(_ pending: inout Deque<ErasedDelivery>) async {
+        await queue.nextBatch(into: &pending)
+    }
 }
 
 /// Batches of a subscription's deliveries that the consumer settles
@@ -60,7 +65,7 @@ public struct SettlingDeliveryBatches<Event: Sendable>: AsyncSequence, Sendable 
 }
 
 /// Deliveries taken from the queue but not yet handed out in a batch; given
-/// up when the iterator goes away (as ``BatchIteratorState`` does).
+/// up when the iterator goes away.
 final class TakenDeliveries {
     var pending: Deque<ErasedDelivery> = []
 

@@ -31,18 +31,9 @@ struct DurableRelayPropertyTests {
 
     @Test("A relayed event is acknowledged to its publisher only when the subscriber on the far spoke has consumed it")
     func acknowledgementChain() async throws {
-        let socket = temporarySocketPath()
-        let hubBus = makeNodeBus("hub")
-        let (hub, hubTask) = try await startHub(hubBus, fastBridge(socket))
-        let farBus = makeNodeBus("far")
-        let far = farBus.subscribe(PriceDropped.self, bufferSize: 8)
-        let (_, farTask) = try await startSpoke(farBus, fastBridge(socket), name: "far")
-        let nearBus = makeNodeBus("near")
-        let (near, nearTask) = try await startSpoke(nearBus, fastBridge(socket), name: "near")
-        try await waitUntil("the publisher knows the far spoke wants the topic") { near.remoteTopicsForTesting.contains(PriceDropped.topic.name) }
-
-        for sequence in 1 ... 5 { try await nearBus.publish(PriceDropped(route: "OPO-JFK", sequence: sequence)) }
-        try await waitUntil("all five wait in the far subscriber's buffer") { far.bufferedCount == 5 }
+        let mesh = try await RelayedEvents.start(bufferSize: 8, events: 5)
+        let (near, far) = (mesh.near, mesh.far)
+        let hub = mesh.hub
         // Delivered, not consumed: nothing is acknowledged anywhere along the chain.
         #expect(near.pendingDurableEvents == 5)
         #expect(hub.meshStatus().nodes.first { $0.nodeName == "far" }?.pendingDurableEvents == 5)
@@ -57,23 +48,13 @@ struct DurableRelayPropertyTests {
         #expect(await iterator.next() == nil)  // the sequence ends; asking settled the fifth
         try await waitUntil("every acknowledgement reached the publisher") { near.pendingDurableEvents == 0 }
         #expect(hub.meshStatus().nodes.first { $0.nodeName == "far" }?.pendingDurableEvents == 0)
-        for task in [nearTask, farTask, hubTask] { task.cancel(); _ = await task.result }
+        await mesh.stop()
     }
 
     @Test("Consumed in batches, a relayed event is acknowledged only when the consumer asks for the batch after its own")
     func batchAcknowledgement() async throws {
-        let socket = temporarySocketPath()
-        let hubBus = makeNodeBus("hub")
-        let (_, hubTask) = try await startHub(hubBus, fastBridge(socket))
-        let farBus = makeNodeBus("far")
-        let far = farBus.subscribe(PriceDropped.self, bufferSize: 16)
-        let (_, farTask) = try await startSpoke(farBus, fastBridge(socket), name: "far")
-        let nearBus = makeNodeBus("near")
-        let (near, nearTask) = try await startSpoke(nearBus, fastBridge(socket), name: "near")
-        try await waitUntil("the publisher knows the far spoke wants the topic") { near.remoteTopicsForTesting.contains(PriceDropped.topic.name) }
-
-        for sequence in 1 ... 5 { try await nearBus.publish(PriceDropped(route: "OPO-JFK", sequence: sequence)) }
-        try await waitUntil("all five wait in the far subscriber's buffer") { far.bufferedCount == 5 }
+        let mesh = try await RelayedEvents.start(bufferSize: 16, events: 5)
+        let (near, far) = (mesh.near, mesh.far)
         var batches = far.batches(maximum: 3).makeAsyncIterator()
         #expect(await batches.next()?.map(\.event.sequence) == [1, 2, 3])
         // Handed out, not yet done with: nothing is acknowledged.
@@ -84,23 +65,13 @@ struct DurableRelayPropertyTests {
         far.cancel()
         #expect(await batches.next() == nil)
         try await waitUntil("every acknowledgement reached the publisher") { near.pendingDurableEvents == 0 }
-        for task in [nearTask, farTask, hubTask] { task.cancel(); _ = await task.result }
+        await mesh.stop()
     }
 
     @Test("a settling batch is acknowledged when the consumer settles it, not when the next batch is handed out; one dropped unsettled while the bus runs counts as done")
     func settlingBatchAcknowledgement() async throws {
-        let socket = temporarySocketPath()
-        let hubBus = makeNodeBus("hub")
-        let (_, hubTask) = try await startHub(hubBus, fastBridge(socket))
-        let farBus = makeNodeBus("far")
-        let far = farBus.subscribe(PriceDropped.self, bufferSize: 16)
-        let (_, farTask) = try await startSpoke(farBus, fastBridge(socket), name: "far")
-        let nearBus = makeNodeBus("near")
-        let (near, nearTask) = try await startSpoke(nearBus, fastBridge(socket), name: "near")
-        try await waitUntil("the publisher knows the far spoke wants the topic") { near.remoteTopicsForTesting.contains(PriceDropped.topic.name) }
-
-        for sequence in 1 ... 7 { try await nearBus.publish(PriceDropped(route: "OPO-JFK", sequence: sequence)) }
-        try await waitUntil("all seven wait in the far subscriber's buffer") { far.bufferedCount == 7 }
+        let mesh = try await RelayedEvents.start(bufferSize: 16, events: 7)
+        let (near, far) = (mesh.near, mesh.far)
         var batches = far.settlingBatches(maximum: 3).makeAsyncIterator()
         #expect(batches.hasWaitingDeliveries)
         let first = try #require(await batches.next())
@@ -122,7 +93,7 @@ struct DurableRelayPropertyTests {
         #expect(!batches.hasWaitingDeliveries)
         third = nil
         try await waitUntil("the dropped batch counted as done") { near.pendingDurableEvents == 0 }
-        for task in [nearTask, farTask, hubTask] { task.cancel(); _ = await task.result }
+        await mesh.stop()
     }
 
     static func check(publishers: Int, perPublisher: Int, bufferSize: Int, wildcard: Bool) async throws {
@@ -165,5 +136,34 @@ struct DurableRelayPropertyTests {
         all?.cancel()
         try await waitUntil("every acknowledgement reached the publisher") { near.pendingDurableEvents == 0 }
         for task in [nearTask, farTask, hubTask] { task.cancel(); _ = await task.result }
+    }
+}
+
+/// A publisher on one spoke ("near") and a subscriber on another ("far"),
+/// through a hub, with `events` PriceDropped events (sequences 1…events)
+/// published and waiting, unacknowledged, in the far subscriber's buffer.
+struct RelayedEvents {
+    let hub: BridgeHub
+    let near: BridgeSpoke
+    let far: EventSubscription<PriceDropped>
+    let tasks: [Task<Void, any Error>]
+
+    static func start(bufferSize: Int, events: Int) async throws -> RelayedEvents {
+        let socket = temporarySocketPath()
+        let hubBus = makeNodeBus("hub")
+        let (hub, hubTask) = try await startHub(hubBus, fastBridge(socket))
+        let farBus = makeNodeBus("far")
+        let far = farBus.subscribe(PriceDropped.self, bufferSize: bufferSize)
+        let (_, farTask) = try await startSpoke(farBus, fastBridge(socket), name: "far")
+        let nearBus = makeNodeBus("near")
+        let (near, nearTask) = try await startSpoke(nearBus, fastBridge(socket), name: "near")
+        try await waitUntil("the publisher knows the far spoke wants the topic") { near.remoteTopicsForTesting.contains(PriceDropped.topic.name) }
+        for sequence in 1 ... events { try await nearBus.publish(PriceDropped(route: "OPO-JFK", sequence: sequence)) }
+        try await waitUntil("all \(events) wait in the far subscriber's buffer") { far.bufferedCount == events }
+        return RelayedEvents(hub: hub, near: near, far: far, tasks: [nearTask, farTask, hubTask])
+    }
+
+    func stop() async {
+        for task in tasks { task.cancel(); _ = await task.result }
     }
 }
