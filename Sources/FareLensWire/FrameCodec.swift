@@ -27,10 +27,15 @@ public enum FrameCodec {
             body = compressed
             flags = zlibFlag
         }
-        out.writeInteger(UInt32(body.readableBytes + 1), endianness: .big)
-        out.writeInteger(flags)
+        writeHeader(bodyBytes: body.readableBytes, flags: flags, into: &out)
         out.writeImmutableBuffer(body)
         return body.readableBytes
+    }
+
+    /// The 4-byte big-endian length (flags byte plus body) and the flags byte.
+    private static func writeHeader(bodyBytes: Int, flags: UInt8, into out: inout ByteBuffer) {
+        out.writeInteger(UInt32(bodyBytes + 1), endianness: .big)
+        out.writeInteger(flags)
     }
 
     /// Appends one frame carrying the serialized `bytes`, exactly as
@@ -45,8 +50,7 @@ public enum FrameCodec {
             return encode(payload: ByteBuffer(bytes: bytes), limits: limits, into: &out)
         }
         out.reserveCapacity(minimumWritableBytes: headerBytes + bytes.count)
-        out.writeInteger(UInt32(bytes.count + 1), endianness: .big)
-        out.writeInteger(UInt8(0))
+        writeHeader(bodyBytes: bytes.count, flags: 0, into: &out)
         out.writeBytes(bytes)
         return bytes.count
     }

@@ -44,15 +44,16 @@ extension AlertsService {
         var batches = subscription.settlingBatches(maximum: Self.batchSize).makeAsyncIterator()
         while let batch = await batches.next() {
             guard let prepared = await prepare(await pendingEvents(self, batch.deliveries)) else { break }
-            if let previous = recording {
+            let previous = recording
+            var previousRows: [AlertRow] = []
+            if let previous {
                 // Cancelled while the previous transaction was retried: it and this batch stay unsettled.
                 guard let rows = await Self.value(of: previous.rows) else { return }
-                // Started before the previous batch is announced, so the writer goes from one transaction to the next.
-                recording = (Task { await self.record(prepared) }, batch)
-                finish(rows, previous.batch)
-            } else {
-                recording = (Task { await self.record(prepared) }, batch)
+                previousRows = rows
             }
+            // Started before the previous batch is announced, so the writer goes from one transaction to the next.
+            recording = (Task { await self.record(prepared) }, batch)
+            if let previous { finish(previousRows, previous.batch) }
             // Nothing more to prepare meanwhile: this batch is finished now, not when the next event comes.
             if !batches.hasWaitingDeliveries, let last = recording {
                 recording = nil
