@@ -31,6 +31,16 @@ public struct BusError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let badMessage = Kind(code: .badMessage)
         /// The caller may not use this address (admin-only addresses over the bridge).
         public static let forbidden = Kind(code: .forbidden)
+        /// Whether the same request may be answered if it is sent again
+        /// later: `timeout`, `serviceUnavailable`, `overloaded` and
+        /// `cancelled` (the handler's side stopped). `remote`, `badMessage`
+        /// and `forbidden` are the answer itself: sending again gets them again.
+        public var isTransient: Bool {
+            switch code {
+            case .timeout, .serviceUnavailable, .overloaded, .cancelled: true
+            case .remote, .badMessage, .forbidden: false
+            }
+        }
         /// The stable wire name of the kind (`timeout`, `service-unavailable`, …).
         public var name: String { code.rawValue }
         public var description: String { code.rawValue }

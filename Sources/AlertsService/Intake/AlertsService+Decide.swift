@@ -38,12 +38,13 @@ extension AlertsService {
     /// cancelled before its transaction, a batch is left unsettled (docs/alerts.md).
     func follow<Event: Sendable>(
         _ subscription: EventSubscription<Event>,
-        _ pendingEvents: @Sendable (AlertsService, [Delivery<Event>]) async -> [PendingEvent]
+        _ pendingEvents: @Sendable (AlertsService, [Delivery<Event>]) async -> [PendingEvent]?
     ) async {
         var recording: (rows: Task<[AlertRow]?, Never>, batch: DeliveryBatch<Event>)?
         var batches = subscription.settlingBatches(maximum: Self.batchSize).makeAsyncIterator()
         while let batch = await batches.next() {
-            guard let prepared = await prepare(await pendingEvents(self, batch.deliveries)) else { break }
+            // Nil when cancelled while subscription was away: this batch is left unsettled.
+            guard let pending = await pendingEvents(self, batch.deliveries), let prepared = await prepare(pending) else { break }
             let previous = recording
             var previousRows: [AlertRow] = []
             if let previous {
@@ -169,36 +170,6 @@ extension AlertsService {
         _ = events.enqueue(event)
     }
 
-    /// The settings of `userIDs` from subscription, asked ``GetUsersRequest``
-    /// by ``recipientsPerRequest``, asking again every second while it cannot
-    /// be asked; users it does not know are left out (logged). Nil on
-    /// cancellation: nothing is decided and the events stay unacknowledged.
-    func recipientsWaiting(_ userIDs: [String]) async -> [String: AlertRecipient]? {
-        var recipients: [String: AlertRecipient] = [:]
-        recipients.reserveCapacity(userIDs.count)
-        var start = 0
-        var attempt = 0
-        while start < userIDs.count {
-            guard !Task.isCancelled else { return nil }
-            var request = GetUsersRequest()
-            request.userIds = Array(userIDs[start..<min(userIDs.count, start + Self.recipientsPerRequest)])
-            do {
-                let answer = try await bus.request(request)
-                for known in answer.users { recipients[known.user.userID] = AlertRecipient(user: known.user, entitlements: known.entitlements) }
-                for unknown in answer.unknownUserIds { logger.notice("alert for an unknown user skipped", metadata: ["user": "\(unknown)"]) }
-                start += request.userIds.count
-                attempt = 0
-            } catch {
-                if attempt % 10 == 0 { logger.warning("subscription unavailable; alert decisions wait", metadata: ["users": "\(request.userIds.count)", "error": "\(error)"]) }
-                attempt += 1
-                try? await Task.sleep(for: .seconds(1))  // safe: waiting for subscription to come back; ends on cancellation
-            }
-        }
-        return recipients
-    }
-
-    /// Users asked for in one ``GetUsersRequest`` (subscription's limit).
-    static let recipientsPerRequest = 1_000
 }
 
 extension AlertRow {

@@ -14,15 +14,27 @@ extension AlertsService {
     /// deal's origin (asked of subscription, page by page), queue score
     /// `dealScore × (1 + airport weight)` (SPEC § 2's smart queue without the
     /// watchlist factor, which the watchlist's own events carry).
-    func pendingEvents(_ batch: [Delivery<ExceptionalDeal>]) async -> [PendingEvent] {
+    ///
+    /// While subscription cannot answer, this waits and asks again every
+    /// second; nil when cancelled meanwhile (the batch is decided later).
+    /// A deal subscription refuses (an origin it does not accept as an
+    /// airport code) has no recipients: it is recorded as handled, logged.
+    func pendingEvents(_ batch: [Delivery<ExceptionalDeal>]) async -> [PendingEvent]? {
         var pending: [PendingEvent] = []
         for delivery in batch {
             let deal = delivery.event.deal
-            guard let users = await preferredAirportUsers(deal.origin, orMetro: await metro(of: deal.origin)) else {
-                logger.error("exceptional deal not decided: subscription unavailable", metadata: ["deal": "\(deal.dealID)"])
-                continue
+            let metro = await metro(of: deal.origin)
+            let asked = await askWaiting("PreferredAirportUsers", metadata: ["deal": "\(deal.dealID)"], isRefusal: Self.isRefusal) { () async throws(BusError) in
+                try await preferredAirportUsers(deal.origin, orMetro: metro)
             }
-            let candidates = users.map { user in Self.candidate(for: deal, user: user) }
+            let candidates: [AlertCandidate]
+            switch asked {
+            case nil: return nil
+            case .success(let users)?: candidates = users.map { user in Self.candidate(for: deal, user: user) }
+            case .failure(let refusal)?:
+                logger.error("exceptional deal alerts no one: subscription refused its origin", metadata: ["deal": "\(deal.dealID)", "origin": "\(deal.origin)", "error": "\(refusal)"])
+                candidates = []
+            }
             pending.append(PendingEvent(key: Self.key(delivery.metadata), consumer: Self.dealConsumer, candidates: candidates))
         }
         return pending
@@ -114,31 +126,6 @@ extension AlertsService {
         candidate.digestOnly = mode == .dailyDigest
         candidate.simulated = check.simulated
         if muteUntil > 0 { candidate.watchlistMutedUntil = Date(unixMilliseconds: muteUntil) }
-    }
-
-    /// Every user preferring `airport` or its `metro` (a user who prefers
-    /// LON hears of a deal from LCY), once each with the higher weight; nil
-    /// when subscription cannot be asked.
-    func preferredAirportUsers(_ airport: String, orMetro metro: String?) async -> [PreferredAirportUser]? {
-        guard let direct = await preferredAirportUsers(airport) else { return nil }
-        guard let metro else { return direct }
-        guard let viaMetro = await preferredAirportUsers(metro) else { return nil }
-        var best: [String: PreferredAirportUser] = [:]
-        for user in direct + viaMetro where user.weight > best[user.userID]?.weight ?? -1 { best[user.userID] = user }
-        return best.values.sorted { $0.userID < $1.userID }
-    }
-
-    /// Every user preferring `airport`, all pages; nil when subscription cannot be asked.
-    func preferredAirportUsers(_ airport: String) async -> [PreferredAirportUser]? {
-        var users: [PreferredAirportUser] = []
-        var request = PreferredAirportUsersRequest()
-        request.airport = airport
-        repeat {
-            guard let page = try? await bus.request(request) else { return nil }
-            users += page.users
-            request.pageToken = page.nextPageToken
-        } while !request.pageToken.isEmpty
-        return users
     }
 }
 

@@ -1,0 +1,61 @@
+@testable import AlertsService
+import FareLensBus
+import FareLensMessages
+import FareLensStore
+import FareLensTesting
+import Foundation
+import GRDB
+import Testing
+@testable import SubscriptionService
+
+/// Deciding alerts needs subscription (who prefers an airport, each user's
+/// settings). While it cannot answer, the alerts service waits; an event is
+/// never skipped because subscription was away.
+@Suite struct SubscriptionAwayTests {
+    static func deal(_ id: String, origin: String) -> ExceptionalDeal {
+        var event = ExceptionalDeal()
+        event.deal.dealID = id
+        event.deal.origin = origin
+        event.deal.destination = "NRT"
+        event.deal.price = usd(65_000)
+        event.deal.score.score = 92
+        event.deal.score.discountBasisPoints = 3_500
+        return event
+    }
+
+    @Test("exceptional deals published while subscription is away wait for it and are decided when it answers; a deal whose origin it refuses is handled with no recipients")
+    func dealsWaitForSubscription() async throws {
+        // The alerts service on a bus of its own, where subscription is served only later.
+        let alertsBus = MessageBus()
+        let fixture = try AlertsFixture(alertsBus: alertsBus)
+        try fixture.directory.serve(on: alertsBus)
+        let user = try await fixture.user("jo@example.com", tier: .pro, airports: ["JFK"])
+        let running = Task { try await fixture.alerts.run() }
+        defer { running.cancel() }
+        try await alertsBus.publish(Self.deal("d-refused", origin: "J1K"))
+        try await alertsBus.publish(Self.deal("d-1", origin: "JFK"))
+        // Away for more than one retry interval (1 s): the deals are asked about at least twice meanwhile.
+        try await Task.sleep(for: .milliseconds(1_500))  // safe: a bounded window in which nothing may be recorded
+        #expect(try fixture.rows(user).isEmpty)
+        try alertsBus.serve(PreferredAirportUsersRequest.self) { request, _ in try await fixture.subscription.preferredAirportUsers(request) }
+        try alertsBus.serve(GetUsersRequest.self) { request, _ in try await fixture.subscription.users(request) }
+        try await waitUntil("the deal decided once subscription answers", limit: .seconds(20)) { ((try? fixture.rows(user)) ?? []).count == 1 }
+        let rows = try fixture.rows(user)
+        #expect(rows.map(\.dealID) == ["d-1"])
+        #expect(rows.first?.decisionValue == .sent)
+        // Both deals are in the inbox: the refused one is handled (no one to alert), not asked about for ever.
+        let handled = try await fixture.database.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM inbox_event WHERE consumer = ?", arguments: [AlertsService.dealConsumer]) ?? 0
+        }
+        #expect(handled == 2)
+    }
+
+    @Test("subscription's refusals are told from its failures: an invalid field is the answer, being away or its storage failing is waited out")
+    func refusals() {
+        #expect(AlertsService.isRefusal(.remote(code: "invalid-field", message: "airport: 'J1K' is not a three-letter IATA code")))
+        #expect(AlertsService.isRefusal(.badMessage("no handler")))
+        #expect(!AlertsService.isRefusal(.remote(code: "storage", message: "disk I/O error")))
+        #expect(!AlertsService.isRefusal(.serviceUnavailable("subscription")))
+        #expect(!AlertsService.isRefusal(.overloaded("subscription", limit: 64)))
+    }
+}
