@@ -42,9 +42,19 @@ enum CtlRun {
     /// A response message as JSON with its snake_case field names, like
     /// ``printJSON(_:)``'s keys (protobuf's default JSON names are lowerCamelCase).
     static func printJSON(message: some SwiftProtobuf.Message) throws {
+        print(try jsonText(message))
+    }
+
+    /// `message` as protobuf's JSON with the `.proto` (snake_case) field names.
+    static func jsonText(_ message: any SwiftProtobuf.Message) throws -> String {
         var options = JSONEncodingOptions()
         options.preserveProtoFieldNames = true
-        print(try message.jsonString(options: options))
+        return try message.jsonString(options: options)
+    }
+
+    /// `text` as a JSON string literal, quoted and escaped.
+    static func jsonString(_ text: String) -> String {
+        (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
     }
 
     /// `value` as pretty-printed JSON, keys sorted and in snake_case.

@@ -73,9 +73,11 @@ struct EventsCommand: AsyncParsableCommand {
 
         static func line(_ delivery: Delivery<any BusEvent>, json: Bool) -> String {
             let metadata = delivery.metadata
-            let payload = (delivery.event as? any SwiftProtobuf.Message).flatMap { try? $0.jsonString() } ?? "{}"
+            // The .proto field names (snake_case), like every other --json output.
+            let payload = (delivery.event as? any SwiftProtobuf.Message).flatMap { try? CtlRun.jsonText($0) } ?? "{}"
             guard json else { return "\(metadata.topic.name)  \(metadata.id)  \(payload)" }
-            return #"{"topic":"\#(metadata.topic.name)","type":"\#(metadata.typeName)","id":"\#(metadata.id)","event":\#(payload)}"#
+            let topic = CtlRun.jsonString(metadata.topic.name), type = CtlRun.jsonString(metadata.typeName), id = CtlRun.jsonString("\(metadata.id)")
+            return #"{"topic":\#(topic),"type":\#(type),"id":\#(id),"event":\#(payload)}"#
         }
     }
 }
