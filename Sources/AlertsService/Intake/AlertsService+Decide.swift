@@ -101,6 +101,8 @@ extension AlertsService {
             do {
                 return try await database.writer.write { db in try Self.decideAndRecord(prepared, at: now, in: db) }
             } catch {
+                // Cancelled while waiting for the writer (a graceful stop): nothing was written and nothing failed.
+                if Task.isCancelled { return nil }
                 if attempt % 10 == 0 {
                     logger.error("alert decisions not recorded; trying again every second", metadata: ["events": "\(prepared.pending.count)", "attempt": "\(attempt + 1)", "error": "\(error)"])
                 }

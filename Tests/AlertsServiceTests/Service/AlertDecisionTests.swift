@@ -62,6 +62,31 @@ import Testing
         #expect(try fixture.rows(user).count == 1)
     }
 
+    @Test("a decision cancelled while it waits for the database's writer records nothing and logs no error: a graceful stop is not a failed write")
+    func cancelledWhileWaitingForWriter() async throws {
+        let fixture = try AlertsFixture()
+        let user = try await fixture.user("eve@example.com")
+        let logs = CapturedLogs()
+        let alerts = AlertsService(
+            database: fixture.database, bus: fixture.bus, clock: fixture.clock, channels: [fixture.channel],
+            backoff: { _, _ in .seconds(1) }, logger: logs.logger())
+        // The writer is held (a write blocked on a semaphore, at most 10 s) while the decision is made and cancelled.
+        let held = DispatchSemaphore(value: 0)
+        let writing = Locked(false)
+        let holder = Task { try await fixture.database.writer.write { _ in writing.set(true); _ = held.wait(timeout: .now() + 10) } }
+        try await waitUntil("the writer is held") { writing.get() }
+        let deciding = Task { await alerts.decide([fixture.crossing(user, sequence: 1)]) }
+        // Long enough for the GetUsers round trip and the queued write (a bounded window; either way nothing may be recorded).
+        try await Task.sleep(for: .milliseconds(300))  // safe: a bounded window, see above
+        deciding.cancel()
+        held.signal()
+        try await holder.value
+        #expect(try await withTimeLimit("the cancelled decision returned") { await deciding.value }.isEmpty)
+        #expect(try fixture.rows(user).isEmpty)
+        let errors = logs.entries.filter { $0.level >= .error }
+        #expect(errors.isEmpty, "\(errors.map(\.message))")
+    }
+
     @Test("the 3rd Free alert of the local day is sent, the 4th capped; the next local day starts again at 0")
     func capByLocalDay() async throws {
         let fixture = try AlertsFixture()
