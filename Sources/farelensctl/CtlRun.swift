@@ -52,9 +52,11 @@ enum CtlRun {
         return try message.jsonString(options: options)
     }
 
-    /// `text` as a JSON string literal, quoted and escaped.
+    /// `text` as a JSON string literal, quoted and escaped (a `/` left as it is: event ids are `publisher/sequence`).
     static func jsonString(_ text: String) -> String {
-        (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        return (try? encoder.encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
     }
 
     /// `value` as pretty-printed JSON, keys sorted and in snake_case.

@@ -82,6 +82,8 @@ struct TwoProcessTests {
         for line in lines {
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             #expect(object?["topic"] as? String == "search.fare-observed")
+            #expect((object?["id"] as? String)?.contains("/") == true, "the event id, publisher/sequence")
+            #expect(!line.contains(#"\/"#), "a slash is not escaped: \(line)")
             // The .proto field names, like every other --json output: offer_id, not protobuf's default offerId.
             #expect((object?["event"] as? [String: Any])?["offer_id"] != nil, "\(line)")
             #expect((object?["event"] as? [String: Any])?["offerId"] == nil, "\(line)")

@@ -171,7 +171,6 @@ extension AlertsService {
         event.alert = row.message
         _ = events.enqueue(event)
     }
-
 }
 
 extension AlertRow {
