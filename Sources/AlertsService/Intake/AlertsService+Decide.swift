@@ -95,22 +95,12 @@ extension AlertsService {
     /// the first and every tenth attempt, until it commits; nil when the
     /// task is cancelled first (nothing recorded, the batch left unsettled).
     func record(_ prepared: PreparedDecisions) async -> [AlertRow]? {
-        var attempt = 0
-        while !Task.isCancelled {
+        let recorded = await retryingEverySecond("alert decisions not recorded; trying again every second", level: .error, metadata: ["events": "\(prepared.pending.count)"]) {
             let now = clock.now()
-            do {
-                return try await database.writer.write { db in try Self.decideAndRecord(prepared, at: now, in: db) }
-            } catch {
-                // Cancelled while waiting for the writer (a graceful stop): nothing was written and nothing failed.
-                if Task.isCancelled { return nil }
-                if attempt % 10 == 0 {
-                    logger.error("alert decisions not recorded; trying again every second", metadata: ["events": "\(prepared.pending.count)", "attempt": "\(attempt + 1)", "error": "\(error)"])
-                }
-                attempt += 1
-                try? await Task.sleep(for: .seconds(1))  // safe: waiting for the database to take writes again; ends on cancellation
-            }
+            return try await database.writer.write { db in try Self.decideAndRecord(prepared, at: now, in: db) }
         }
-        return nil
+        guard case .success(let rows)? = recorded else { return nil }
+        return rows
     }
 
     /// After the commit: `AlertDecided` for every row, the metrics, and the

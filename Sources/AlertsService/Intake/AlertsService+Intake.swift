@@ -24,7 +24,8 @@ extension AlertsService {
         for delivery in batch {
             let deal = delivery.event.deal
             let metro = await metro(of: deal.origin)
-            let asked = await askWaiting("PreferredAirportUsers", metadata: ["deal": "\(deal.dealID)"], isRefusal: Self.isRefusal) { () async throws(BusError) in
+            let asked = await retryingEverySecond("PreferredAirportUsers unanswered; alert decisions wait", level: .warning, metadata: ["deal": "\(deal.dealID)"], isFinal: Self.isRefusal) {
+                () async throws(BusError) in
                 try await preferredAirportUsers(deal.origin, orMetro: metro)
             }
             let candidates: [AlertCandidate]
