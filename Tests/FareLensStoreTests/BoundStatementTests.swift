@@ -48,6 +48,27 @@ struct BoundStatementTests {
         #expect(bound.map { $0[1] as Bool } == values.map(\.1))
     }
 
+    @Test("text is stored as GRDB stores it: small and large strings either side of 15 bytes, non-ASCII, an embedded NUL (which ends it), the empty string (text, not NULL)")
+    func textAsGRDBStoresIt() throws {
+        let queue = try DatabaseQueue()
+        let texts = ["", "LIS", "123456789012345", "1234567890123456", "a\u{0}b", "Zürich–São Paulo ✈︎", String(repeating: "é", count: 300)]
+        let (bound, viaGRDB) = try queue.write { db in
+            try db.execute(sql: "CREATE TABLE s (id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
+            let insert = try db.cachedStatement(sql: "INSERT INTO s (text) VALUES (?)")
+            for text in texts { try insert.executeBinding { $0.bind(text) } }
+            for text in texts { try db.execute(sql: "INSERT INTO s (text) VALUES (?)", arguments: [text]) }
+            let rows = try Row.fetchAll(db, sql: "SELECT text, length(CAST(text AS BLOB)), typeof(text) FROM s ORDER BY id")
+            return (Array(rows.prefix(texts.count)), Array(rows.suffix(texts.count)))
+        }
+        #expect(bound == viaGRDB)
+        // GRDB binds a string as a C string: an embedded NUL ends it.
+        let stored = texts.map { String($0.prefix { $0 != "\u{0}" }) }
+        #expect(stored[4] == "a")
+        #expect(bound.map { $0[0] as String } == stored)
+        #expect(bound.map { $0[1] as Int } == stored.map(\.utf8.count))
+        #expect(bound.allSatisfy { ($0[2] as String) == "text" })
+    }
+
     @Test("a failing step throws SQLite's code, and the statement runs again afterwards")
     func constraintFailureIsNamed() throws {
         let queue = try queue()
