@@ -57,8 +57,6 @@ actor AlertsService: ServiceBehaviour {
     var cities: [String: String] = [:]
     /// Metro codes by airport code, from the same answers ("" for an airport in no metro).
     var metros: [String: String] = [:]
-    /// Codes the directory could not be asked about, and when: not asked again for a minute.
-    var cityMisses: [String: Date] = [:]
     /// Set while an outbox pass runs, so two never overlap.
     var delivering = false
     private let exceptionalDeals: EventSubscription<ExceptionalDeal>
@@ -189,29 +187,5 @@ actor AlertsService: ServiceBehaviour {
             for index in 0..<16 { bytes[13 + index] = hex[Int((random >> UInt64(4 * (15 - index))) & 0xF)] }
             return 29
         }
-    }
-
-    /// The city of `code` from search's directory, remembered; the code itself when it cannot be asked.
-    func city(of code: String) async -> String {
-        if let known = cities[code] { return known }
-        if let missed = cityMisses[code], clock.now().timeIntervalSince(missed) < 60 { return code }
-        var request = AirportLookupRequest()
-        request.code = code
-        guard let answer = try? await bus.request(request, timeout: .seconds(2)) else {
-            cityMisses[code] = clock.now()
-            return code
-        }
-        let city = answer.hasAirport ? answer.airport.city : (answer.hasMetro ? answer.metro.city : "")
-        let name = city.isEmpty ? code : city
-        cities[code] = name
-        metros[code] = answer.hasAirport ? answer.airport.metroCode : ""
-        return name
-    }
-
-    /// The metro `code` belongs to (LCY → LON), from search's directory; nil when none or it cannot be asked.
-    func metro(of code: String) async -> String? {
-        _ = await city(of: code)
-        guard let metro = metros[code], !metro.isEmpty, metro != code else { return nil }
-        return metro
     }
 }

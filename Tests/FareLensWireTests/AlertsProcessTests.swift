@@ -104,6 +104,8 @@ struct AlertsProcessTests {
         let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
         let socket = directory + "/hub.sock"
         let hubBus = makeNodeBus("hub")
+        // Search's airport directory as the alerts service asks it (decisions wait for it): no code known, each names itself.
+        try hubBus.serve(AirportLookupRequest.self) { _, _ in AirportLookupResponse() }
         // Subscription as the alerts service needs it: every user q0…qN exists, in UTC, quiet all day.
         try hubBus.serve(GetUsersRequest.self) { request, _ in
             var response = GetUsersResponse()

@@ -69,6 +69,7 @@ func pipelineRound(_ directory: String, withAlerts: Bool, fares: Int, logger: Lo
     let now = Date()
     let bus = MessageBus()
     try serveUsers(on: bus)
+    try serveDirectory(on: bus)
     try servePreferredAirports(on: bus)
     let scoringDatabase = try openDatabase(directory + "/scoring", ScoringServiceEntry.descriptor)
     let scoring = try ScoringServiceEntry.descriptor.make(ServiceContext(bus: bus, database: scoringDatabase, logger: logger, clock: SystemWallClock()))

@@ -21,6 +21,7 @@ func runSplitDecisionsBenchmark(root: String, logger: Logger) async throws {
         defer { unlink(socketPath) }
         let hubBus = MessageBus(), spokeBus = MessageBus()
         try serveUsers(on: hubBus)
+        try serveDirectory(on: hubBus)
         let database = try openDatabase("\(root)/split-\(round)")
         let context = ServiceContext(
             bus: spokeBus, database: database, logger: logger, clock: SystemWallClock(),

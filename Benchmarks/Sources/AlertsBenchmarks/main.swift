@@ -37,6 +37,24 @@ func serveUsers(on bus: MessageBus) throws {
     }
 }
 
+/// Search's airport directory as the alerts service asks it (city names and
+/// metros, answered from memory like search's own): the benchmark's
+/// airports; any other code gets the empty answer search gives a code it
+/// does not know.
+func serveDirectory(on bus: MessageBus) throws {
+    let cities = ["JFK": "New York", "NRT": "Tokyo", "LAX": "Los Angeles", "SFO": "San Francisco", "LHR": "London", "CDG": "Paris", "SYD": "Sydney", "DEL": "Delhi", "LIS": "Lisbon"]
+    let metros = ["JFK": "NYC", "NRT": "TYO", "LHR": "LON", "CDG": "PAR"]
+    try bus.serve(AirportLookupRequest.self) { request, _ in
+        var response = AirportLookupResponse()
+        if let city = cities[request.code] {
+            response.airport.iataCode = request.code
+            response.airport.city = city
+            response.airport.metroCode = metros[request.code] ?? ""
+        }
+        return response
+    }
+}
+
 func fakeUser(_ userID: String) -> GetUserResponse? {
     guard userID.hasPrefix("u") || userID.hasPrefix("q") else { return nil }
     var quietHours = QuietHours()
@@ -82,6 +100,7 @@ func count(_ database: ServiceDatabase, _ sql: String) async throws -> Int {
 func startService(_ directory: String, _ values: [AbsoluteConfigKey: ConfigValue], logger: Logger) async throws -> (MessageBus, ServiceDatabase, Task<Void, any Error>) {
     let bus = MessageBus()
     try serveUsers(on: bus)
+    try serveDirectory(on: bus)
     let database = try openDatabase(directory)
     let context = ServiceContext(bus: bus, database: database, logger: logger, clock: SystemWallClock(), configuration: ConfigReader(provider: InMemoryProvider(values: values)))
     let service = try AlertsServiceEntry.descriptor.make(context)

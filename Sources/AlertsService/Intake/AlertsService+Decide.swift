@@ -15,7 +15,7 @@ extension AlertsService {
     /// after the commit.
     ///
     /// Users the subscription service does not know are skipped (logged).
-    /// While subscription cannot be asked, or the transaction fails, this
+    /// While subscription or search cannot be asked, or the transaction fails, this
     /// waits and tries again every second (the events stay unacknowledged)
     /// until it succeeds or the task is cancelled; cancelled, it records
     /// nothing.
@@ -79,13 +79,14 @@ extension AlertsService {
     /// transaction: the recipients' settings (one GetUsers request per
     /// 1,000 users, not one GetUser each: over the socket a batch made 256
     /// round trips) and the city names for the wording, with metros so that
-    /// LON→EDI and LHR→EDI are one route for mutes and dedupe. Nil on
-    /// cancellation (``recipientsWaiting(_:)``).
+    /// LON→EDI and LHR→EDI are one route for mutes and dedupe, each waited
+    /// for while its service cannot answer. Nil on cancellation
+    /// (``recipientsWaiting(_:)``, ``learnPlaces(_:)``).
     func prepare(_ pending: [PendingEvent]) async -> PreparedDecisions? {
         // An event without a user names no one to ask about: its candidates are skipped like an unknown user's.
         let userIDs = Set(pending.flatMap { $0.candidates.map(\.userID) }).filter { !$0.isEmpty }.sorted()
         guard let recipients = await recipientsWaiting(userIDs) else { return nil }
-        for code in Set(pending.flatMap { $0.candidates.flatMap { [$0.origin, $0.destination] } }) where !code.isEmpty { _ = await city(of: code) }
+        guard await learnPlaces(Set(pending.flatMap { $0.candidates.flatMap { [$0.origin, $0.destination] } })) else { return nil }
         return PreparedDecisions(pending: pending, recipients: recipients, cities: cities, metros: metros, channels: channels.map(\.channel.rawValue))
     }
 

@@ -15,18 +15,20 @@ extension AlertsService {
     /// `dealScore × (1 + airport weight)` (SPEC § 2's smart queue without the
     /// watchlist factor, which the watchlist's own events carry).
     ///
-    /// While subscription cannot answer, this waits and asks again every
-    /// second; nil when cancelled meanwhile (the batch is decided later).
+    /// While search (the origin's metro) or subscription cannot answer, this
+    /// waits and asks again every second; nil when cancelled meanwhile (the
+    /// batch is decided later).
     /// A deal subscription refuses (an origin it does not accept as an
     /// airport code) has no recipients: it is recorded as handled, logged.
     func pendingEvents(_ batch: [Delivery<ExceptionalDeal>]) async -> [PendingEvent]? {
         var pending: [PendingEvent] = []
         for delivery in batch {
             let deal = delivery.event.deal
-            let metro = await metro(of: deal.origin)
+            guard await learnPlaces([deal.origin]) else { return nil }
+            let originMetro = metro(of: deal.origin)
             let asked = await retryingEverySecond("PreferredAirportUsers unanswered; alert decisions wait", level: .warning, metadata: ["deal": "\(deal.dealID)"], isFinal: Self.isRefusal) {
                 () async throws(BusError) in
-                try await preferredAirportUsers(deal.origin, orMetro: metro)
+                try await preferredAirportUsers(deal.origin, orMetro: originMetro)
             }
             let candidates: [AlertCandidate]
             switch asked {

@@ -240,6 +240,7 @@ import Testing
         let metro = try await fixture.user("jo@example.com", airports: ["LON"])
         let both = try await fixture.user("kai@example.com", tier: .pro, airports: ["LCY", "LON", "JFK"])
         let heathrow = try await fixture.user("lee@example.com", airports: ["LHR"])
+        #expect(await fixture.alerts.learnPlaces(["LCY", "JFK"]))
         #expect(await fixture.alerts.metro(of: "LCY") == "LON")
         #expect(await fixture.alerts.metro(of: "JFK") == nil)
         let users = try await fixture.alerts.preferredAirportUsers("LCY", orMetro: await fixture.alerts.metro(of: "LCY"))
