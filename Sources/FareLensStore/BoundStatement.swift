@@ -16,8 +16,8 @@ public struct StatementValues: ~Copyable {
     /// Through `withUTF8` with the byte count: a native string lends its
     /// bytes and a small one (15 bytes or fewer: most codes and ids) is
     /// copied to the stack. Passing the `String` as a C string instead made a
-    /// heap copy of every small one and had SQLite measure it with `strlen`:
-    /// 8% of the alert writer's time (docs/performance.md).
+    /// heap copy of every small one and had SQLite measure it with `strlen`
+    /// (docs/performance.md, the held decision's transaction).
     public mutating func bind(_ text: String) {
         var text = text
         let handle = handle, index = next

@@ -5,7 +5,7 @@ import FareLensMessages
 /// metros for routes — LON→EDI and LHR→EDI are one route for mutes and the
 /// 12-hour dedupe, and a user who prefers LON hears of a deal from LCY.
 /// Decisions wait while the directory cannot answer, as they wait for
-/// subscription (docs/alerts.md, "When search or subscription is away"):
+/// subscription (docs/alerts.md, "When search's directory is away"):
 /// decided without metros, an alert on a route muted by its metro was sent.
 extension AlertsService {
     /// Learns the city and metro of each of `codes` not known yet, one
