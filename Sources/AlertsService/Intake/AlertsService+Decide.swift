@@ -86,7 +86,9 @@ extension AlertsService {
         // An event without a user names no one to ask about: its candidates are skipped like an unknown user's.
         let userIDs = Set(pending.flatMap { $0.candidates.map(\.userID) }).filter { !$0.isEmpty }.sorted()
         guard let recipients = await recipientsWaiting(userIDs) else { return nil }
-        guard await learnPlaces(Set(pending.flatMap { $0.candidates.flatMap { [$0.origin, $0.destination] } })) else { return nil }
+        var codes = Set<String>()
+        for candidate in pending.lazy.flatMap(\.candidates) { codes.insert(candidate.origin); codes.insert(candidate.destination) }
+        guard await learnPlaces(codes) else { return nil }
         return PreparedDecisions(pending: pending, recipients: recipients, cities: cities, metros: metros, channels: channels.map(\.channel.rawValue))
     }
 

@@ -17,7 +17,8 @@ extension AlertsService {
     ///
     /// - Returns: false when cancelled meanwhile (nothing is decided).
     func learnPlaces(_ codes: Set<String>) async -> Bool {
-        for code in codes.sorted() where !code.isEmpty && cities[code] == nil {
+        // Only the codes not known yet are sorted (for an orderly log): nearly every batch has none.
+        for code in codes.filter({ !$0.isEmpty && cities[$0] == nil }).sorted() {
             var request = AirportLookupRequest()
             request.code = code
             let asked = await retryingEverySecond("airport directory unanswered; alert decisions wait", level: .warning, metadata: ["code": "\(code)"], isFinal: Self.isRefusal) {
