@@ -41,6 +41,22 @@ struct OverloadAndCancellationTests {
         #expect(handlerSawCancellation.value == 1)
     }
 
+    @Test("A caller already cancelled is refused with cancelled before its inline handler runs")
+    func cancelledBeforeDispatch() async throws {
+        let (bus, _) = makeBus()
+        let handlerRan = FareLensTesting.Counter()
+        try bus.serve(EchoRequest.self) { request, _ in
+            handlerRan.add()
+            return EchoResponse(text: request.text)
+        }
+        let caller = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await busError { try await bus.request(EchoRequest(text: "late")) }
+        }
+        #expect(await caller.value?.kind == .cancelled)
+        #expect(handlerRan.value == 0, "the handler of a request made by a cancelled task ran")
+    }
+
     @Test("Cancelling the caller of an isolated handler releases it at once and cancels the handler")
     func isolatedCancellation() async throws {
         let (bus, _) = makeBus()

@@ -54,15 +54,30 @@ public func compare(
     reference: (String, () async -> Void),
     candidate: (String, () async -> Void)
 ) async -> (Measurement, Measurement) {
+    let (referenceMeasurement, candidates) = await compare(rounds: rounds, operations: operations, reference: reference, candidates: [candidate])
+    return (referenceMeasurement, candidates[0])
+}
+
+/// Like ``compare(rounds:operations:reference:candidate:)`` with several
+/// candidates, each timed once per round right after the reference, so
+/// every figure shares the same stretch of the machine's noise.
+public func compare(
+    rounds: Int, operations: Int,
+    reference: (String, () async -> Void),
+    candidates: [(String, () async -> Void)]
+) async -> (Measurement, [Measurement]) {
     _ = await timeOnce(operations: operations, reference.1)
-    _ = await timeOnce(operations: operations, candidate.1)
-    var referenceSamples: [Double] = [], candidateSamples: [Double] = []
+    for candidate in candidates { _ = await timeOnce(operations: operations, candidate.1) }
+    var referenceSamples: [Double] = []
+    var candidateSamples = [[Double]](repeating: [], count: candidates.count)
     for _ in 0..<rounds {
         referenceSamples.append(await timeOnce(operations: operations, reference.1))
-        candidateSamples.append(await timeOnce(operations: operations, candidate.1))
+        for (index, candidate) in candidates.enumerated() {
+            candidateSamples[index].append(await timeOnce(operations: operations, candidate.1))
+        }
     }
     return (Measurement(name: reference.0, perOperationNanos: referenceSamples),
-            Measurement(name: candidate.0, perOperationNanos: candidateSamples))
+            zip(candidates, candidateSamples).map { Measurement(name: $0.0, perOperationNanos: $1) })
 }
 
 public func format(_ value: Double, decimals: Int = 1) -> String {
