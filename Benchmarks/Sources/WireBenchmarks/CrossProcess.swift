@@ -31,14 +31,7 @@ struct NodeProcess {
     }
 
     /// CPU time the node has used (user + system), from /proc.
-    var cpuTime: Duration {
-        let stat = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8)) ?? ""
-        // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
-        let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
-        guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return .zero }
-        let ticks = Int(sysconf(Int32(_SC_CLK_TCK)))
-        return .milliseconds((user + system) * 1000 / max(1, ticks))
-    }
+    var cpuTime: Duration { processCPUTime(process.processIdentifier) }
 
     func stop() {
         process.terminate()
@@ -102,6 +95,16 @@ func unixAddress(_ path: String) -> sockaddr_un {
     return address
 }
 
+/// CPU time process `pid` has used (user + system), from /proc, in clock ticks (10 ms here).
+func processCPUTime(_ pid: Int32) -> Duration {
+    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
+    let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+    guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return .zero }
+    let ticks = Int(sysconf(Int32(_SC_CLK_TCK)))
+    return .milliseconds((user + system) * 1000 / max(1, ticks))
+}
+
 /// A raw ping-pong with a `raw-echo` child process: one connection, reused
 /// across rounds (like the bridge's).
 final class CrossProcessRawPingPong: @unchecked Sendable {  // safe: the fd is used by one round at a time, on its own thread
@@ -135,6 +138,9 @@ final class CrossProcessRawPingPong: @unchecked Sendable {  // safe: the fd is u
             }
         }
     }
+
+    /// CPU time the echo process has used (user + system).
+    var cpuTime: Duration { processCPUTime(child.processIdentifier) }
 
     func stop() {
         close(fd)
@@ -231,16 +237,18 @@ func lookupLHR() -> AirportLookupRequest {
     try await Task.sleep(for: .seconds(1))  // safe: lets the node settle before reading its idle RSS
     let idle = node.residentMiB
     var rawSamples: [Double] = [], bridge: [Double] = []
-    var nodeCPU = Duration.zero
+    var nodeCPU = Duration.zero, echoCPU = Duration.zero
     for _ in 0..<4 {
+        let echoBefore = raw.cpuTime
         rawSamples += await raw.round(count: 5_000)
+        echoCPU += raw.cpuTime - echoBefore
         let before = node.cpuTime
         bridge += try await lookupLatencies(bus, count: 5_000)
         nodeCPU += node.cpuTime - before
     }
     let ratio = percentile(bridge, 0.5) / percentile(rawSamples, 0.5)
     print("cross-process bridge request/reply (this process a spoke, the real farelens node the hub; airport lookup LHR, \(frameBytes) B request frame, \(bridge.count) sequential): p50 \(micros(percentile(bridge, 0.5))) µs p99 \(micros(percentile(bridge, 0.99))) µs | raw unix-socket ping-pong with a second process (\(frameBytes) B each way, blocking threads): p50 \(micros(percentile(rawSamples, 0.5))) µs p99 \(micros(percentile(rawSamples, 0.99))) µs | p50 ratio \(format(ratio, decimals: 2))x (target <= 2.0x: \(verdict(ratio <= 2)))")
-    print("context: the node's CPU time (user + system, /proc) during the sequential rounds: \(micros(nanoseconds(nodeCPU) / Double(bridge.count))) µs per request")
+    print("context: the node's CPU time (user + system, /proc) during the sequential rounds: \(micros(nanoseconds(nodeCPU) / Double(bridge.count))) µs per request | the raw echo process's during its rounds: \(micros(nanoseconds(echoCPU) / Double(rawSamples.count))) µs per round trip")
 
     var rates: [Double] = []
     var resident: [Double] = []
