@@ -8,7 +8,7 @@ protocol AnyRoute: AnyObject, Sendable {
     /// The address the request type belongs to.
     var address: ServiceAddress { get }
     /// Decodes, handles and encodes one request that arrived from a transport.
-    func handleWire(_ bytes: [UInt8], context: RequestContext) async -> Result<[UInt8], BusError>
+    nonisolated(nonsending) func handleWire(_ bytes: [UInt8], context: RequestContext) async -> Result<[UInt8], BusError>
 }
 
 /// The handler for request type `R`.
@@ -24,7 +24,7 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
     /// Answers one encoded request: ``answer(_:context:)``, made where `R` is
     /// known (``MessageBus/serve(_:at:execution:maxInFlight:handler:)``) so it
     /// runs specialised.
-    @usableFromInline typealias WireEntry = @Sendable (TypedRoute<R>, [UInt8], RequestContext) async -> Result<[UInt8], BusError>
+    @usableFromInline typealias WireEntry = nonisolated(nonsending) @Sendable (TypedRoute<R>, [UInt8], RequestContext) async -> Result<[UInt8], BusError>
     /// `R.address`, or the per-instance address it was served at.
     @usableFromInline let address: ServiceAddress
     @usableFromInline let slot: ServiceSlot
@@ -102,13 +102,13 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
         return mapped
     }
 
-    func handleWire(_ bytes: [UInt8], context: RequestContext) async -> Result<[UInt8], BusError> {
+    nonisolated(nonsending) func handleWire(_ bytes: [UInt8], context: RequestContext) async -> Result<[UInt8], BusError> {
         await wireEntry(self, bytes, context)
     }
 
     /// Decodes, handles and encodes one request that arrived from a transport.
     @inlinable
-    func answer(_ bytes: [UInt8], context: RequestContext) async -> Result<[UInt8], BusError> {
+    nonisolated(nonsending) func answer(_ bytes: [UInt8], context: RequestContext) async -> Result<[UInt8], BusError> {
         let request: R
         do {
             request = try R(wireEncoded: bytes)

@@ -6,7 +6,7 @@ extension BridgeHub {
     /// Answers a request from peer `from`: admin-only addresses need an admin
     /// peer; local handlers answer first, otherwise the node hosting the
     /// address does, with the remaining deadline.
-    func route(_ request: WireEnvelope, from peer: String, isAdmin: Bool) async -> WireEnvelope {
+    nonisolated(nonsending) func route(_ request: WireEnvelope, from peer: String, isAdmin: Bool) async -> WireEnvelope {
         let address = ServiceAddress(request.address)
         if request.address.hasPrefix("admin"), !isAdmin {
             return .response(to: request.correlationID, result: .failure(.forbidden(address)), typeName: "")

@@ -15,7 +15,7 @@ struct ConnectionLoop: Sendable {
     let configuration: BridgeConfiguration
     let peerName: String
     /// Answers one REQUEST; the result is sent back as its RESPONSE.
-    let answer: @Sendable (WireEnvelope) async -> WireEnvelope
+    let answer: InboundRequests.Answer
     /// Delivers one EVENT (and acknowledges it when durable).
     let deliver: @Sendable (WireEnvelope) async -> Void
     /// Handles EVENT_ACK.
@@ -158,7 +158,7 @@ final class RoomSignal: Sendable {
 
 extension MessageBus {
     /// Answers a REQUEST envelope from the local handlers.
-    func answer(_ request: WireEnvelope, isAdmin: Bool) async -> WireEnvelope {
+    nonisolated(nonsending) func answer(_ request: WireEnvelope, isAdmin: Bool) async -> WireEnvelope {
         let context = RequestContext(deadline: request.deadline, traceID: request.trace.traceID, isAdmin: isAdmin)
         let result = await handleEncodedRequest(typeName: request.typeName, address: ServiceAddress(request.address), payload: Array(request.payload), context: context)
         return .response(to: request.correlationID, result: result, typeName: "")

@@ -14,7 +14,12 @@ import Synchronization
 /// RESPONSE. When the connection closes, the tasks still answering are
 /// cancelled.
 final class InboundRequests: Sendable {
-    typealias Answer = @Sendable (WireEnvelope) async -> WireEnvelope
+    /// Runs on its caller's executor (`nonsending`), down to the handler: the
+    /// answering task's, which prefers the event loop. Each plain `async`
+    /// function on the way was a `swift_task_switch` that looked up the
+    /// task's executor preference under its status record lock (4.5–6.4% of
+    /// the node's samples, docs/performance.md "Speed, sixth pass").
+    typealias Answer = nonisolated(nonsending) @Sendable (WireEnvelope) async -> WireEnvelope
 
     private struct State {
         var answer: Answer?
