@@ -126,6 +126,9 @@ extension MessageBus {
     /// - Parameter address: the address the request was sent to; a type
     ///   that belongs to another address is refused, so a peer cannot reach
     ///   an admin-only handler through an ordinary address.
+    ///
+    /// Runs on the caller's executor (`nonsending`), as an inline handler
+    /// does: the bridge calls it from a task on the connection's event loop.
     public nonisolated(nonsending) func handleEncodedRequest(typeName: String, address: ServiceAddress, payload: [UInt8], context: RequestContext) async -> Result<[UInt8], BusError> {
         guard let route = routes.withLock({ $0.byWireName[typeName] }) else {
             return .failure(.badMessage("no handler for message type '\(typeName)' on node \(configuration.nodeName)"))
