@@ -6,14 +6,6 @@ import Logging
 /// an event is decided with the answer or not at all, never skipped because
 /// subscription was away (docs/alerts.md, "When subscription is away").
 extension AlertsService {
-    /// Whether a service (subscription, search's directory) refused a
-    /// request for what it says, rather than failing to answer it: not
-    /// transient (``BusError/Kind/isTransient``) and not its own storage
-    /// failing, which may recover.
-    static func isRefusal(_ error: BusError) -> Bool {
-        !error.kind.isTransient && error.remoteCode != "storage"
-    }
-
     /// The settings of `userIDs` from subscription, asked ``GetUsersRequest``
     /// by ``recipientsPerRequest``, every failure waited out
     /// (``retryingEverySecond(_:level:metadata:isFinal:_:)``: the ids are valid by construction);

@@ -1,8 +1,17 @@
+import FareLensBus
 import Logging
 
 /// Waiting out a failure the service cannot decide without: subscription
-/// away, the database refusing writes.
+/// or search's airport directory away, the database refusing writes.
 extension AlertsService {
+    /// Whether a service (subscription, search's directory) refused a
+    /// request for what it says, rather than failing to answer it: not
+    /// transient (``BusError/Kind/isTransient``) and not its own storage
+    /// failing, which may recover.
+    static func isRefusal(_ error: BusError) -> Bool {
+        !error.kind.isTransient && error.remoteCode != "storage"
+    }
+
     /// `attempt`'s result, tried again every second while it fails —
     /// `message` logged at `level` at the first and every tenth failure —
     /// unless `isFinal` says the failure is the answer itself (trying again
