@@ -12,7 +12,8 @@ import Glibc
 // (release build, all six services) is the hub in its own process; this
 // process is a spoke calling the search service's airport lookup over the
 // socket. The reference is a raw Unix-socket ping-pong between this process
-// and a second process (this binary in `raw-echo` mode), same frame size.
+// and a second process (this binary in `raw-echo` mode), same frame size;
+// beside it, the floor of the bridge's design (NIOEchoFloor.swift).
 // Also: start to ready of `farelens serve`, and the node's RSS at idle and
 // after each million requests.
 
@@ -232,23 +233,34 @@ func lookupLHR() -> AirportLookupRequest {
     let frameBytes = try requestFrameBytes(address: AirportLookupRequest.address, typeName: AirportLookupRequest.wireTypeName, payload: try lookupLHR().wireEncoded())
     let raw = try CrossProcessRawPingPong(frameBytes: frameBytes)
     defer { raw.stop() }
+    let floor = try await NIOEchoFloor(frameBytes: frameBytes)
     _ = try await lookupLatencies(bus, count: 2_000)
     _ = await raw.round(count: 2_000)
+    _ = try await floor.latencies(count: 2_000)
     try await Task.sleep(for: .seconds(1))  // safe: lets the node settle before reading its idle RSS
     let idle = node.residentMiB
-    var rawSamples: [Double] = [], bridge: [Double] = []
-    var nodeCPU = Duration.zero, echoCPU = Duration.zero
+    var rawSamples: [Double] = [], bridge: [Double] = [], floorSamples: [Double] = []
+    var nodeCPU = Duration.zero, echoCPU = Duration.zero, floorEchoCPU = Duration.zero
+    var spokeCPU = Duration.zero, floorCallerCPU = Duration.zero
+    let this = getpid()
     for _ in 0..<4 {
         let echoBefore = raw.cpuTime
         rawSamples += await raw.round(count: 5_000)
         echoCPU += raw.cpuTime - echoBefore
-        let before = node.cpuTime
+        let (floorBefore, floorCallerBefore) = (floor.cpuTime, processCPUTime(this))
+        floorSamples += try await floor.latencies(count: 5_000)
+        floorEchoCPU += floor.cpuTime - floorBefore
+        floorCallerCPU += processCPUTime(this) - floorCallerBefore
+        let (before, spokeBefore) = (node.cpuTime, processCPUTime(this))
         bridge += try await lookupLatencies(bus, count: 5_000)
         nodeCPU += node.cpuTime - before
+        spokeCPU += processCPUTime(this) - spokeBefore
     }
     let ratio = percentile(bridge, 0.5) / percentile(rawSamples, 0.5)
     print("cross-process bridge request/reply (this process a spoke, the real farelens node the hub; airport lookup LHR, \(frameBytes) B request frame, \(bridge.count) sequential): p50 \(micros(percentile(bridge, 0.5))) µs p99 \(micros(percentile(bridge, 0.99))) µs | raw unix-socket ping-pong with a second process (\(frameBytes) B each way, blocking threads): p50 \(micros(percentile(rawSamples, 0.5))) µs p99 \(micros(percentile(rawSamples, 0.99))) µs | p50 ratio \(format(ratio, decimals: 2))x (target <= 2.0x: \(verdict(ratio <= 2)))")
     print("context: the node's CPU time (user + system, /proc) during the sequential rounds: \(micros(nanoseconds(nodeCPU) / Double(bridge.count))) µs per request | the raw echo process's during its rounds: \(micros(nanoseconds(echoCPU) / Double(rawSamples.count))) µs per round trip")
+    let floorRatio = percentile(floorSamples, 0.5) / percentile(rawSamples, 0.5)
+    print("floor of the design (same frame size; a NIO event loop echoing in another process, called from a task on the pool through a NIO channel and a promise per request; no envelope, protobuf, routing or service): p50 \(micros(percentile(floorSamples, 0.5))) µs p99 \(micros(percentile(floorSamples, 0.99))) µs, \(format(floorRatio, decimals: 2))x the raw ping-pong | the bridge's p50 is \(format(percentile(bridge, 0.5) / percentile(floorSamples, 0.5), decimals: 2))x the floor's | CPU per round trip: echo loop \(micros(nanoseconds(floorEchoCPU) / Double(floorSamples.count))) µs, caller \(micros(nanoseconds(floorCallerCPU) / Double(floorSamples.count))) µs; the bridge's node \(micros(nanoseconds(nodeCPU) / Double(bridge.count))) µs, spoke \(micros(nanoseconds(spokeCPU) / Double(bridge.count))) µs")
 
     var rates: [Double] = []
     var resident: [Double] = []
@@ -259,5 +271,9 @@ func lookupLHR() -> AirportLookupRequest {
         resident.append(node.residentMiB)
     }
     print("cross-process pipelined lookups (64 in flight, 1,000,000 per round): \(rates.map { format($0 / 1000) }.joined(separator: ", ")) k req/s")
+    var floorRates: [Double] = []
+    for _ in 0..<2 { floorRates.append(1e9 / (try await floor.pipelined(total: 500_000, inFlight: 64))) }
+    print("floor of the design, 64 in flight (500,000 per round, the same NIO echo): \(floorRates.map { format($0 / 1000) }.joined(separator: ", ")) k round trips/s | the bridge's median rate is \(format(median(rates) / median(floorRates) * 100, decimals: 0))% of the floor's (target >= 100 k req/s)")
+    await floor.stop()
     print("farelens node RSS: idle after start \(format(idle)) MiB | after 1 M requests \(format(resident[0])) MiB | after 2 M \(format(resident[1])) MiB (growth over the second million: \(format(resident[1] - resident[0])) MiB)")
 }

@@ -188,6 +188,9 @@ if ProcessInfo.processInfo.environment["BENCH_NIO_EXECUTOR"] == "1" {
 if group == "raw-echo", CommandLine.arguments.count == 4, let bytes = Int(CommandLine.arguments[3]) {
     runRawEchoServer(path: CommandLine.arguments[2], frameBytes: bytes)
 }
+if group == "nio-echo", CommandLine.arguments.count == 4, let bytes = Int(CommandLine.arguments[3]) {
+    runNIOEchoServer(path: CommandLine.arguments[2], frameBytes: bytes)
+}
 if group == "process" {
     let binary = CommandLine.arguments.dropFirst(2).first ?? ".build/release/farelens"
     print("wire-benchmarks process: the hub is \(binary) in its own process; this process is a spoke. \(ProcessInfo.processInfo.activeProcessorCount) cores.")

@@ -1,0 +1,170 @@
+import BenchmarkHarness
+import Foundation
+import NIOCore
+import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The floor of the bridge's design across two processes (issue #12): the
+// same frame size as the bridge's request, but nothing of the bridge. The
+// other process (this binary in `nio-echo` mode) is one NIO event loop that
+// echoes each frame from `channelRead` and flushes in `channelReadComplete`,
+// as the hub answers on its loop; this process calls it from a task on the
+// concurrency pool through a NIO client channel and a promise per request,
+// as a spoke does (pool → loop to write, loop → pool to resume). No envelope,
+// no protobuf, no routing, no service. What the bridge takes beyond this is
+// its own work; what this takes beyond the raw ping-pong (two plain threads,
+// blocking read/write) is the platform's: event loops, wake-ups of another
+// thread, Swift concurrency.
+
+/// Echoes every complete `frameBytes` frame it has read; flushes once per read burst.
+private final class FrameEchoHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    private let frameBytes: Int
+    private var partial: ByteBuffer?
+
+    init(frameBytes: Int) { self.frameBytes = frameBytes }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var bytes = unwrapInboundIn(data)
+        if var earlier = partial {
+            earlier.writeBuffer(&bytes)
+            bytes = earlier
+        }
+        while let frame = bytes.readSlice(length: frameBytes) {
+            context.write(wrapOutboundOut(frame), promise: nil)
+        }
+        partial = bytes.readableBytes > 0 ? bytes : nil
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) { context.flush() }
+
+    func channelInactive(context: ChannelHandlerContext) { exit(0) }
+}
+
+/// `nio-echo PATH BYTES`: one NIO event loop echoing BYTES-byte frames on PATH
+/// until the first connection closes.
+func runNIOEchoServer(path: String, frameBytes: Int) -> Never {
+    unlink(path)
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let server: any Channel
+    do {
+        server = try ServerBootstrap(group: group)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(FrameEchoHandler(frameBytes: frameBytes)) }
+            }
+            .bind(unixDomainSocketPath: path)
+            .wait()
+    } catch {
+        fatalError("nio echo cannot listen on \(path): \(error)")  // safe: a child benchmark process; its parent reports the failed connect
+    }
+    FileHandle.standardOutput.write(Data("listening\n".utf8))
+    try? server.closeFuture.wait()  // never closes: the connection's end exits the process
+    exit(0)
+}
+
+/// Completes the oldest waiting promise for each complete frame read back.
+private final class FrameReplyHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    private let frameBytes: Int
+    private var unread = 0
+    var waiting = CircularBuffer<EventLoopPromise<Void>>()
+
+    init(frameBytes: Int) { self.frameBytes = frameBytes }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        unread += unwrapInboundIn(data).readableBytes
+        while unread >= frameBytes, let promise = waiting.popFirst() {
+            unread -= frameBytes
+            promise.succeed()
+        }
+    }
+}
+
+/// A `nio-echo` child process and this process's client channel to it.
+final class NIOEchoFloor: Sendable {
+    let child: Process
+    let channel: any Channel
+    private let replies: NIOLoopBound<FrameReplyHandler>
+    private let frame: ByteBuffer
+
+    init(frameBytes: Int) async throws {
+        let path = "/tmp/farelens-nio-echo-\(getpid()).sock"
+        child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = ["nio-echo", path, String(frameBytes)]
+        let output = Pipe()
+        child.standardOutput = output
+        try child.run()
+        _ = output.fileHandleForReading.availableData  // "listening"
+        // The spoke's own group (BridgeSpoke's default), so the caller's side is the spoke's.
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        let handler = try await eventLoop.submit { NIOLoopBound(FrameReplyHandler(frameBytes: frameBytes), eventLoop: eventLoop) }.get()
+        channel = try await ClientBootstrap(group: eventLoop)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler.value) }
+            }
+            .connect(unixDomainSocketPath: path)
+            .get()
+        replies = handler
+        frame = ByteBuffer(repeating: 0x5A, count: frameBytes)
+    }
+
+    /// One round trip from the calling task: the write hops to the loop, the
+    /// reply completes a promise that resumes the caller.
+    func roundTrip() async throws {
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        channel.eventLoop.execute { [self] in
+            replies.value.waiting.append(promise)
+            channel.writeAndFlush(frame, promise: nil)
+        }
+        try await promise.futureResult.get()
+    }
+
+    /// `count` sequential round trips from a task on the pool; one sample (ns) each.
+    @concurrent func latencies(count: Int) async throws -> [Double] {
+        var samples: [Double] = []
+        samples.reserveCapacity(count)
+        let clock = ContinuousClock()
+        for _ in 0..<count {
+            let start = clock.now
+            try await roundTrip()
+            samples.append(nanoseconds(clock.now - start))
+        }
+        return samples
+    }
+
+    /// `total` round trips from `inFlight` concurrent tasks; ns per round trip.
+    @concurrent func pipelined(total: Int, inFlight: Int) async throws -> Double {
+        let perCaller = total / inFlight
+        var failure: (any Error)?
+        let nanos = await timeOnce(operations: perCaller * inFlight) {
+            failure = await withTaskGroup(of: (any Error)?.self) { group in
+                for _ in 0..<inFlight {
+                    group.addTask {
+                        do {
+                            for _ in 0..<perCaller { try await self.roundTrip() }
+                            return nil
+                        } catch {
+                            return error
+                        }
+                    }
+                }
+                for await error in group where error != nil { return error }
+                return nil
+            }
+        }
+        if let failure { throw failure }
+        return nanos
+    }
+
+    /// CPU time the echo process has used (user + system).
+    var cpuTime: Duration { processCPUTime(child.processIdentifier) }
+
+    func stop() async {
+        try? await channel.close()
+        child.waitUntilExit()
+    }
+}
