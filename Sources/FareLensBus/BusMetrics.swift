@@ -18,24 +18,14 @@ struct RequestMetrics: Sendable {
         }
     }
 
-    /// Counts one answered request and records how long it took.
+    /// Counts one answered request and records how long it took, in
+    /// nanoseconds (two ``BusInstant`` readings subtracted: no `Duration`,
+    /// whose conversion through swift-metrics' `Timer.record(duration:)`
+    /// was a 128-bit division, docs/performance.md "sixth pass").
     @usableFromInline
-    func succeeded(after latency: Duration) {
+    func succeeded(afterNanoseconds latency: Int64) {
         handled.increment()
-        self.latency.recordNanoseconds(Self.nanoseconds(latency))
-    }
-
-    /// Whole nanoseconds of `duration`, saturating at `Int64`'s bounds.
-    ///
-    /// `Timer.record(duration:)` goes through `Duration.components`, a
-    /// 128-bit division and overflow-checked multiplications: 4.7% of the
-    /// in-process request's profile, about 25 ns (docs/performance.md,
-    /// "Speed, sixth pass"). Any latency under 9.2 s fits its
-    /// attoseconds in 64 bits, where dividing by a constant is a multiply.
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let attoseconds = duration.attoseconds
-        if let small = Int64(exactly: attoseconds) { return small / 1_000_000_000 }
-        return Int64(clamping: attoseconds / 1_000_000_000)
+        self.latency.recordNanoseconds(latency)
     }
 }
 

@@ -19,7 +19,7 @@ extension MessageBus {
     @inlinable
     public nonisolated(nonsending) func request<R: BusRequest>(_ request: R, timeout: Duration? = nil, parent: RequestContext? = nil, to address: ServiceAddress? = nil) async throws(BusError) -> R.Response {
         // One clock read serves the deadline and the start of the latency metric.
-        let now = ContinuousClock.now
+        let now = BusInstant.now
         let context = makeContext(now: now, timeout: timeout, parent: parent)
         let address = address ?? R.address
         if let route = localRoute(for: ObjectIdentifier(R.self), at: address) {
@@ -52,12 +52,12 @@ extension MessageBus {
     /// The context of a new outgoing request: its own deadline, capped by the
     /// one inherited from the request being handled, and the inherited trace.
     @usableFromInline
-    func makeContext(now: ContinuousClock.Instant = .now, timeout: Duration?, parent: RequestContext?) -> RequestContext {
-        let own = now + (timeout ?? configuration.defaultDeadline)
+    func makeContext(now: BusInstant = .now, timeout: Duration?, parent: RequestContext?) -> RequestContext {
+        let own = now.advanced(by: timeout ?? configuration.defaultDeadline)
         guard let inherited = parent else {
-            return RequestContext(deadline: own, traceID: nextTraceID())
+            return RequestContext(dueAt: own, traceID: nextTraceID())
         }
-        return RequestContext(deadline: min(own, inherited.deadline), traceID: inherited.traceID, isAdmin: inherited.isAdmin)
+        return RequestContext(dueAt: min(own, inherited.dueAt), traceID: inherited.traceID, isAdmin: inherited.isAdmin)
     }
 
     /// Registers the handler of request type `R` at `R.address`.

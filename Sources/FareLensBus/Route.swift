@@ -48,12 +48,12 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
     /// Runs the handler under the route's admission, deadline and metrics;
     /// `start` is when the request was made (the latency metric's start).
     @inlinable @inline(__always)
-    nonisolated(nonsending) func call(_ request: R, context: RequestContext, start: ContinuousClock.Instant) async throws(BusError) -> R.Response {
+    nonisolated(nonsending) func call(_ request: R, context: RequestContext, start: BusInstant) async throws(BusError) -> R.Response {
         try slot.enter()
         defer { slot.leave() }
         do throws(BusError) {
             if Task.isCancelled { throw .cancelled(R.wireTypeName) }
-            guard start < context.deadline else { throw .deadlineExpired(R.wireTypeName) }
+            guard start < context.dueAt else { throw .deadlineExpired(R.wireTypeName) }
             let response: R.Response
             switch execution {
             case .inline:
@@ -69,9 +69,9 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
             // swallowed the cancellation and answered anyway.
             if Task.isCancelled { throw .cancelled(R.wireTypeName) }
             // One clock read serves both the late-reply check and the metric.
-            let end = ContinuousClock.now
-            guard end <= context.deadline else { throw .timeout(R.wireTypeName, after: context.deadline - start) }
-            metrics.succeeded(after: end - start)
+            let end = BusInstant.now
+            guard end <= context.dueAt else { throw .timeout(R.wireTypeName, after: context.dueAt - start) }
+            metrics.succeeded(afterNanoseconds: end.nanoseconds &- start.nanoseconds)
             return response
         } catch {
             metrics.failed(error.kind)
@@ -96,7 +96,7 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
     @usableFromInline
     func lateOrMapped(_ error: any Error, context: RequestContext) -> BusError {
         let mapped = BusError.fromHandler(error, type: R.wireTypeName)
-        if mapped.kind == .cancelled, !Task.isCancelled, ContinuousClock.now >= context.deadline {
+        if mapped.kind == .cancelled, !Task.isCancelled, BusInstant.now >= context.dueAt {
             return .deadlineExpired(R.wireTypeName)
         }
         return mapped
@@ -117,7 +117,7 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
         }
         let response: R.Response
         do {
-            response = try await call(request, context: context, start: .now)
+            response = try await call(request, context: context, start: BusInstant.now)
         } catch {
             return .failure(error)
         }

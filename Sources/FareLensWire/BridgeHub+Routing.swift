@@ -20,7 +20,7 @@ extension BridgeHub {
         var forwarded = request
         forwarded.callerIsAdmin = isAdmin
         do {
-            var reply = try await target.call(forwarded, deadline: request.deadline)
+            var reply = try await target.call(forwarded, dueAt: request.dueAt)
             reply.correlationID = request.correlationID
             return reply
         } catch {

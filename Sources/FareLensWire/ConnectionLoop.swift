@@ -159,7 +159,7 @@ final class RoomSignal: Sendable {
 extension MessageBus {
     /// Answers a REQUEST envelope from the local handlers.
     nonisolated(nonsending) func answer(_ request: WireEnvelope, isAdmin: Bool) async -> WireEnvelope {
-        let context = RequestContext(deadline: request.deadline, traceID: request.trace.traceID, isAdmin: isAdmin)
+        let context = RequestContext(dueAt: request.dueAt, traceID: request.trace.traceID, isAdmin: isAdmin)
         let result = await handleEncodedRequest(typeName: request.typeName, address: ServiceAddress(request.address), payload: Array(request.payload), context: context)
         return .response(to: request.correlationID, result: result, typeName: "")
     }

@@ -59,8 +59,9 @@ extension WireEnvelope {
     }
 
     /// The request's deadline re-anchored on this node's clock.
-    var deadline: ContinuousClock.Instant {
-        .now + .microseconds(Int64(clamping: deadlineMicros))
+    var dueAt: BusInstant {
+        let (nanoseconds, overflow) = Int64(clamping: deadlineMicros).multipliedReportingOverflow(by: 1000)
+        return BusInstant.now.advanced(byNanoseconds: overflow ? .max : nanoseconds)
     }
 
     /// The failure carried by a RESPONSE, if any.

@@ -7,7 +7,7 @@ extension PeerConnection {
     func request<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
         var envelope = try WireEnvelope.request(request, context: context)
         envelope.address = address.name
-        let reply = try await call(envelope, deadline: context.deadline)
+        let reply = try await call(envelope, dueAt: context.dueAt)
         if let error = reply.busError { throw error }
         do {
             return try R.Response(wireEncoded: Array(reply.payload))

@@ -48,7 +48,7 @@ final class PeerConnection: Sendable {
         let deadline: NIODeadline
         /// The type asked and the budget it had, for a failure's message.
         let typeName: String
-        let budget: Duration
+        let budgetNanoseconds: Int64
         /// The address asked, so a failure names it.
         let address: ServiceAddress
 
@@ -144,15 +144,15 @@ final class PeerConnection: Sendable {
         }
     }
 
-    /// Sends a REQUEST and waits for its RESPONSE until `deadline`. A
+    /// Sends a REQUEST and waits for its RESPONSE until `dueAt`. A
     /// failure names the request by its envelope's type and address.
     ///
     /// - Throws: `timeout` at the deadline, `cancelled` if the calling task
     ///   is cancelled, `service-unavailable` if the connection closes first.
-    func call(_ request: WireEnvelope, deadline: ContinuousClock.Instant) async throws(BusError) -> WireEnvelope {
-        let budget = deadline - .now
+    func call(_ request: WireEnvelope, dueAt: BusInstant) async throws(BusError) -> WireEnvelope {
+        let budget = dueAt.nanoseconds &- BusInstant.now.nanoseconds
         let address = ServiceAddress(request.address)
-        guard budget > .zero else { throw .deadlineExpired(Self.describe(request.typeName, address)) }
+        guard budget > 0 else { throw .deadlineExpired(Self.describe(request.typeName, address)) }
         let id = state.withLock { state -> UInt64 in
             state.nextCorrelationID &+= 1
             return state.nextCorrelationID
@@ -160,7 +160,7 @@ final class PeerConnection: Sendable {
         let result = await withTaskCancellationHandler {
             // Unsafe rather than checked (a request's hot path): `Waiting` says who resumes it, once.
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<WireEnvelope, BusError>, Never>) in
-                let waiting = Waiting(continuation: continuation, deadline: .now() + .nanoseconds(budget.nanoseconds), typeName: request.typeName, budget: budget, address: address)
+                let waiting = Waiting(continuation: continuation, deadline: .now() + .nanoseconds(budget), typeName: request.typeName, budgetNanoseconds: budget, address: address)
                 let (refused, arming): (String?, RequestDeadlines.Arming?) = state.withLock { state in
                     if let reason = state.closeReason { return (reason, nil) }
                     state.waiting[id] = waiting
@@ -176,7 +176,7 @@ final class PeerConnection: Sendable {
                 if let arming { arm(arming) }
                 var envelope = request
                 envelope.correlationID = id
-                envelope.deadlineMicros = UInt64(max(0, budget.nanoseconds / 1000))
+                envelope.deadlineMicros = UInt64(budget / 1000)
                 send(envelope)
                 if Task.isCancelled { complete(id, with: .failure(.cancelled(waiting.what))) }
             }
@@ -206,7 +206,7 @@ final class PeerConnection: Sendable {
         }
         if let next { arm(next) }
         for waiting in expired {
-            waiting.continuation.resume(returning: .failure(.timeout(waiting.what, after: waiting.budget)))
+            waiting.continuation.resume(returning: .failure(.timeout(waiting.what, after: .nanoseconds(waiting.budgetNanoseconds))))
         }
     }
 
@@ -243,13 +243,6 @@ final class PeerConnection: Sendable {
         channel.writeAndFlush(WireEnvelope.goodbye(reason)).whenComplete { [channel] _ in
             channel.close(promise: nil)
         }
-    }
-}
-
-extension Duration {
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }
 
