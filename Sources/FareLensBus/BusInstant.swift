@@ -13,10 +13,9 @@ import Darwin
 /// comparison and sum was a call, and a ``RequestContext`` that stored one
 /// had its size known only at run time, so every async frame it passed
 /// through allocated room for it (docs/performance.md, "Speed (issue #12),
-/// seventh pass"). This is a plain integer the compiler sees through.
-/// Conversions to and from `ContinuousClock.Instant` (``continuous``,
-/// ``init(_:)``) go through one pair of readings of both clocks, taken at
-/// first use.
+/// seventh pass"). This is a plain integer the compiler sees through,
+/// counted from the same origin as `ContinuousClock` (its `systemEpoch`),
+/// so conversions either way (``continuous``, ``init(_:)``) are exact.
 public struct BusInstant: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// Nanoseconds since the clock's origin (on Linux, `CLOCK_BOOTTIME`'s:
     /// the boot, counting time suspended, as `ContinuousClock` does).

@@ -171,15 +171,21 @@ func lookupLHR() -> AirportLookupRequest {
 
 /// `total` lookups from `inFlight` concurrent callers; returns ns per request.
 @concurrent func pipelinedLookups(_ bus: MessageBus, total: Int, inFlight: Int) async throws -> Double {
-    let perCaller = total / inFlight
     let request = lookupLHR()
+    return try await pipelinedCalls(total: total, inFlight: inFlight) { blackHole(try await bus.request(request)) }
+}
+
+/// `total` calls of `call` from `inFlight` concurrent tasks, each making its
+/// share one after another; returns ns per call, or the first failure.
+@concurrent func pipelinedCalls(total: Int, inFlight: Int, _ call: @escaping @Sendable () async throws -> Void) async throws -> Double {
+    let perCaller = total / inFlight
     var failure: (any Error)?
     let nanos = await timeOnce(operations: perCaller * inFlight) {
         failure = await withTaskGroup(of: (any Error)?.self) { group in
             for _ in 0..<inFlight {
                 group.addTask {
                     do {
-                        for _ in 0..<perCaller { blackHole(try await bus.request(request)) }
+                        for _ in 0..<perCaller { try await call() }
                         return nil
                     } catch {
                         return error

@@ -138,26 +138,7 @@ final class NIOEchoFloor: Sendable {
 
     /// `total` round trips from `inFlight` concurrent tasks; ns per round trip.
     @concurrent func pipelined(total: Int, inFlight: Int) async throws -> Double {
-        let perCaller = total / inFlight
-        var failure: (any Error)?
-        let nanos = await timeOnce(operations: perCaller * inFlight) {
-            failure = await withTaskGroup(of: (any Error)?.self) { group in
-                for _ in 0..<inFlight {
-                    group.addTask {
-                        do {
-                            for _ in 0..<perCaller { try await self.roundTrip() }
-                            return nil
-                        } catch {
-                            return error
-                        }
-                    }
-                }
-                for await error in group where error != nil { return error }
-                return nil
-            }
-        }
-        if let failure { throw failure }
-        return nanos
+        try await pipelinedCalls(total: total, inFlight: inFlight) { try await self.roundTrip() }
     }
 
     /// CPU time the echo process has used (user + system).
