@@ -106,6 +106,19 @@ func processCPUTime(_ pid: Int32) -> Duration {
     return .milliseconds((user + system) * 1000 / max(1, ticks))
 }
 
+/// Starts this binary in echo `mode` (`raw-echo`, `nio-echo`) on `path` and
+/// returns once the child says it is listening.
+func startEchoChild(mode: String, path: String, frameBytes: Int) throws -> Process {
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    child.arguments = [mode, path, String(frameBytes)]
+    let output = Pipe()
+    child.standardOutput = output
+    try child.run()
+    _ = output.fileHandleForReading.availableData  // "listening"
+    return child
+}
+
 /// A raw ping-pong with a `raw-echo` child process: one connection, reused
 /// across rounds (like the bridge's).
 final class CrossProcessRawPingPong: @unchecked Sendable {  // safe: the fd is used by one round at a time, on its own thread
@@ -115,13 +128,7 @@ final class CrossProcessRawPingPong: @unchecked Sendable {  // safe: the fd is u
 
     init(frameBytes: Int) throws {
         let path = "/tmp/farelens-raw-echo-\(getpid()).sock"
-        child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["raw-echo", path, String(frameBytes)]
-        let output = Pipe()
-        child.standardOutput = output
-        try child.run()
-        _ = output.fileHandleForReading.availableData  // "listening"
+        child = try startEchoChild(mode: "raw-echo", path: path, frameBytes: frameBytes)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = unixAddress(path)
         let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }

@@ -92,13 +92,7 @@ final class NIOEchoFloor: Sendable {
 
     init(frameBytes: Int) async throws {
         let path = "/tmp/farelens-nio-echo-\(getpid()).sock"
-        child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["nio-echo", path, String(frameBytes)]
-        let output = Pipe()
-        child.standardOutput = output
-        try child.run()
-        _ = output.fileHandleForReading.availableData  // "listening"
+        child = try startEchoChild(mode: "nio-echo", path: path, frameBytes: frameBytes)
         // The spoke's own group (BridgeSpoke's default), so the caller's side is the spoke's.
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let handler = try await eventLoop.submit { NIOLoopBound(FrameReplyHandler(frameBytes: frameBytes), eventLoop: eventLoop) }.get()
