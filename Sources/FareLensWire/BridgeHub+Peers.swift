@@ -12,7 +12,7 @@ extension BridgeHub {
             refuse(connection, .peerNotAllowed(uid: uid ?? UInt32.max))
             return
         }
-        let timeout = connection.channel.eventLoop.scheduleTask(in: .nanoseconds(BusInstant.wholeNanoseconds(of: configuration.helloTimeout))) {
+        let timeout = connection.channel.eventLoop.scheduleTask(in: TimeAmount(configuration.helloTimeout)) {
             // The hello came in time; this task has just not read it yet (a loaded machine).
             guard !connection.hasReceived else { return }
             let reason = "no hello within \(self.configuration.helloTimeout)"

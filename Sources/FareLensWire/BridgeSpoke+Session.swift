@@ -15,7 +15,7 @@ extension BridgeSpoke {
     public func session(onJoined: @escaping @Sendable () -> Void = {}) async throws(WireProtocolError) {
         let connection = try await connect()
         connection.send(helloEnvelope())
-        let timeout = connection.channel.eventLoop.scheduleTask(in: .nanoseconds(BusInstant.wholeNanoseconds(of: configuration.helloTimeout))) {
+        let timeout = connection.channel.eventLoop.scheduleTask(in: TimeAmount(configuration.helloTimeout)) {
             // The welcome came in time; this task has just not read it yet (a loaded machine).
             guard !connection.hasReceived else { return }
             connection.close(reason: "no welcome within \(self.configuration.helloTimeout)")

@@ -60,8 +60,7 @@ extension WireEnvelope {
 
     /// The request's deadline re-anchored on this node's clock.
     var dueAt: BusInstant {
-        let (nanoseconds, overflow) = Int64(clamping: deadlineMicros).multipliedReportingOverflow(by: 1000)
-        return BusInstant.now.advanced(byNanoseconds: overflow ? .max : nanoseconds)
+        BusInstant.now.advanced(by: .microseconds(Int64(clamping: deadlineMicros)))
     }
 
     /// The failure carried by a RESPONSE, if any.
