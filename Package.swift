@@ -167,7 +167,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FareLensStoreTests",
-            dependencies: ["FareLensStore", "FareLensTesting", grdb],
+            dependencies: ["FareLensStore", "FareLensTesting", grdb, propertyBased],
             swiftSettings: strict
         ),
         .testTarget(

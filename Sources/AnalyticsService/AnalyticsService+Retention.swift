@@ -16,7 +16,7 @@ extension AnalyticsService {
                 let events = try ClientEventRecord.filter(Column("occurredAtUnixMs") < cutoffMs).deleteAll(db)
                     + ServiceEventRecord.filter(Column("atUnixMs") < cutoffMs).deleteAll(db)
                 try AlertSeenRecord.filter(Column("seenAtUnixMs") < cutoffMs).deleteAll(db)
-                try InboxRecord.filter(Column("appliedAtUnixMs") < cutoffMs).deleteAll(db)
+                try ServiceDatabase.pruneInbox(appliedBeforeUnixMs: cutoffMs, in: db)
                 return events
             }
             if purged > 0 { logger.info("raw events past retention purged", metadata: ["events": "\(purged)", "days": "\(Self.rawRetentionDays)"]) }

@@ -20,7 +20,7 @@ enum ServiceRuns {
                 table.column("stoppedAt", .datetime)
             }
         }
-        all.register(ServiceDatabase.inboxMigrationName, ServiceDatabase.migrateInbox)
+        all.registerInbox()
         service.forEachMigration { name, body in all.register(name, body) }
         return all
     }

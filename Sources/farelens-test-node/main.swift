@@ -71,7 +71,7 @@ struct Consume: AsyncParsableCommand {
 
     static let migrations: ServiceMigrations = {
         var migrations = ServiceMigrations()
-        migrations.register(ServiceDatabase.inboxMigrationName, ServiceDatabase.migrateInbox)
+        migrations.registerInbox()
         migrations.register("test-node-001-effect") { db in
             try db.create(table: "effect") { table in
                 table.column("sequence", .integer).notNull()

@@ -43,7 +43,7 @@ struct AnalyticsFixture: Sendable {
 
     static func newDatabase() throws -> ServiceDatabase {
         var migrations = ServiceMigrations()
-        migrations.register(ServiceDatabase.inboxMigrationName, ServiceDatabase.migrateInbox)
+        migrations.registerInbox()
         AnalyticsServiceEntry.migrations.forEachMigration { name, migrate in migrations.register(name, migrate) }
         return try ServiceDatabase.inMemory(service: "analytics", migrations: migrations)
     }
@@ -66,6 +66,11 @@ struct AnalyticsFixture: Sendable {
     /// Rows of `table`.
     func count(_ table: String) throws -> Int {
         try database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0 }
+    }
+
+    /// Durable events the inbox has recorded.
+    func appliedEvents() throws -> Int {
+        try database.writer.read { db in try ServiceDatabase.appliedEventCount(in: db) }
     }
 
     /// Every text value in every table of the database, with its table.

@@ -74,7 +74,7 @@ struct ScoringFixture {
         clock = ManualWallClock(start)
         try neighbours.serve(on: neighboursOn ?? bus, airports: fakeAirports)
         var migrations = ServiceMigrations()
-        migrations.register(ServiceDatabase.inboxMigrationName, ServiceDatabase.migrateInbox)
+        migrations.registerInbox()
         ScoringServiceEntry.migrations.forEachMigration { name, migrate in migrations.register(name, migrate) }
         database = try ServiceDatabase.inMemory(service: "scoring", migrations: migrations)
         service = ScoringService(database: database, bus: bus, clock: clock, reference: try ReferenceData.bundled(), logger: quietLogger())

@@ -35,7 +35,7 @@ struct SubscriptionFixture {
     init(bus: MessageBus = MessageBus()) throws {
         self.bus = bus
         var migrations = ServiceMigrations()
-        migrations.register(ServiceDatabase.inboxMigrationName, ServiceDatabase.migrateInbox)
+        migrations.registerInbox()
         SubscriptionServiceEntry.migrations.forEachMigration { name, migrate in migrations.register(name, migrate) }
         database = try ServiceDatabase.inMemory(service: "subscription", migrations: migrations)
         service = SubscriptionService(database: database, airports: KnownAirports(), clock: clock, bus: bus, logger: quietLogger())

@@ -58,7 +58,7 @@ func servePreferredAirports(on bus: MessageBus) throws {
 
 func openDatabase(_ directory: String, _ descriptor: ServiceDescriptor) throws -> ServiceDatabase {
     var migrations = ServiceMigrations()
-    migrations.register(ServiceDatabase.inboxMigrationName, ServiceDatabase.migrateInbox)
+    migrations.registerInbox()
     descriptor.migrations.forEachMigration { name, migrate in migrations.register(name, migrate) }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     return try ServiceDatabase.open(service: descriptor.name, directory: directory, migrations: migrations)
@@ -90,12 +90,12 @@ func pipelineRound(_ directory: String, withAlerts: Bool, fares: Int, logger: Lo
     // History first (not measured): 80 days of fares on every route.
     let history = 40_000
     for index in 0..<history { try await bus.publish(pipelineFare(index, now: now, history: true)) }
-    while try await count(scoringDatabase, "SELECT COUNT(*) FROM inbox_event") < history {
+    while try await appliedEvents(scoringDatabase) < history {
         try await Task.sleep(for: .milliseconds(10))  // safe: polling the benchmark's own progress
     }
     let start = ContinuousClock.now
     for index in 0..<fares { try await bus.publish(pipelineFare(index, now: now, history: false)) }
-    while try await count(scoringDatabase, "SELECT COUNT(*) FROM inbox_event") < history + fares {
+    while try await appliedEvents(scoringDatabase) < history + fares {
         try await Task.sleep(for: .milliseconds(5))  // safe: polling the benchmark's own progress
     }
     var decisions = 0
@@ -104,7 +104,7 @@ func pipelineRound(_ directory: String, withAlerts: Bool, fares: Int, logger: Lo
         try await Task.sleep(for: .milliseconds(50))  // safe: lets the last ExceptionalDeal events reach the counter below
         exceptional.cancel()
         let published = await counter.value
-        while try await count(alertsDatabase, "SELECT COUNT(*) FROM inbox_event") < published {
+        while try await appliedEvents(alertsDatabase) < published {
             try await Task.sleep(for: .milliseconds(5))  // safe: polling the benchmark's own progress
         }
         decisions = try await count(alertsDatabase, "SELECT COALESCE(MAX(rowid), 0) FROM alert")

@@ -77,7 +77,7 @@ func scoreInputs(count: Int) -> [ScoreInput] {
 
 func openDatabase(_ directory: String) throws -> ServiceDatabase {
     var migrations = ServiceMigrations()
-    migrations.register(ServiceDatabase.inboxMigrationName, ServiceDatabase.migrateInbox)
+    migrations.registerInbox()
     ScoringServiceEntry.descriptor.migrations.forEachMigration { name, migrate in migrations.register(name, migrate) }
     return try ServiceDatabase.open(service: "scoring", directory: directory, migrations: migrations)
 }
@@ -132,7 +132,7 @@ func scoreAndIngest(logger: Logger, now: Date, directory: String) async throws {
     let fares = 100_000
     let start = ContinuousClock.now
     for index in 0 ..< fares { try await bus.publish(fare(index, now: now)) }
-    while try await database.writer.read({ db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM inbox_event") ?? 0 }) < fares {
+    while try await database.writer.read({ db in try ServiceDatabase.appliedEventCount(in: db) }) < fares {
         try await Task.sleep(for: .milliseconds(20))  // safe: polling the benchmark's own progress
     }
     let ingestSeconds = nanoseconds(ContinuousClock.now - start) / 1e9

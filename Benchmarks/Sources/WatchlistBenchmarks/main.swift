@@ -69,7 +69,7 @@ func load(_ database: ServiceDatabase) throws {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     var migrations = ServiceMigrations()
-    migrations.register(ServiceDatabase.inboxMigrationName, ServiceDatabase.migrateInbox)
+    migrations.registerInbox()
     WatchlistServiceEntry.descriptor.migrations.forEachMigration { name, migrate in migrations.register(name, migrate) }
     let database = try ServiceDatabase.open(service: "watchlist", directory: directory, migrations: migrations)
 

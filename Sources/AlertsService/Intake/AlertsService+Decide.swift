@@ -119,7 +119,7 @@ extension AlertsService {
     static func decideAndRecord(_ prepared: PreparedDecisions, at now: Date, in db: Database) throws -> [AlertRow] {
         let known = prepared.recipients
         var byUser: [String: [AlertCandidate]] = [:]
-        for event in prepared.pending where try ServiceDatabase.recordOnce(event.key, consumer: event.consumer, at: now, in: db) {
+        for event in try freshEvents(prepared.pending, at: now, in: db) {
             for candidate in event.candidates where known[candidate.userID] != nil {
                 byUser[candidate.userID, default: []].append(candidate)
             }
@@ -140,6 +140,18 @@ extension AlertsService {
             }
         }
         return rows
+    }
+
+    /// The events of `pending` not applied before, in order, recorded in
+    /// the inbox: one row per consumer and publisher for the whole batch.
+    static func freshEvents(_ pending: [PendingEvent], at now: Date, in db: Database) throws -> [PendingEvent] {
+        var fresh = [Bool](repeating: false, count: pending.count)
+        // Nearly always one consumer: a batch comes from one subscription.
+        for (consumer, indices) in Dictionary(grouping: pending.indices, by: { pending[$0].consumer }) {
+            let recorded = try ServiceDatabase.recordOnce(indices.map { pending[$0].key }, consumer: consumer, at: now, in: db)
+            for (index, isFresh) in zip(indices, recorded) { fresh[index] = isFresh }
+        }
+        return zip(pending, fresh).filter(\.1).map(\.0)
     }
 
     /// Puts `row` into the outbox once per channel, due now, with its payload fixed.

@@ -36,11 +36,12 @@ extension AnalyticsService {
                 var rollups = RollupBatch()
                 var applied = 0
                 var erased: [String] = []
-                for (event, metadata) in events {
-                    if metadata.topic.isDurable, !Self.countedOnly.contains(metadata.topic.name) {
-                        let key = InboxKey(publisher: metadata.id.publisher, sequence: metadata.id.sequence)
-                        guard try ServiceDatabase.recordOnce(key, consumer: Self.eventConsumer, at: now, in: db) else { continue }
-                    }
+                // The durable events kept raw go through the inbox, in one row (per publisher) for the batch.
+                let recorded = events.indices.filter { events[$0].1.topic.isDurable && !Self.countedOnly.contains(events[$0].1.topic.name) }
+                let keys = recorded.map { InboxKey(publisher: events[$0].1.id.publisher, sequence: events[$0].1.id.sequence) }
+                let fresh = try ServiceDatabase.recordOnce(keys, consumer: Self.eventConsumer, at: now, in: db)
+                let redelivered = Set(zip(recorded, fresh).filter { !$0.1 }.map(\.0))
+                for (index, (event, metadata)) in events.enumerated() where !redelivered.contains(index) {
                     applied += 1
                     erased += try Self.apply(event, metadata, context, &rollups, db)
                 }

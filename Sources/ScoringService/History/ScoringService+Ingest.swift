@@ -30,7 +30,10 @@ extension ScoringService {
         var deals: [Deal] = []
         do {
             try database.writer.write { db in
-                for delivery in deliveries {
+                // The batch's ids in one inbox row (per publisher), not one row per fare.
+                let keys = deliveries.map { InboxKey(publisher: $0.metadata.id.publisher, sequence: $0.metadata.id.sequence) }
+                let fresh = try ServiceDatabase.recordOnce(keys, consumer: Self.fareConsumer, at: now, in: db)
+                for (delivery, isFresh) in zip(deliveries, fresh) where isFresh {
                     if let deal = try apply(delivery, now: now, reference: reference, in: db) { deals.append(deal) }
                 }
             }
@@ -54,7 +57,7 @@ extension ScoringService {
         return deals
     }
 
-    /// One fare inside the batch's transaction; nil when it is not a deal, a redelivery, or unreadable.
+    /// One fare, not applied before, inside the batch's transaction; nil when it is not a deal or unreadable.
     private func apply(_ delivery: Delivery<FareObserved>, now: Date, reference: ReferenceData, in db: Database) throws -> Deal? {
         let fare = delivery.event
         guard let departure = CalendarDate(fare.departureDate), fare.price.minorUnits > 0, fare.price.currency.count == 3,
@@ -63,8 +66,6 @@ extension ScoringService {
             logger.notice("observed fare ignored: unreadable", metadata: ["route": "\(fare.origin)-\(fare.destination)"])
             return nil
         }
-        let key = InboxKey(publisher: delivery.metadata.id.publisher, sequence: delivery.metadata.id.sequence)
-        guard try ServiceDatabase.recordOnce(key, consumer: Self.fareConsumer, at: now, in: db) else { return nil }
         let perPerson = fare.price.minorUnits / Int64(max(1, fare.travellers))
         let observedDay = Self.day(ofUnixMs: fare.observedAtUnixMs > 0 ? fare.observedAtUnixMs : Self.unixMs(now))
         let cabin = (fare.cabin == .unspecified ? Cabin.economy : fare.cabin).rawValue

@@ -44,7 +44,7 @@ import Testing
         let deciding = Task { await fixture.alerts.decide([fixture.crossing(user, sequence: 1)]) }
         try await waitUntil("the transaction failed twice") { attempts.get() >= 2 }
         #expect(try fixture.rows(user).isEmpty)
-        #expect(try await fixture.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM inbox_event") } == 0, "the inbox row is rolled back with the decision")
+        #expect(try await fixture.database.writer.read { db in try ServiceDatabase.appliedEventCount(in: db) } == 0, "the inbox row is rolled back with the decision")
         try await fixture.database.writer.write { db in try db.execute(sql: "DROP TRIGGER refuse") }
         let decided = await deciding.value
         #expect(decided.map(\.decisionValue) == [.sent])

@@ -98,7 +98,7 @@ struct AlertsFixture {
 
     static func database(_ service: String, _ serviceMigrations: ServiceMigrations) throws -> ServiceDatabase {
         var migrations = ServiceMigrations()
-        migrations.register(ServiceDatabase.inboxMigrationName, ServiceDatabase.migrateInbox)
+        migrations.registerInbox()
         serviceMigrations.forEachMigration { name, migrate in migrations.register(name, migrate) }
         return try ServiceDatabase.inMemory(service: service, migrations: migrations)
     }

@@ -45,7 +45,7 @@ import Testing
         #expect(rows.first?.decisionValue == .sent)
         // Both deals are in the inbox: the refused one is handled (no one to alert), not asked about for ever.
         let handled = try await fixture.database.writer.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM inbox_event WHERE consumer = ?", arguments: [AlertsService.dealConsumer]) ?? 0
+            try ServiceDatabase.appliedEventCount(consumer: AlertsService.dealConsumer, in: db)
         }
         #expect(handled == 2)
     }
