@@ -1,4 +1,4 @@
-import FareLensStore
+@testable import FareLensStore
 import FareLensTesting
 import Foundation
 import GRDB
@@ -161,15 +161,7 @@ struct InboxTests {
         let effects: @Sendable (Database) throws -> Void = { db in try db.create(table: "effect") { $0.column("route", .text).notNull() } }
         // The schema as shipped before: the first inbox migration, then the service's own.
         var before = ServiceMigrations()
-        before.register(ServiceDatabase.inboxMigrationName) { db in
-            try db.create(table: "inbox_event") { table in
-                table.column("consumer", .text).notNull()
-                table.column("publisher", .text).notNull()
-                table.column("sequence", .integer).notNull()
-                table.column("appliedAtUnixMs", .integer).notNull().indexed()
-                table.primaryKey(["consumer", "publisher", "sequence"])
-            }
-        }
+        before.register(ServiceDatabase.inboxMigrationName, ServiceDatabase.migrateInboxV1)
         before.register("test-001-effects", effects)
         let old = try ServiceDatabase.open(service: "alerts", directory: directory, migrations: before)
         let applied: [(String, String, UInt64, Int64)] = [
