@@ -26,16 +26,29 @@ public struct InboxBatchRecord: Codable, Sendable, FetchableRecord, PersistableR
     public var appliedAtUnixMs: Int64
 }
 
+extension InboxBatchRecord {
+    /// The row holding `sorted` (ascending, not empty), its lowest and
+    /// highest sequence taken from it.
+    public init(consumer: String, publisher: String, sorted: [Int64], appliedAtUnixMs: Int64) {
+        self.init(
+            consumer: consumer, publisher: publisher, firstSequence: sorted.first ?? 0, lastSequence: sorted.last ?? 0,
+            sequences: InboxSequences.encode(sorted), appliedAtUnixMs: appliedAtUnixMs)
+    }
+}
+
 /// The `sequences` column of ``InboxBatchRecord``: sequences as signed
 /// 64-bit integers (an unsigned sequence's bit pattern), ascending, each 8
 /// bytes little-endian, so membership is a binary search over the bytes.
 public enum InboxSequences {
+    /// Bytes per sequence.
+    public static let width = 8
+
     /// The column's bytes for `sorted` (ascending).
     public static func encode(_ sorted: [Int64]) -> Data {
-        var data = Data(count: sorted.count * 8)
+        var data = Data(count: sorted.count * width)
         data.withUnsafeMutableBytes { bytes in
             for (index, sequence) in sorted.enumerated() {
-                bytes.storeBytes(of: sequence.littleEndian, toByteOffset: index * 8, as: Int64.self)
+                bytes.storeBytes(of: sequence.littleEndian, toByteOffset: index * width, as: Int64.self)
             }
         }
         return data
@@ -44,7 +57,7 @@ public enum InboxSequences {
     /// The sequences in `data`, in stored order; trailing bytes short of a whole sequence are ignored.
     public static func decode(_ data: Data) -> [Int64] {
         data.withUnsafeBytes { bytes in
-            (0..<bytes.count / 8).map { Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 8, as: Int64.self)) }
+            (0..<bytes.count / width).map { Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * width, as: Int64.self)) }
         }
     }
 
@@ -52,10 +65,10 @@ public enum InboxSequences {
     public static func contains(_ data: Data, _ sequence: Int64) -> Bool {
         data.withUnsafeBytes { bytes in
             var low = 0
-            var high = bytes.count / 8
+            var high = bytes.count / width
             while low < high {
                 let middle = (low + high) / 2
-                let value = Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: middle * 8, as: Int64.self))
+                let value = Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: middle * width, as: Int64.self))
                 if value == sequence { return true }
                 if value < sequence { low = middle + 1 } else { high = middle }
             }

@@ -31,11 +31,7 @@ extension ServiceDatabase {
                 fresh[index] = true
             }
             guard !recorded.isEmpty else { continue }
-            let sorted = recorded.sorted()
-            try InboxBatchRecord(
-                consumer: consumer, publisher: publisher, firstSequence: sorted[0], lastSequence: sorted[sorted.count - 1],
-                sequences: InboxSequences.encode(sorted), appliedAtUnixMs: appliedAt
-            ).insert(db)
+            try InboxBatchRecord(consumer: consumer, publisher: publisher, sorted: recorded.sorted(), appliedAtUnixMs: appliedAt).insert(db)
         }
         return fresh
     }
@@ -75,9 +71,14 @@ extension ServiceDatabase {
 
     /// How many events `consumer` (every consumer when nil) has recorded and not yet pruned.
     public static func appliedEventCount(consumer: String? = nil, in db: Database) throws -> Int {
-        let sum = "SELECT COALESCE(SUM(length(sequences) / 8), 0) FROM inbox_batch"
-        guard let consumer else { return try Int.fetchOne(db, sql: sum) ?? 0 }
-        return try Int.fetchOne(db, sql: sum + " WHERE consumer = ?", arguments: [consumer]) ?? 0
+        guard let consumer else { return try eventCount(where: "1", [], in: db) }
+        return try eventCount(where: "consumer = ?", [consumer], in: db)
+    }
+
+    /// The events held by the rows that `condition` (SQL, with `arguments`) selects.
+    private static func eventCount(where condition: String, _ arguments: StatementArguments, in db: Database) throws -> Int {
+        let sql = "SELECT COALESCE(SUM(length(sequences)), 0) / \(InboxSequences.width) FROM inbox_batch WHERE \(condition)"
+        return try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
     }
 
     /// Forgets events applied before `date`. Keep them longer than any
@@ -86,19 +87,13 @@ extension ServiceDatabase {
     /// - Returns: how many events were forgotten.
     @discardableResult
     public func pruneInbox(appliedBefore date: Date) throws(StoreError) -> Int {
-        try write { db in try Self.pruneInbox(appliedBefore: date, in: db) }
-    }
-
-    /// ``pruneInbox(appliedBefore:)`` inside the caller's transaction.
-    @discardableResult
-    public static func pruneInbox(appliedBefore date: Date, in db: Database) throws -> Int {
-        try pruneInbox(appliedBeforeUnixMs: Int64(date.timeIntervalSince1970 * 1000), in: db)
+        try write { db in try Self.pruneInbox(appliedBeforeUnixMs: Int64(date.timeIntervalSince1970 * 1000), in: db) }
     }
 
     /// ``pruneInbox(appliedBefore:)`` inside the caller's transaction, the cut-off in Unix epoch milliseconds.
     @discardableResult
     public static func pruneInbox(appliedBeforeUnixMs cutoff: Int64, in db: Database) throws -> Int {
-        let forgotten = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(length(sequences) / 8), 0) FROM inbox_batch WHERE appliedAtUnixMs < ?", arguments: [cutoff]) ?? 0
+        let forgotten = try eventCount(where: "appliedAtUnixMs < ?", [cutoff], in: db)
         try InboxBatchRecord.filter(Column("appliedAtUnixMs") < cutoff).deleteAll(db)
         return forgotten
     }
@@ -169,24 +164,20 @@ extension ServiceDatabase {
             table.column("appliedAtUnixMs", .integer).notNull().indexed()
             table.uniqueKey(["consumer", "publisher", "lastSequence"])
         }
-        var run: InboxBatchRecord?
+        // Streamed in order, one group at a time: the old table may be large.
+        var group: (consumer: String, publisher: String, appliedAt: Int64)?
         var sequences: [Int64] = []
         func flush() throws {
-            guard var record = run, let first = sequences.first, let last = sequences.last else { return }
-            record.firstSequence = first
-            record.lastSequence = last
-            record.sequences = InboxSequences.encode(sequences)
-            try record.insert(db)
+            guard let group, !sequences.isEmpty else { return }
+            try InboxBatchRecord(consumer: group.consumer, publisher: group.publisher, sorted: sequences, appliedAtUnixMs: group.appliedAt).insert(db)
             sequences.removeAll(keepingCapacity: true)
         }
         let rows = try Row.fetchCursor(db, sql: "SELECT consumer, publisher, sequence, appliedAtUnixMs FROM inbox_event ORDER BY consumer, publisher, appliedAtUnixMs, sequence")
         while let row = try rows.next() {
-            let consumer: String = row[0]
-            let publisher: String = row[1]
-            let appliedAt: Int64 = row[3]
-            if run?.consumer != consumer || run?.publisher != publisher || run?.appliedAtUnixMs != appliedAt {
+            let key = (consumer: row[0] as String, publisher: row[1] as String, appliedAt: row[3] as Int64)
+            if group.map({ $0 != key }) ?? true {
                 try flush()
-                run = InboxBatchRecord(consumer: consumer, publisher: publisher, firstSequence: 0, lastSequence: 0, sequences: Data(), appliedAtUnixMs: appliedAt)
+                group = key
             }
             sequences.append(row[2])
         }
