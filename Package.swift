@@ -93,7 +93,7 @@ let package = Package(
     targets: [
         .target(
             name: "FareLensBus",
-            dependencies: [log, metrics, dequeModule, .product(name: "CoreMetrics", package: "swift-metrics")],
+            dependencies: [log, metrics, dequeModule, .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: strict
         ),
         /// Generated protobuf messages (committed; `ops/gen-protos.sh`) and

@@ -3,15 +3,26 @@
 /// each event a bus publishes, but events published by concurrent tasks may
 /// reach a subscriber in any order, so nothing may assume they arrive in
 /// sequence order (the bus recognises redeliveries by id, docs/bus.md).
+///
+/// Copying an id counts no reference (its publisher name is interned:
+/// ``PublisherName``), so handing an event from one thread to another does
+/// not contend on a shared string's reference count.
 public struct EventID: Hashable, Sendable, CustomStringConvertible {
+    private let publisherName: PublisherName
     /// The publishing bus instance: node name plus a random epoch, so a
     /// restarted node never reuses the ids of its previous life.
-    public let publisher: String
+    public var publisher: String { publisherName.text }
     /// Position in the publisher's stream, starting at 1.
     public let sequence: UInt64
     /// Creates an id.
     public init(publisher: String, sequence: UInt64) {
-        self.publisher = publisher
+        self.init(publisher: PublisherName(publisher), sequence: sequence)
+    }
+
+    /// Creates an id of a name already interned (what a bus does for its
+    /// own events).
+    init(publisher: PublisherName, sequence: UInt64) {
+        self.publisherName = publisher
         self.sequence = sequence
     }
     public var description: String { "\(publisher)/\(sequence)" }

@@ -7,9 +7,10 @@ import DequeModule
 public final class EventSubscription<Event: Sendable>: AsyncSequence, Sendable {
     public typealias Element = Delivery<Event>
     @usableFromInline let queue: SubscriberQueue
-    private let onCancel: @Sendable () -> Void
+    /// Removes the queue from the bus's subscriptions.
+    private let onCancel: @Sendable (SubscriberQueue) -> Void
 
-    init(queue: SubscriberQueue, onCancel: @escaping @Sendable () -> Void) {
+    init(queue: SubscriberQueue, onCancel: @escaping @Sendable (SubscriberQueue) -> Void) {
         self.queue = queue
         self.onCancel = onCancel
     }
@@ -19,7 +20,7 @@ public final class EventSubscription<Event: Sendable>: AsyncSequence, Sendable {
     /// Stops the subscription; buffered events are still delivered, then the
     /// sequence ends.
     public func cancel() {
-        onCancel()
+        onCancel(queue)
         queue.close()
     }
 
@@ -44,8 +45,10 @@ public final class EventSubscription<Event: Sendable>: AsyncSequence, Sendable {
             self.subscription = subscription
         }
 
+        /// The next delivery, taken on the caller's executor (no hop to the
+        /// global one and back per batch); nil once the subscription ended.
         @inlinable
-        public mutating func next() async -> Delivery<Event>? {
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> Delivery<Event>? {
             while true {
                 var erased = state.takeNext()
                 if erased == nil {
@@ -59,6 +62,12 @@ public final class EventSubscription<Event: Sendable>: AsyncSequence, Sendable {
                 // it (it is not kept unsettled).
                 assertionFailure("\(erased.metadata.typeName) reached a subscription to \(Event.self)")
             }
+        }
+
+        /// The next delivery; nil once the subscription ended.
+        @inlinable
+        public mutating func next() async -> Delivery<Event>? {
+            await next(isolation: nil)
         }
     }
 
@@ -90,7 +99,7 @@ final class IteratorState {
     /// Takes everything the queue buffered, waiting for at least one
     /// delivery; takes none once the subscription has ended.
     @usableFromInline
-    func refill(from queue: SubscriberQueue) async {
+    nonisolated(nonsending) func refill(from queue: SubscriberQueue) async {
         await queue.nextBatch(into: &batch)
     }
 

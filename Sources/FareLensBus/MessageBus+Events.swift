@@ -12,10 +12,10 @@ extension MessageBus {
     ///   away or slow node's backlog at its cap (the local subscribers have
     ///   it; that node does not). Never for a non-durable topic. A handler
     ///   answering a user must not wait here: use ``DeferredPublisher``.
-    public func publish<E: BusEvent>(_ event: E, parent: RequestContext? = nil) async throws(BusError) {
+    public nonisolated(nonsending) func publish<E: BusEvent>(_ event: E, parent: RequestContext? = nil) async throws(BusError) {
         let sequence = eventSequence.add(1, ordering: .relaxed).newValue
         let metadata = EventMetadata(
-            id: EventID(publisher: publisherID, sequence: sequence),
+            id: EventID(publisher: publisherName, sequence: sequence),
             topic: E.topic,
             typeName: E.wireTypeName,
             traceID: parent?.traceID ?? nextTraceID()
@@ -33,7 +33,7 @@ extension MessageBus {
     ///   subscriber that received it is done with it (at once when none
     ///   received it); for a redelivery, once the original is settled. The
     ///   bridge acknowledges the event to its sender here.
-    public func deliverFromTransport<E: BusEvent>(_ event: E, metadata: EventMetadata, onSettled: (@Sendable () -> Void)? = nil) async {
+    public nonisolated(nonsending) func deliverFromTransport<E: BusEvent>(_ event: E, metadata: EventMetadata, onSettled: (@Sendable () -> Void)? = nil) async {
         guard E.topic.isDurable else {
             try? await deliver(event, metadata: metadata, settlement: nil, forwardToTransports: false)  // safe: throws only when forwarding
             onSettled?()
@@ -59,7 +59,7 @@ extension MessageBus {
     /// Hands an event to its audience (and to every transport when
     /// `forwardToTransports`). Not generic: the event is erased once here,
     /// so the per-subscriber work runs no generic code.
-    func deliver(_ event: any BusEvent, metadata: EventMetadata, settlement: DeliverySettlement? = nil, forwardToTransports: Bool) async throws(BusError) {
+    nonisolated(nonsending) func deliver(_ event: any BusEvent, metadata: EventMetadata, settlement: DeliverySettlement? = nil, forwardToTransports: Bool) async throws(BusError) {
         let audience = subscriptions.withLock { [factory = configuration.metricsFactory] in $0.audience(for: type(of: event), factory: factory) }
         audience.metrics.published.increment()
         let delivery = ErasedDelivery(event: event, metadata: metadata, settlement: settlement)
@@ -109,9 +109,11 @@ extension MessageBus {
     }
 
     private func subscription<Event>(on queue: SubscriberQueue) -> EventSubscription<Event> {
-        EventSubscription(queue: queue) { [weak self, weak queue] in
-            guard let self, let queue else { return }
-            self.subscriptions.withLock { $0.remove(queue) }
+        // The queue is handed to the closure, not captured weakly: a weak
+        // reference would move its reference count to a side table, slower
+        // for the publisher and the consumer that both retain it per event.
+        EventSubscription(queue: queue) { [weak self] queue in
+            self?.subscriptions.withLock { $0.remove(queue) }
         }
     }
 

@@ -128,9 +128,21 @@ import Synchronization
     }
 }
 
+/// Publishing alone, without its reference (for a profile): seven rounds
+/// of each topic kind.
+@concurrent func runPublishOnly() async {
+    for _ in 0..<7 {
+        let fast = await publishThroughput({ FareSeen(value: $0) }, count: 500_000)
+        let kept = await publishThroughput({ DurableFareSeen(value: $0) }, count: 500_000)
+        print("droppable \(format(fast.nanos)) ns/event (\(fast.missed) missed), durable \(format(kept.nanos)) ns/event")
+    }
+}
+
 // `bus-benchmarks [requests|events]` runs one group; no argument runs both.
-// `inline` runs only the inline-handler request figure (for a profile).
+// `inline` runs only the inline-handler request figure, `publish` only the
+// publishing rounds (each for a profile).
 let group = CommandLine.arguments.dropFirst().first ?? "all"
 if group == "all" || group == "requests" { await runRequestBenchmarks() }
 if group == "inline" { await runRequestBenchmarks(inlineOnly: true) }
 if group == "all" || group == "events" { await runPublishBenchmarks() }
+if group == "publish" { await runPublishOnly() }
