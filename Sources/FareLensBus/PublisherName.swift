@@ -56,8 +56,9 @@ struct PublisherName: Sendable, Hashable {
     }
 
     static func == (lhs: PublisherName, rhs: PublisherName) -> Bool {
-        // One name is interned at most once, so two interned names are
-        // equal exactly when they are the same object.
+        // A table interns a name at most once, so two names interned in
+        // the process's one table are equal exactly when they are the same
+        // object. (A plain name is one the full table does not hold.)
         if case .interned(let left) = lhs.storage, case .interned(let right) = rhs.storage {
             return left.toOpaque() == right.toOpaque()
         }
