@@ -10,8 +10,8 @@ public final class MessageBus: Sendable {
     /// Limits and defaults.
     public let configuration: BusConfiguration
     /// This bus instance's publisher id in event ids (node name + random epoch).
-    public let publisherID: String
-    /// ``publisherID``, interned once for the ids of this bus's events.
+    public var publisherID: String { publisherName.text }
+    /// The publisher id, interned once for the ids of this bus's events.
     let publisherName: PublisherName
     let logger: Logger
     let routes = Mutex(RouteTable())
@@ -33,8 +33,7 @@ public final class MessageBus: Sendable {
         var generator = SystemRandomNumberGenerator()
         let epoch = generator.next() as UInt64
         self.tracePrefix = generator.next()
-        self.publisherID = "\(configuration.nodeName)#\(String(epoch, radix: 36))"
-        self.publisherName = PublisherName(publisherID)
+        self.publisherName = PublisherName("\(configuration.nodeName)#\(String(epoch, radix: 36))")
         self.redeliveries = Mutex(RedeliveryWindow(perPublisher: configuration.redeliveryWindow, publishers: configuration.redeliveryPublishers))
         self.redeliveriesDropped = Counter(label: "farelens_bus_redeliveries_dropped_total", factory: configuration.metricsFactory)
     }
