@@ -3,15 +3,15 @@ import FareLensMessages
 import Logging
 import NIOCore
 
-/// The handlers of every bridge connection, in order:
-/// frame decoder → envelope decoder → connection handler, and the frame
-/// encoder for outgoing envelopes.
+/// The handlers of every bridge connection, in order: the envelope frame
+/// decoder, which hands each envelope to the connection, then the handler
+/// that closes the connection on a fault or when the channel goes inactive.
+/// Outgoing frames need no handler: ``OutboundFrames`` writes them as bytes.
 enum BridgePipeline {
-    static func install(on channel: any Channel, limits: WireLimits, connection: PeerConnection, metrics: ConnectionMetrics) throws {
+    static func install(on channel: any Channel, limits: WireLimits, connection: PeerConnection) throws {
         let sync = channel.pipeline.syncOperations
-        try sync.addHandler(ByteToMessageHandler(FrameDecoder(limits: limits, metrics: metrics), maximumBufferSize: limits.maxFrameBytes + 8))
-        try sync.addHandler(EnvelopeDecoder())
-        try sync.addHandler(MessageToByteHandler(EnvelopeFrameEncoder(limits: limits, metrics: metrics)))
+        let decoder = EnvelopeFrameDecoder(limits: limits, metrics: connection.metrics, connection: connection)
+        try sync.addHandler(ByteToMessageHandler(decoder, maximumBufferSize: limits.maxFrameBytes + 8))
         try sync.addHandler(PeerConnectionHandler(connection: connection))
     }
 }

@@ -79,10 +79,10 @@ extension BridgeSpoke {
         do {
             _ = try await ClientBootstrap(group: eventLoopGroup)
                 .channelInitializer { channel in
-                    let connection = PeerConnection(channel: channel, logger: logger)
+                    let connection = PeerConnection(channel: channel, logger: logger, limits: limits, metrics: ConnectionMetrics(peer: "hub", factory: factory))
                     holder.connection = connection
                     return channel.eventLoop.makeCompletedFuture {
-                        try BridgePipeline.install(on: channel, limits: limits, connection: connection, metrics: ConnectionMetrics(peer: "hub", factory: factory))
+                        try BridgePipeline.install(on: channel, limits: limits, connection: connection)
                     }
                 }
                 .connect(unixDomainSocketPath: path).get()

@@ -5,7 +5,8 @@ import Synchronization
 
 /// The REQUESTs a connection is answering. Each one is answered in a task
 /// of its own that prefers the connection's event loop: started on the loop
-/// as the frame is decoded, it decodes, routes and runs the handler there
+/// as the frame is decoded (running at once, until it first waits), it
+/// decodes, routes and runs the handler there
 /// (and in the service actors it calls while they are free), and writes the
 /// reply there, with no hop to the concurrency pool and back
 /// (docs/decisions/0008-requests-answered-on-the-event-loop.md).
@@ -24,7 +25,9 @@ final class InboundRequests: Sendable {
     private struct State {
         var answer: Answer?
         var limit = 0
-        var tasks: [UInt64: Task<Void, Never>] = [:]
+        /// The requests being answered, by id; nil until the task answering
+        /// it is recorded (it may run, and even finish, before that).
+        var tasks: [UInt64: Task<Void, Never>?] = [:]
         var nextID: UInt64 = 0
         var closed = false
     }
@@ -44,32 +47,56 @@ final class InboundRequests: Sendable {
     }
 
     /// Answers `request` from `connection`, or returns false when no answer
-    /// is installed yet (the request then waits in the inbound queue). The
-    /// task is recorded under the lock it takes to remove itself, so it
-    /// cannot end before it is recorded.
+    /// is installed yet (the request then waits in the inbound queue).
+    ///
+    /// On the event loop (every request but those that came with the
+    /// hello), the task starts at once, on this thread, inside the decoder's
+    /// `channelRead`, and runs until its first suspension: an answer that
+    /// never waits is written before the next frame is decoded, without the
+    /// task's first job being queued on the loop and run a turn later.
     func start(_ request: WireEnvelope, on connection: PeerConnection) -> Bool {
-        enum Verdict { case notInstalled, closed, overloaded(Int), started }
+        enum Verdict { case notInstalled, closed, overloaded(Int), admitted(UInt64, Answer) }
         let verdict: Verdict = state.withLock { state in
             guard let answer = state.answer else { return .notInstalled }
             if state.closed { return .closed }
             guard state.tasks.count < state.limit else { return .overloaded(state.limit) }
             state.nextID &+= 1
-            let id = state.nextID
-            state.tasks[id] = Task(executorPreference: executor) { [self] in
+            state.tasks[state.nextID] = .some(nil)
+            return .admitted(state.nextID, answer)
+        }
+        switch verdict {
+        case .notInstalled: return false
+        case .closed: return true
+        case .admitted(let id, let answer):
+            // Started outside the lock: the task may finish before `Task.immediate` returns.
+            let body: @Sendable () async -> Void = { [self] in
                 let reply = await answer(request)
                 finished(id)
                 connection.send(reply)
             }
-            return .started
-        }
-        switch verdict {
-        case .notInstalled: return false
-        case .closed, .started: return true
+            if executor.eventLoop.inEventLoop {
+                record(Task.immediate(executorPreference: executor, operation: body), as: id)
+            } else {
+                record(Task(executorPreference: executor, operation: body), as: id)
+            }
+            return true
         case .overloaded(let limit):
             let error = BusError.overloaded(ServiceAddress(request.address), limit: limit)
             connection.send(.response(to: request.correlationID, result: .failure(error), typeName: ""))
             return true
         }
+    }
+
+    /// Keeps the task answering request `id` so the connection's close can
+    /// cancel it: unless it has finished already, or the connection closed
+    /// while it was being started (then it is cancelled now).
+    private func record(_ task: Task<Void, Never>, as id: UInt64) {
+        let cancelNow = state.withLock { state in
+            if state.closed { return true }
+            if state.tasks.index(forKey: id) != nil { state.tasks[id] = .some(task) }
+            return false
+        }
+        if cancelNow { task.cancel() }
     }
 
     private func finished(_ id: UInt64) {
@@ -81,7 +108,7 @@ final class InboundRequests: Sendable {
         let tasks = state.withLock { state in
             state.closed = true
             defer { state.tasks = [:] }
-            return Array(state.tasks.values)
+            return state.tasks.values.compactMap { $0 }
         }
         for task in tasks { task.cancel() }
     }

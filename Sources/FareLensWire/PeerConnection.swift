@@ -32,9 +32,8 @@ final class PeerConnection: Sendable {
     /// The default of ``inboundHighWater``.
     static let defaultInboundHighWater = 1024
     private let state = Mutex(State())
-    /// Whether a flush is already queued on the event loop (read and written
-    /// only there; atomic because the class is shared across threads).
-    private let flushScheduled = Atomic<Bool>(false)
+    /// What this connection writes, framed and batched (``OutboundFrames``).
+    private let outbound: OutboundFrames
 
     /// The REQUESTs this connection is answering (started on the event loop
     /// once the owner installs its answer).
@@ -80,10 +79,11 @@ final class PeerConnection: Sendable {
     /// Its frame and byte counters, when it has them (a hub names them after the hello).
     let metrics: ConnectionMetrics?
 
-    init(channel: any Channel, logger: Logger, inboundHighWater: Int = PeerConnection.defaultInboundHighWater, metrics: ConnectionMetrics? = nil) {
+    init(channel: any Channel, logger: Logger, limits: WireLimits, metrics: ConnectionMetrics? = nil, inboundHighWater: Int = PeerConnection.defaultInboundHighWater) {
         self.channel = channel
         self.logger = logger
         self.metrics = metrics
+        self.outbound = OutboundFrames(channel: channel, limits: limits, metrics: metrics, logger: logger)
         self.inboundHighWater = max(2, inboundHighWater)
         self.requests = InboundRequests(eventLoop: channel.eventLoop)
         (inboundStream, inboundContinuation) = AsyncStream.makeStream(of: WireEnvelope.self)
@@ -121,27 +121,12 @@ final class PeerConnection: Sendable {
     /// Requests waiting for a response.
     var inFlight: Int { state.withLock { $0.waiting.count } }
 
-    /// Writes an envelope (from any thread), in call order. Writes are
-    /// flushed together: the first write since the last flush queues one
-    /// flush behind it on the event loop, which sends everything written
-    /// until it runs in one go (64 pipelined requests become a few `writev`
-    /// calls, not 64). Flag and writes are touched only on the event loop.
+    /// Writes an envelope (from any thread), in call order: serialized and
+    /// framed on the calling thread, then written and flushed together with
+    /// the frames sent around it (64 pipelined requests become a few `writev`
+    /// calls, not 64; ``OutboundFrames``).
     func send(_ envelope: WireEnvelope) {
-        if channel.eventLoop.inEventLoop {
-            writeOnLoop(envelope)
-        } else {
-            channel.eventLoop.execute { [self] in writeOnLoop(envelope) }
-        }
-    }
-
-    private func writeOnLoop(_ envelope: WireEnvelope) {
-        channel.write(envelope, promise: nil)
-        guard !flushScheduled.load(ordering: .relaxed) else { return }
-        flushScheduled.store(true, ordering: .relaxed)
-        channel.eventLoop.execute { [self] in
-            flushScheduled.store(false, ordering: .relaxed)
-            channel.flush()
-        }
+        outbound.send(envelope)
     }
 
     /// Sends a REQUEST and waits for its RESPONSE until `dueAt`. A
@@ -149,18 +134,24 @@ final class PeerConnection: Sendable {
     ///
     /// - Throws: `timeout` at the deadline, `cancelled` if the calling task
     ///   is cancelled, `service-unavailable` if the connection closes first.
-    func call(_ request: WireEnvelope, dueAt: BusInstant) async throws(BusError) -> WireEnvelope {
+    func call(_ request: consuming WireEnvelope, dueAt: BusInstant) async throws(BusError) -> WireEnvelope {
         let budget = dueAt.nanoseconds &- BusInstant.now.nanoseconds
+        let typeName = request.typeName
         let address = ServiceAddress(request.address)
-        guard budget > 0 else { throw .deadlineExpired(Self.describe(request.typeName, address)) }
+        guard budget > 0 else { throw .deadlineExpired(Self.describe(typeName, address)) }
         let id = state.withLock { state -> UInt64 in
             state.nextCorrelationID &+= 1
             return state.nextCorrelationID
         }
+        // Set on the caller's own copy: one the caller still held would be
+        // copied (the envelope's storage is shared until written).
+        var envelope = request
+        envelope.correlationID = id
+        envelope.deadlineMicros = UInt64(budget / 1000)
         let result = await withTaskCancellationHandler {
             // Unsafe rather than checked (a request's hot path): `Waiting` says who resumes it, once.
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<WireEnvelope, BusError>, Never>) in
-                let waiting = Waiting(continuation: continuation, deadline: .now() + .nanoseconds(budget), typeName: request.typeName, budgetNanoseconds: budget, address: address)
+                let waiting = Waiting(continuation: continuation, deadline: .now() + .nanoseconds(budget), typeName: typeName, budgetNanoseconds: budget, address: address)
                 let (refused, arming): (String?, RequestDeadlines.Arming?) = state.withLock { state in
                     if let reason = state.closeReason { return (reason, nil) }
                     state.waiting[id] = waiting
@@ -174,14 +165,11 @@ final class PeerConnection: Sendable {
                     return
                 }
                 if let arming { arm(arming) }
-                var envelope = request
-                envelope.correlationID = id
-                envelope.deadlineMicros = UInt64(budget / 1000)
                 send(envelope)
                 if Task.isCancelled { complete(id, with: .failure(.cancelled(waiting.what))) }
             }
         } onCancel: {
-            complete(id, with: .failure(.cancelled(Self.describe(request.typeName, address))))
+            complete(id, with: .failure(.cancelled(Self.describe(typeName, address))))
         }
         return try result.get()
     }
@@ -240,23 +228,19 @@ final class PeerConnection: Sendable {
 
     /// Closes the connection, first telling the peer why.
     func close(reason: String) {
-        channel.writeAndFlush(WireEnvelope.goodbye(reason)).whenComplete { [channel] _ in
-            channel.close(promise: nil)
-        }
+        outbound.send(.goodbye(reason))
+        outbound.afterWritten { [channel] in channel.close(promise: nil) }
     }
 }
 
-/// The last handler of a bridge pipeline: feeds envelopes to the connection
-/// and closes the channel on any protocol error, logging the named reason.
+/// The last handler of a bridge pipeline: closes the connection on any
+/// protocol error, logging the named reason, and when the channel goes inactive.
 final class PeerConnectionHandler: ChannelInboundHandler, Sendable {
-    typealias InboundIn = WireEnvelope
+    /// Nothing reaches it: the decoder hands envelopes to the connection itself.
+    typealias InboundIn = Never
     let connection: PeerConnection
 
     init(connection: PeerConnection) { self.connection = connection }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        connection.received(Self.unwrapInboundIn(data))
-    }
 
     func channelInactive(context: ChannelHandlerContext) {
         connection.logger.debug("bridge connection closed")

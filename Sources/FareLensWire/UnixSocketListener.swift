@@ -36,9 +36,9 @@ enum UnixSocketListener {
             .serverChannelOption(.backlog, value: 256)
             .childChannelInitializer { channel in
                 let metrics = ConnectionMetrics(peer: "accepted", factory: configuration.metricsFactory)
-                let connection = PeerConnection(channel: channel, logger: logger, metrics: metrics)
+                let connection = PeerConnection(channel: channel, logger: logger, limits: limits, metrics: metrics)
                 do {
-                    try BridgePipeline.install(on: channel, limits: limits, connection: connection, metrics: metrics)
+                    try BridgePipeline.install(on: channel, limits: limits, connection: connection)
                 } catch {
                     return channel.eventLoop.makeFailedFuture(error)
                 }

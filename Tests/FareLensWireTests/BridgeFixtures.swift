@@ -71,6 +71,17 @@ struct RawSocketClient {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard result == 0 else { throw WaitTimedOut(what: "raw connect to \(path) (errno \(errno))") }
+        Self.limitReads(fd)
+    }
+
+    /// Wraps one end of a connected socket pair.
+    init(connectedDescriptor: Int32) {
+        fd = connectedDescriptor
+        Self.limitReads(fd)
+    }
+
+    /// A read waits at most 10 s.
+    private static func limitReads(_ fd: Int32) {
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
