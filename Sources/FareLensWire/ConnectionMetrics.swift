@@ -6,7 +6,9 @@ import Synchronization
 /// accepts a connection before it knows who is calling: its frames count
 /// under `peer="accepted"` until the hello names the peer (``name(_:)``).
 public final class ConnectionMetrics: Sendable {
-    private struct Handles: Sendable {
+    /// A class, so taking the current set is one retain, not one per counter
+    /// (every frame, both ways, takes it).
+    private final class Handles: Sendable {
         let framesIn: Counter
         let framesOut: Counter
         let wireBytesIn: Counter
