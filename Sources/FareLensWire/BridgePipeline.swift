@@ -8,10 +8,10 @@ import NIOCore
 /// that closes the connection on a fault or when the channel goes inactive.
 /// Outgoing frames need no handler: ``OutboundFrames`` writes them as bytes.
 enum BridgePipeline {
-    static func install(on channel: any Channel, limits: WireLimits, connection: PeerConnection) throws {
+    static func install(on channel: any Channel, connection: PeerConnection) throws {
         let sync = channel.pipeline.syncOperations
-        let decoder = EnvelopeFrameDecoder(limits: limits, metrics: connection.metrics, connection: connection)
-        try sync.addHandler(ByteToMessageHandler(decoder, maximumBufferSize: limits.maxFrameBytes + 8))
+        let decoder = EnvelopeFrameDecoder(connection: connection)
+        try sync.addHandler(ByteToMessageHandler(decoder, maximumBufferSize: connection.limits.maxFrameBytes + 8))
         try sync.addHandler(PeerConnectionHandler(connection: connection))
     }
 }

@@ -82,7 +82,7 @@ extension BridgeSpoke {
                     let connection = PeerConnection(channel: channel, logger: logger, limits: limits, metrics: ConnectionMetrics(peer: "hub", factory: factory))
                     holder.connection = connection
                     return channel.eventLoop.makeCompletedFuture {
-                        try BridgePipeline.install(on: channel, limits: limits, connection: connection)
+                        try BridgePipeline.install(on: channel, connection: connection)
                     }
                 }
                 .connect(unixDomainSocketPath: path).get()

@@ -12,14 +12,13 @@ import NIOCore
 /// `NIOAny` each time (docs/decisions/0016-bridge-frames-without-pipeline-handlers.md).
 struct EnvelopeFrameDecoder: ByteToMessageDecoder {
     typealias InboundOut = Never
-    let limits: WireLimits
-    let metrics: ConnectionMetrics?
+    /// Where envelopes go; its limits and counters apply.
     let connection: PeerConnection
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         let before = buffer.readableBytes
-        guard let payload = try FrameCodec.decode(from: &buffer, limits: limits) else { return .needMoreData }
-        metrics?.received(wireBytes: before - buffer.readableBytes, payloadBytes: payload.readableBytes)
+        guard let payload = try FrameCodec.decode(from: &buffer, limits: connection.limits) else { return .needMoreData }
+        connection.metrics?.received(wireBytes: before - buffer.readableBytes, payloadBytes: payload.readableBytes)
         connection.received(try EnvelopeCoding.decode(payload))
         return .continue
     }

@@ -78,11 +78,14 @@ final class PeerConnection: Sendable {
 
     /// Its frame and byte counters, when it has them (a hub names them after the hello).
     let metrics: ConnectionMetrics?
+    /// The frame and inflation caps and the compression threshold, both ways.
+    let limits: WireLimits
 
     init(channel: any Channel, logger: Logger, limits: WireLimits, metrics: ConnectionMetrics? = nil, inboundHighWater: Int = PeerConnection.defaultInboundHighWater) {
         self.channel = channel
         self.logger = logger
         self.metrics = metrics
+        self.limits = limits
         self.outbound = OutboundFrames(channel: channel, limits: limits, metrics: metrics, logger: logger)
         self.inboundHighWater = max(2, inboundHighWater)
         self.requests = InboundRequests(eventLoop: channel.eventLoop)

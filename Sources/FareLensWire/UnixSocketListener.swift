@@ -38,7 +38,7 @@ enum UnixSocketListener {
                 let metrics = ConnectionMetrics(peer: "accepted", factory: configuration.metricsFactory)
                 let connection = PeerConnection(channel: channel, logger: logger, limits: limits, metrics: metrics)
                 do {
-                    try BridgePipeline.install(on: channel, limits: limits, connection: connection)
+                    try BridgePipeline.install(on: channel, connection: connection)
                 } catch {
                     return channel.eventLoop.makeFailedFuture(error)
                 }

@@ -32,7 +32,7 @@ struct OutboundFramesTests {
             .channelInitializer { channel in
                 let connection = PeerConnection(channel: channel, logger: quietLogger(), limits: limits)
                 made.set(connection)
-                return channel.eventLoop.makeCompletedFuture { try BridgePipeline.install(on: channel, limits: limits, connection: connection) }
+                return channel.eventLoop.makeCompletedFuture { try BridgePipeline.install(on: channel, connection: connection) }
             }
             .withConnectedSocket(ends[0]).get()
         let connection = try #require(made.get())
