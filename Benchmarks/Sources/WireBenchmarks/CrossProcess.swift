@@ -288,5 +288,7 @@ func lookupLHR() -> AirportLookupRequest {
     for _ in 0..<2 { floorRates.append(1e9 / (try await floor.pipelined(total: 500_000, inFlight: 64))) }
     print("floor of the design, 64 in flight (500,000 per round, the same NIO echo): \(floorRates.map { format($0 / 1000) }.joined(separator: ", ")) k round trips/s | the bridge's median rate is \(format(median(rates) / median(floorRates) * 100, decimals: 0))% of the floor's (target >= 100 k req/s)")
     await floor.stop()
+    let responseBytes = try await bus.request(lookupLHR()).wireEncoded().count
+    reportNATS(requestBytes: try lookupLHR().wireEncoded().count, replyBytes: responseBytes, bridgeP50: percentile(bridge, 0.5), bridgeRate: median(rates))
     print("farelens node RSS: idle after start \(format(idle)) MiB | after 1 M requests \(format(resident[0])) MiB | after 2 M \(format(resident[1])) MiB (growth over the second million: \(format(resident[1] - resident[0])) MiB)")
 }
