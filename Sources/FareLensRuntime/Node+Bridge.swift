@@ -14,7 +14,8 @@ extension Node {
         bridge.limits = WireLimits(
             maxFrameBytes: configuration.maxFrameBytes,
             maxInflatedBytes: configuration.maxInflatedBytes,
-            compressionThreshold: configuration.compressionThreshold
+            compressionThreshold: configuration.compressionThreshold,
+            maxUnwrittenBytes: configuration.maxUnwrittenBytes
         )
         bridge.socketGroup = configuration.socketGroup
         if let allowed = configuration.allowedUIDs { bridge.allowedUIDs = allowed }

@@ -45,6 +45,9 @@ public struct NodeConfiguration: Sendable {
     public var maxInflatedBytes: Int = 16 << 20
     /// `bridge.compressionThreshold`: payloads at least this long are compressed when it helps.
     public var compressionThreshold: Int = 1024
+    /// `bridge.maxUnwrittenBytes`: bytes that may wait for a peer that is not
+    /// reading before its connection is closed as `slow-consumer`.
+    public var maxUnwrittenBytes: Int = 64 << 20
     /// `bridge.durableBacklog`: durable events kept per peer awaiting its
     /// acknowledgement (on disk) before a durable publish fails with `overloaded`.
     public var durableBacklog: Int = 100_000
@@ -102,6 +105,7 @@ public struct NodeConfiguration: Sendable {
         maxFrameBytes = try Self.positive(reader, "bridge.maxFrameBytes", maxFrameBytes)
         maxInflatedBytes = try Self.positive(reader, "bridge.maxInflatedBytes", maxInflatedBytes)
         compressionThreshold = try Self.positive(reader, "bridge.compressionThreshold", compressionThreshold)
+        maxUnwrittenBytes = try Self.positive(reader, "bridge.maxUnwrittenBytes", maxUnwrittenBytes)
         durableBacklog = try Self.positive(reader, "bridge.durableBacklog", durableBacklog)
         if let listen = reader.string(forKey: "metrics.listen") {
             guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port), colon > listen.startIndex else {

@@ -91,6 +91,18 @@ final class OutboundFrames: Sendable {
         }
         guard frames.readableBytes > 0 else { return }
         channel.writeAndFlush(frames, promise: nil)
+        if !channel.isWritable { closeIfSlowConsumer() }
+    }
+
+    /// Closes the connection as `slow-consumer` when more than
+    /// ``WireLimits/maxUnwrittenBytes`` wait for a peer that is not reading
+    /// (on the event loop; asked only once the channel is past its high-water
+    /// mark, so a peer that reads costs nothing here).
+    private func closeIfSlowConsumer() {
+        guard let unwritten = try? channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes),
+              unwritten > limits.maxUnwrittenBytes else { return }
+        // The connection's last handler logs it, fails what waits on the connection and closes it.
+        channel.pipeline.syncOperations.fireErrorCaught(WireProtocolError.slowConsumer(unwritten: unwritten, cap: limits.maxUnwrittenBytes))
     }
 
     /// Runs `action` on the event loop once every frame sent before this

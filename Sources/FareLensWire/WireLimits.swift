@@ -12,11 +12,17 @@ public struct WireLimits: Sendable, Hashable {
     /// Payloads of at least this many bytes are compressed, and sent
     /// compressed only when that makes them smaller.
     public var compressionThreshold: Int
+    /// The most bytes that may wait to be written to a peer that is not
+    /// reading them; past it the connection is closed as `slow-consumer`
+    /// (64 MiB by default, NATS's `max_pending`). Replies to a peer that
+    /// sends requests and never reads would otherwise pile up without bound.
+    public var maxUnwrittenBytes: Int
 
     /// Creates limits; the defaults suit search responses and event batches.
-    public init(maxFrameBytes: Int = 4 << 20, maxInflatedBytes: Int = 16 << 20, compressionThreshold: Int = 1024) {
+    public init(maxFrameBytes: Int = 4 << 20, maxInflatedBytes: Int = 16 << 20, compressionThreshold: Int = 1024, maxUnwrittenBytes: Int = 64 << 20) {
         self.maxFrameBytes = maxFrameBytes
         self.maxInflatedBytes = maxInflatedBytes
         self.compressionThreshold = compressionThreshold
+        self.maxUnwrittenBytes = maxUnwrittenBytes
     }
 }

@@ -14,6 +14,7 @@ public struct WireProtocolError: Error, Hashable, Sendable, CustomStringConverti
         case peerNotAllowed = "peer-not-allowed"
         case duplicateNode = "duplicate-node"
         case socketUnavailable = "socket-unavailable"
+        case slowConsumer = "slow-consumer"
     }
 
     private let code: Code
@@ -68,6 +69,10 @@ public struct WireProtocolError: Error, Hashable, Sendable, CustomStringConverti
     /// A node name already connected.
     public static func duplicateNode(_ name: String) -> Self {
         Self(.duplicateNode, "a node named '\(name)' is already connected")
+    }
+    /// A peer that has left more than the cap of bytes sent to it unread.
+    public static func slowConsumer(unwritten: Int, cap: Int) -> Self {
+        Self(.slowConsumer, "the peer has not read \(unwritten) bytes sent to it (cap \(cap) bytes)")
     }
     /// The socket path cannot be reached or bound.
     public static func socketUnavailable(_ path: String, reason: String) -> Self {

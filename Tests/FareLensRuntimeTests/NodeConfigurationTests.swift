@@ -39,6 +39,13 @@ struct NodeConfigurationTests {
         #expect(configuration.services == "search")
     }
 
+    @Test("bridge.maxUnwrittenBytes defaults to 64 MiB and is read from FARELENS_BRIDGE_MAX_UNWRITTEN_BYTES")
+    func maxUnwrittenBytes() async throws {
+        #expect(try await NodeConfiguration.load(flags: [:], configFile: nil, environment: [:]).maxUnwrittenBytes == 64 << 20)
+        let configuration = try await NodeConfiguration.load(flags: [:], configFile: nil, environment: ["FARELENS_BRIDGE_MAX_UNWRITTEN_BYTES": "1048576"])
+        #expect(configuration.maxUnwrittenBytes == 1_048_576)
+    }
+
     @Test("bridge.durableBacklog defaults to 100000 and is read from FARELENS_BRIDGE_DURABLE_BACKLOG")
     func durableBacklog() async throws {
         #expect(try await NodeConfiguration.load(flags: [:], configFile: nil, environment: [:]).durableBacklog == 100_000)
