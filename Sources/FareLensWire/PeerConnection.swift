@@ -229,11 +229,18 @@ final class PeerConnection: Sendable {
         inboundContinuation.finish()
     }
 
-    /// Closes the connection, first telling the peer why.
+    /// Closes the connection, first telling the peer why: once everything
+    /// sent before the GOODBYE and the GOODBYE itself are written, or after
+    /// ``goodbyeGrace`` if a peer that is not reading holds them up.
     func close(reason: String) {
         outbound.send(.goodbye(reason))
         outbound.afterWritten { [channel] in channel.close(promise: nil) }
+        // Closing a channel that is already closed does nothing.
+        channel.eventLoop.scheduleTask(in: Self.goodbyeGrace) { [channel] in channel.close(promise: nil) }
     }
+
+    /// How long a close waits for its GOODBYE to be written (docs/wire-protocol.md § 3.4).
+    static let goodbyeGrace: TimeAmount = .seconds(2)
 }
 
 /// The last handler of a bridge pipeline: closes the connection on any

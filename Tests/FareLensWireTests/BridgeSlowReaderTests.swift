@@ -46,4 +46,35 @@ struct BridgeSlowReaderTests {
             for task in [callerTask, hubTask] { task.cancel(); _ = await task.result }
         }
     }
+
+    @Test("A connection closed for a fault is closed after the goodbye grace when the peer does not read, so its name is free again")
+    func goodbyeHasAGrace() async throws {
+        try await withTimeLimit("the goodbye grace test finished", limit: .seconds(60)) {
+            let socket = temporarySocketPath()
+            let hubBus = makeNodeBus("hub")
+            try hubBus.serve(EchoRequest.self) { request, _ in EchoResponse(text: request.text) }
+            let logs = InMemoryLogHandler()
+            let (hub, hubTask) = try await startHub(hubBus, fastBridge(socket), logger: recordingLogger(logs, level: .warning))
+            let reader = try RawSocketClient(path: socket)
+            try reader.send(rawHello(name: "reader"))
+            try await waitUntil("the reader joined") { hub.connection(named: "reader") != nil }
+            // Replies the reader never reads, more than both sockets' buffers hold: the hub's writes back up (below the slow-consumer cap).
+            _ = try reader.writeUntilRefused(count: 40_000) { index in
+                try rawEchoRequest(id: UInt64(index + 1), text: "never read \(index)")
+            }
+            let connection = try #require(hub.connection(named: "reader"))
+            try await waitUntil("the replies backed up") { !connection.channel.isWritable }
+
+            // A second HELLO is a fault: the hub closes with a GOODBYE that cannot be written.
+            try reader.send(rawHello(name: "reader"))
+            try await waitUntil("the fault was seen") { logs.entries.contains { $0.message.description == "closing bridge connection" } }
+            // Bounded by the grace (2 s), not by the peer: without it the connection stays open until the peer reads.
+            try await waitUntil("the reader's connection closed", limit: .seconds(20)) { hub.connection(named: "reader") == nil }
+            let reason = logs.entries.first { $0.message.description == "closing bridge connection" }?.metadata["reason"]?.description ?? ""
+            #expect(reason.hasPrefix("unexpected-message: "), "\(reason)")
+            reader.close()
+            hubTask.cancel()
+            _ = await hubTask.result
+        }
+    }
 }
