@@ -4,7 +4,14 @@
 public struct Measurement {
     public let name: String
     public let perOperationNanos: [Double]
-    public var median: Double { perOperationNanos.sorted()[perOperationNanos.count / 2] }
+    /// The middle value; for an even count, the mean of the two middle
+    /// values (before 2026-11-23 the higher of them: two rounds of a rate
+    /// reported their better round).
+    public var median: Double {
+        let sorted = perOperationNanos.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
 
     public init(name: String, perOperationNanos: [Double]) {
         self.name = name
