@@ -16,18 +16,10 @@ struct BridgeSlowReaderTests {
     @Test("A peer that sends requests and never reads the replies is closed as slow-consumer once the unwritten replies pass the cap; other peers are served")
     func slowConsumerIsClosed() async throws {
         try await withTimeLimit("the slow reader test finished", limit: .seconds(60)) {
-            let socket = temporarySocketPath()
-            let hubBus = makeNodeBus("hub")
-            try hubBus.serve(EchoRequest.self) { request, _ in EchoResponse(text: request.text) }
-            var configuration = fastBridge(socket)
-            configuration.limits.maxUnwrittenBytes = 256 << 10
-            let logs = InMemoryLogHandler()
-            let (hub, hubTask) = try await startHub(hubBus, configuration, logger: recordingLogger(logs, level: .warning))
+            let (socket, hub, hubTask, logs) = try await Self.startEchoHub(maxUnwrittenBytes: 256 << 10)
             let callerBus = makeNodeBus("caller")
             let (_, callerTask) = try await startSpoke(callerBus, fastBridge(socket), name: "caller")
-            let reader = try RawSocketClient(path: socket)
-            try reader.send(rawHello(name: "reader"))
-            try await waitUntil("the reader joined") { hub.connection(named: "reader") != nil }
+            let reader = try await Self.joinedReader(socket: socket, hub: hub)
 
             // Writes until the hub closes (the writes fail) or stops taking them.
             let attempted = 300_000
@@ -50,14 +42,8 @@ struct BridgeSlowReaderTests {
     @Test("A connection closed for a fault is closed after the goodbye grace when the peer does not read, so its name is free again")
     func goodbyeHasAGrace() async throws {
         try await withTimeLimit("the goodbye grace test finished", limit: .seconds(60)) {
-            let socket = temporarySocketPath()
-            let hubBus = makeNodeBus("hub")
-            try hubBus.serve(EchoRequest.self) { request, _ in EchoResponse(text: request.text) }
-            let logs = InMemoryLogHandler()
-            let (hub, hubTask) = try await startHub(hubBus, fastBridge(socket), logger: recordingLogger(logs, level: .warning))
-            let reader = try RawSocketClient(path: socket)
-            try reader.send(rawHello(name: "reader"))
-            try await waitUntil("the reader joined") { hub.connection(named: "reader") != nil }
+            let (socket, hub, hubTask, logs) = try await Self.startEchoHub(maxUnwrittenBytes: WireLimits().maxUnwrittenBytes)
+            let reader = try await Self.joinedReader(socket: socket, hub: hub)
             // Replies the reader never reads, more than both sockets' buffers hold: the hub's writes back up (below the slow-consumer cap).
             _ = try reader.writeUntilRefused(count: 40_000) { index in
                 try rawEchoRequest(id: UInt64(index + 1), text: "never read \(index)")
@@ -76,5 +62,25 @@ struct BridgeSlowReaderTests {
             hubTask.cancel()
             _ = await hubTask.result
         }
+    }
+
+    /// A hub serving `EchoRequest` whose warnings are kept in `logs`.
+    static func startEchoHub(maxUnwrittenBytes: Int) async throws -> (socket: String, hub: BridgeHub, task: Task<Void, any Error>, logs: InMemoryLogHandler) {
+        let socket = temporarySocketPath()
+        let hubBus = makeNodeBus("hub")
+        try hubBus.serve(EchoRequest.self) { request, _ in EchoResponse(text: request.text) }
+        var configuration = fastBridge(socket)
+        configuration.limits.maxUnwrittenBytes = maxUnwrittenBytes
+        let logs = InMemoryLogHandler()
+        let (hub, task) = try await startHub(hubBus, configuration, logger: recordingLogger(logs, level: .warning))
+        return (socket, hub, task, logs)
+    }
+
+    /// A raw peer named "reader" that has said hello and been admitted, and will never read.
+    static func joinedReader(socket: String, hub: BridgeHub) async throws -> RawSocketClient {
+        let reader = try RawSocketClient(path: socket)
+        try reader.send(rawHello(name: "reader"))
+        try await waitUntil("the reader joined") { hub.connection(named: "reader") != nil }
+        return reader
     }
 }
