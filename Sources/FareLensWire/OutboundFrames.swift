@@ -99,7 +99,8 @@ final class OutboundFrames: Sendable {
     /// (on the event loop; asked only once the channel is past its high-water
     /// mark, so a peer that reads costs nothing here).
     private func closeIfSlowConsumer() {
-        guard let unwritten = try? channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes),
+        // Closed already (this job ran after the close): nothing more to tell.
+        guard channel.isActive, let unwritten = try? channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes),
               unwritten > limits.maxUnwrittenBytes else { return }
         // The connection's last handler logs it, fails what waits on the connection and closes it.
         channel.pipeline.syncOperations.fireErrorCaught(WireProtocolError.slowConsumer(unwritten: unwritten, cap: limits.maxUnwrittenBytes))
