@@ -1,5 +1,6 @@
 import FareLensBus
 import FareLensMessages
+import FareLensRuntime
 import FareLensStore
 import Foundation
 
@@ -75,7 +76,7 @@ extension AlertsService {
     }
 
     static func key(_ metadata: EventMetadata) -> InboxKey {
-        InboxKey(publisher: metadata.id.publisher, sequence: metadata.id.sequence)
+        InboxKey(metadata.id)
     }
 
     static func candidate(for deal: Deal, user: PreferredAirportUser) -> AlertCandidate {

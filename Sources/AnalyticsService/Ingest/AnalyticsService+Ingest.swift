@@ -1,5 +1,6 @@
 import FareLensBus
 import FareLensMessages
+import FareLensRuntime
 import FareLensStore
 import Foundation
 import GRDB
@@ -38,7 +39,7 @@ extension AnalyticsService {
                 var erased: [String] = []
                 // The durable events kept raw go through the inbox, in one row (per publisher) for the batch.
                 let recorded = events.indices.filter { events[$0].1.topic.isDurable && !Self.countedOnly.contains(events[$0].1.topic.name) }
-                let keys = recorded.map { InboxKey(publisher: events[$0].1.id.publisher, sequence: events[$0].1.id.sequence) }
+                let keys = recorded.map { InboxKey(events[$0].1.id) }
                 let fresh = try ServiceDatabase.recordOnce(keys, consumer: Self.eventConsumer, at: now, in: db)
                 let redelivered = Set(zip(recorded, fresh).filter { !$0.1 }.map(\.0))
                 for (index, (event, metadata)) in events.enumerated() where !redelivered.contains(index) {

@@ -1,5 +1,6 @@
 import FareLensBus
 import FareLensMessages
+import FareLensRuntime
 import FareLensStore
 import Foundation
 import GRDB
@@ -31,7 +32,7 @@ extension ScoringService {
         do {
             try database.writer.write { db in
                 // The batch's ids in one inbox row (per publisher), not one row per fare.
-                let keys = deliveries.map { InboxKey(publisher: $0.metadata.id.publisher, sequence: $0.metadata.id.sequence) }
+                let keys = deliveries.map { InboxKey($0.metadata.id) }
                 let fresh = try ServiceDatabase.recordOnce(keys, consumer: Self.fareConsumer, at: now, in: db)
                 for (delivery, isFresh) in zip(deliveries, fresh) where isFresh {
                     if let deal = try apply(delivery, now: now, reference: reference, in: db) { deals.append(deal) }

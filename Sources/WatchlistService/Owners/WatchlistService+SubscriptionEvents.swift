@@ -1,5 +1,6 @@
 import FareLensBus
 import FareLensMessages
+import FareLensRuntime
 import FareLensStore
 import Foundation
 import GRDB
@@ -16,7 +17,7 @@ extension WatchlistService {
     @discardableResult
     func apply(_ delivery: Delivery<TierChanged>) -> [WatchlistRecord]? {
         let event = delivery.event
-        let key = InboxKey(publisher: delivery.metadata.id.publisher, sequence: delivery.metadata.id.sequence)
+        let key = InboxKey(delivery.metadata.id)
         let limit = event.entitlements.hasActiveWatchlists ? Int(event.entitlements.activeWatchlists) : nil
         let now = clock.now()
         let nowMs = Self.unixMs(now)
