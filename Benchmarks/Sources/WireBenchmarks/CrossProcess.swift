@@ -243,6 +243,17 @@ func lookupLHR() -> AirportLookupRequest {
         try await Task.sleep(for: .milliseconds(5))  // safe: polling the join, bounded by the 10 s check above
     }
 
+    // BENCH_PIPELINED_ONLY=1: only three pipelined rounds, for comparing two builds quickly.
+    if ProcessInfo.processInfo.environment["BENCH_PIPELINED_ONLY"] == "1" {
+        _ = try await lookupLatencies(bus, count: 2_000)
+        let this = getpid()
+        for _ in 0..<3 {
+            let (before, spokeBefore) = (node.cpuTime, processCPUTime(this))
+            let nanos = try await pipelinedLookups(bus, total: 1_000_000, inFlight: 64)
+            print("pipelined \(format(1e6 / nanos)) k req/s node \(micros(nanoseconds(node.cpuTime - before) / 1e6)) µs spoke \(micros(nanoseconds(processCPUTime(this) - spokeBefore) / 1e6)) µs")
+        }
+        return
+    }
     let frameBytes = try requestFrameBytes(address: AirportLookupRequest.address, typeName: AirportLookupRequest.wireTypeName, payload: try lookupLHR().wireEncoded())
     let raw = try CrossProcessRawPingPong(frameBytes: frameBytes)
     defer { raw.stop() }
@@ -277,16 +288,26 @@ func lookupLHR() -> AirportLookupRequest {
 
     var rates: [Double] = []
     var resident: [Double] = []
+    var pipelinedNodeCPU = Duration.zero, pipelinedSpokeCPU = Duration.zero
     for _ in 0..<2 {
+        let (before, spokeBefore) = (node.cpuTime, processCPUTime(this))
         let nanos = try await pipelinedLookups(bus, total: 1_000_000, inFlight: 64)
+        pipelinedNodeCPU += node.cpuTime - before
+        pipelinedSpokeCPU += processCPUTime(this) - spokeBefore
         rates.append(1e9 / nanos)
         try await Task.sleep(for: .seconds(1))  // safe: lets the node settle before reading its idle RSS
         resident.append(node.residentMiB)
     }
-    print("cross-process pipelined lookups (64 in flight, 1,000,000 per round): \(rates.map { format($0 / 1000) }.joined(separator: ", ")) k req/s")
+    print("cross-process pipelined lookups (64 in flight, 1,000,000 per round): \(rates.map { format($0 / 1000) }.joined(separator: ", ")) k req/s, median \(format(median(rates) / 1000)) k (target >= 100 k req/s: \(verdict(median(rates) >= 100_000))) | CPU per request (user + system, /proc): node \(micros(nanoseconds(pipelinedNodeCPU) / 2e6)) µs, spoke \(micros(nanoseconds(pipelinedSpokeCPU) / 2e6)) µs")
     var floorRates: [Double] = []
-    for _ in 0..<2 { floorRates.append(1e9 / (try await floor.pipelined(total: 500_000, inFlight: 64))) }
-    print("floor of the design, 64 in flight (500,000 per round, the same NIO echo): \(floorRates.map { format($0 / 1000) }.joined(separator: ", ")) k round trips/s | the bridge's median rate is \(format(median(rates) / median(floorRates) * 100, decimals: 0))% of the floor's (target >= 100 k req/s)")
+    var pipelinedEchoCPU = Duration.zero, pipelinedCallerCPU = Duration.zero
+    for _ in 0..<2 {
+        let (before, callerBefore) = (floor.cpuTime, processCPUTime(this))
+        floorRates.append(1e9 / (try await floor.pipelined(total: 500_000, inFlight: 64)))
+        pipelinedEchoCPU += floor.cpuTime - before
+        pipelinedCallerCPU += processCPUTime(this) - callerBefore
+    }
+    print("floor of the design, 64 in flight (500,000 per round, the same NIO echo): \(floorRates.map { format($0 / 1000) }.joined(separator: ", ")) k round trips/s | the bridge's median rate is \(format(median(rates) / median(floorRates) * 100, decimals: 0))% of the floor's (target >= 100 k req/s) | CPU per round trip: echo loop \(micros(nanoseconds(pipelinedEchoCPU) / 1e6)) µs, caller \(micros(nanoseconds(pipelinedCallerCPU) / 1e6)) µs")
     await floor.stop()
     let responseBytes = try await bus.request(lookupLHR()).wireEncoded().count
     reportNATS(requestBytes: try lookupLHR().wireEncoded().count, replyBytes: responseBytes, bridgeP50: percentile(bridge, 0.5), bridgeRate: median(rates))
