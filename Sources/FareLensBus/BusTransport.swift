@@ -7,8 +7,9 @@ public protocol BusTransport: Sendable {
     func hosts(_ address: ServiceAddress) -> Bool
     /// Sends a request to the peer hosting `address` (`R.address`, or a
     /// per-instance address) and waits for the reply, failing with a
-    /// ``BusError`` by the context's deadline.
-    func send<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response
+    /// ``BusError`` by the context's deadline. Runs on the caller's
+    /// executor (`nonsending`): no executor hop of its own on the way out.
+    nonisolated(nonsending) func send<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response
     /// Forwards an event to peers that subscribed to its topic. For durable
     /// topics the event is journaled for every peer that wants it before
     /// this returns.

@@ -1,3 +1,5 @@
+import NIOConcurrencyHelpers
+
 extension MessageBus {
     /// Publishes an event to every subscriber of its topic, every wildcard
     /// subscriber and every transport.
@@ -72,7 +74,7 @@ extension MessageBus {
         }
         guard forwardToTransports else { return }
         var refused: BusError?
-        for transport in transports.withLock({ $0 }) {
+        for transport in transports.withLockedValue({ $0 }) {
             do throws(BusError) { try await transport.forward(event, metadata: metadata) } catch { refused = error }
         }
         if let refused { throw refused }

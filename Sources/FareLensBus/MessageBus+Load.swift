@@ -1,3 +1,5 @@
+import NIOConcurrencyHelpers
+
 /// What a bus is doing at one instant, for operators (`farelensctl status`).
 public struct BusLoad: Sendable, Equatable {
     /// Service address → requests being handled now (admitted, not yet answered).
@@ -19,7 +21,7 @@ extension MessageBus {
     /// across them.
     public func load() -> BusLoad {
         var load = BusLoad()
-        let slots = routes.withLock { Array($0.slots.values) }
+        let slots = routes.withLockedValue { Array($0.slots.values) }
         for slot in slots { load.inFlight[slot.address] = slot.inFlight }
         let (byTopic, wildcard) = subscriptions.withLock { ($0.byTopic, $0.wildcard) }
         for (topic, queues) in byTopic { load.queuedEvents[topic] = queues.reduce(0) { $0 + $1.count } }

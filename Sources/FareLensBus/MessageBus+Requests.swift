@@ -1,3 +1,5 @@
+import NIOConcurrencyHelpers
+
 extension MessageBus {
     /// Sends a request and waits for its typed response.
     ///
@@ -32,18 +34,18 @@ extension MessageBus {
     /// The handler of request type `type` in this process, if it serves it at `address`.
     @usableFromInline
     func localRoute(for type: ObjectIdentifier, at address: ServiceAddress) -> AnyObject? {
-        guard let route = routes.withLock({ $0.byType[type] }), route.address == address else { return nil }
+        guard let route = routes.withLockedValue({ $0.byType[type] }), route.address == address else { return nil }
         return route
     }
 
     /// A request with no handler for its type at `address` in this process:
     /// sent through the transport that hosts the address, or refused.
     @usableFromInline
-    func requestElsewhere<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
-        if let transport = transports.withLock({ $0.first { $0.hosts(address) } }) {
+    nonisolated(nonsending) func requestElsewhere<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
+        if let transport = transports.withLockedValue({ $0.first { $0.hosts(address) } }) {
             return try await transport.send(request, to: address, context: context)
         }
-        if routes.withLock({ $0.slots[address] != nil }) {
+        if routes.withLockedValue({ $0.slots[address] != nil }) {
             throw .badMessage("service '\(address)' has no handler for \(R.wireTypeName)")
         }
         throw .serviceUnavailable(address)
@@ -102,23 +104,25 @@ extension MessageBus {
     ) throws(BusError) -> ServiceAddress {
         let limit = maxInFlight ?? configuration.maxInFlightPerService
         let address = address ?? R.address
-        try routes.withLock { (table) throws(BusError) in
+        // The lock's closure cannot throw a typed error: the outcome leaves it as a value.
+        let filed: Result<Void, BusError> = routes.withLockedValue { table in
             let slot = table.slot(for: address, limit: limit)
             let route = TypedRoute<R>(
                 slot: slot, execution: execution, watchdog: watchdog, metricsFactory: configuration.metricsFactory,
                 handler: handler, wireEntry: wireEntry
             )
-            try table.insert(route, for: type)
+            return Result { () throws(BusError) in try table.insert(route, for: type) }
         }
+        try filed.get()
         return address
     }
 
     /// Stops accepting requests for `address` (new ones fail with
     /// `serviceUnavailable`), then waits until its in-flight requests end.
     public func drain(_ address: ServiceAddress) async {
-        let slot = routes.withLock { $0.slots[address] }
+        let slot = routes.withLockedValue { $0.slots[address] }
         await slot?.drain()
-        _ = routes.withLock { $0.removeAll(at: address) }
+        _ = routes.withLockedValue { $0.removeAll(at: address) }
     }
 
     /// Handles a request that arrived encoded from a transport.
@@ -130,7 +134,7 @@ extension MessageBus {
     /// Runs on the caller's executor (`nonsending`), as an inline handler
     /// does: the bridge calls it from a task on the connection's event loop.
     public nonisolated(nonsending) func handleEncodedRequest(typeName: String, address: ServiceAddress, payload: [UInt8], context: RequestContext) async -> Result<[UInt8], BusError> {
-        guard let route = routes.withLock({ $0.byWireName[typeName] }) else {
+        guard let route = routes.withLockedValue({ $0.byWireName[typeName] }) else {
             return .failure(.badMessage("no handler for message type '\(typeName)' on node \(configuration.nodeName)"))
         }
         guard route.address == address else {

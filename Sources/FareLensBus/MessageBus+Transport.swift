@@ -1,3 +1,5 @@
+import NIOConcurrencyHelpers
+
 extension MessageBus {
     /// Registers event types the bus can decode when a transport delivers
     /// them encoded, even with no typed subscriber here (a wildcard
@@ -55,7 +57,7 @@ extension MessageBus {
 extension MessageBus {
     /// Whether a handler is registered here for `address` (draining or not).
     public func hasHandler(at address: ServiceAddress) -> Bool {
-        routes.withLock { $0.slots[address] != nil }
+        routes.withLockedValue { $0.slots[address] != nil }
     }
 }
 

@@ -1,5 +1,6 @@
 import CoreMetrics
 public import Logging
+import NIOConcurrencyHelpers
 import Synchronization
 
 /// The typed in-process message bus: request/reply to service addresses and
@@ -14,9 +15,11 @@ public final class MessageBus: Sendable {
     /// The publisher id, interned once for the ids of this bus's events.
     let publisherName: PublisherName
     let logger: Logger
-    let routes = Mutex(RouteTable())
+    // The route table and the transports are read by every request, from
+    // every calling thread at once: pthread mutexes (decision 0015).
+    let routes = NIOLockedValueBox(RouteTable())
     let subscriptions = Mutex(SubscriptionTable())
-    let transports = Mutex<[any BusTransport]>([])
+    let transports = NIOLockedValueBox<[any BusTransport]>([])
     let eventTypes = Mutex<[String: any BusEvent.Type]>([:])
     let eventSequence = Atomic<UInt64>(0)
     let traceSequence = Atomic<UInt64>(0)
@@ -54,23 +57,23 @@ public final class MessageBus: Sendable {
 
     /// Attaches a transport to other nodes (the socket bridge).
     public func attach(_ transport: any BusTransport) {
-        transports.withLock { $0.append(transport) }
+        transports.withLockedValue { $0.append(transport) }
     }
 
     /// Addresses with a handler in this process.
     public var localAddresses: Set<ServiceAddress> {
-        routes.withLock { Set($0.slots.keys) }
+        routes.withLockedValue { Set($0.slots.keys) }
     }
 
     /// Requests in flight at a local address (0 if it has no handler).
     public func inFlight(at address: ServiceAddress) -> Int {
-        routes.withLock { $0.slots[address] }?.inFlight ?? 0
+        routes.withLockedValue { $0.slots[address] }?.inFlight ?? 0
     }
 
     /// Whether a local address admits new requests (false while draining
     /// and when it has no handler).
     public func isAccepting(at address: ServiceAddress) -> Bool {
-        routes.withLock { $0.slots[address] }?.isAccepting ?? false
+        routes.withLockedValue { $0.slots[address] }?.isAccepting ?? false
     }
 
     /// A cheap, process-unique trace id: random high half, counter low half.

@@ -122,7 +122,7 @@ public final class BridgeHub: Service, BusTransport {
         connection(hosting: address, except: nil) != nil
     }
 
-    public func send<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
+    public nonisolated(nonsending) func send<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
         guard let connection = connection(hosting: address, except: nil) else { throw .serviceUnavailable(address) }
         return try await connection.request(request, to: address, context: context)
     }

@@ -1,6 +1,7 @@
 import FareLensBus
 import FareLensMessages
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -61,7 +62,7 @@ extension BridgeSpoke {
             acknowledge: { outbox.acknowledge($0) },
             routes: { _ = self.apply($0, connection: connection) }
         ).run()
-        state.withLock { state in
+        state.withLockedValue { state in
             if state.connection === connection {
                 state.connection = nil
                 state.remoteServices = []
@@ -113,7 +114,7 @@ extension BridgeSpoke {
     @discardableResult
     func apply(_ routes: WireRoutes, connection: PeerConnection, whileLocked: () -> Void = {}) -> Bool {
         let others = routes.nodes.filter { $0.nodeName != identity.nodeName }
-        return state.withLock { state in
+        return state.withLockedValue { state in
             guard !state.stopping else { return false }
             state.connection = connection
             state.remoteServices = Set(others.flatMap(\.services))

@@ -1,10 +1,10 @@
 public import FareLensBus
 import FareLensMessages
 public import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 public import NIOPosix
 public import ServiceLifecycle
-import Synchronization
 
 /// The connecting end of the bridge: joins a hub's socket, announces the
 /// local services and wanted topics, and carries requests and events for
@@ -20,7 +20,7 @@ public final class BridgeSpoke: Service, BusTransport {
     let eventLoopGroup: MultiThreadedEventLoopGroup
     /// Durable events for the hub not yet acknowledged; kept across reconnects.
     let outbox: DurableOutbox
-    let state = Mutex(State())
+    let state = NIOLockedValueBox(State())
 
     struct State {
         var connection: PeerConnection?
@@ -43,10 +43,10 @@ public final class BridgeSpoke: Service, BusTransport {
     }
 
     /// Topics other nodes want, as last announced (tests).
-    var remoteTopicsForTesting: Set<String> { state.withLock { $0.remoteTopics } }
+    var remoteTopicsForTesting: Set<String> { state.withLockedValue { $0.remoteTopics } }
 
     /// Whether the spoke is connected to the hub now.
-    public var isConnected: Bool { state.withLock { $0.connection != nil } }
+    public var isConnected: Bool { state.withLockedValue { $0.connection != nil } }
 
     /// Durable events sent (or waiting to be sent) to the hub and not yet
     /// acknowledged by it: this node's backlog, capped by `durableBacklog`.
@@ -59,7 +59,7 @@ public final class BridgeSpoke: Service, BusTransport {
         var failures = 0
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
-                while !state.withLock({ $0.stopping }) {
+                while !state.withLockedValue({ $0.stopping }) {
                     do {
                         try await session()
                         // Joined, then lost the hub: start over quickly.
@@ -71,7 +71,7 @@ public final class BridgeSpoke: Service, BusTransport {
                             logger.warning("cannot join the hub; retrying with backoff", metadata: ["socket": "\(configuration.socketPath)", "reason": "\(error)", "attempts": "\(failures)"])
                         }
                     }
-                    guard !state.withLock({ $0.stopping }) else { break }
+                    guard !state.withLockedValue({ $0.stopping }) else { break }
                     try? await Task.sleep(for: backoff)  // safe: reconnect backoff; cancelled on shutdown
                     backoff = min(backoff * 2, configuration.reconnectBackoff.longest)
                 }
@@ -84,7 +84,7 @@ public final class BridgeSpoke: Service, BusTransport {
     }
 
     private func stop() {
-        let connection = state.withLock { state in
+        let connection = state.withLockedValue { state in
             state.stopping = true
             return state.connection
         }
@@ -94,18 +94,18 @@ public final class BridgeSpoke: Service, BusTransport {
     // MARK: BusTransport
 
     public func hosts(_ address: ServiceAddress) -> Bool {
-        state.withLock { $0.connection != nil && $0.remoteServices.contains(address.name) }
+        state.withLockedValue { $0.connection != nil && $0.remoteServices.contains(address.name) }
     }
 
-    public func send<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
-        guard let connection = state.withLock({ $0.connection }) else {
+    public nonisolated(nonsending) func send<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
+        guard let connection = state.withLockedValue({ $0.connection }) else {
             throw .serviceUnavailable(address, reason: "not connected to the hub")
         }
         return try await connection.request(request, to: address, context: context)
     }
 
     public func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async throws(BusError) {
-        let (wanted, connection) = state.withLock { state in
+        let (wanted, connection) = state.withLockedValue { state in
             (state.remoteTopics.contains(E.topic.name) || state.remoteTopics.contains("*"), state.connection)
         }
         guard wanted else { return }
@@ -124,6 +124,6 @@ public final class BridgeSpoke: Service, BusTransport {
         // event, the rest of the mesh does not.
         let tagged = try outbox.append(envelope)
         // Sent under the lock, so it cannot overtake a redelivery in progress.
-        state.withLock { $0.connection?.send(tagged) }
+        state.withLockedValue { $0.connection?.send(tagged) }
     }
 }

@@ -1,5 +1,5 @@
 public import Metrics
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Per-connection counters: frames and bytes each way, before and after
 /// compression (`farelens_wire_*`, dimensioned by peer node name). A hub
@@ -27,30 +27,30 @@ public final class ConnectionMetrics: Sendable {
         }
     }
 
-    private let handles: Mutex<Handles>
+    private let handles: NIOLockedValueBox<Handles>
     private let factory: any MetricsFactory
 
     /// Creates counters labelled with the peer's name.
     public init(peer: String, factory: any MetricsFactory = MetricsSystem.factory) {
         self.factory = factory
-        handles = Mutex(Handles(peer: peer, factory: factory))
+        handles = NIOLockedValueBox(Handles(peer: peer, factory: factory))
     }
 
     /// From now on, counts under `peer` (the name the hello gave).
     func name(_ peer: String) {
         let named = Handles(peer: peer, factory: factory)
-        handles.withLock { $0 = named }
+        handles.withLockedValue { $0 = named }
     }
 
     func received(wireBytes: Int, payloadBytes: Int) {
-        let current = handles.withLock { $0 }
+        let current = handles.withLockedValue { $0 }
         current.framesIn.increment()
         current.wireBytesIn.increment(by: wireBytes)
         current.payloadBytesIn.increment(by: payloadBytes)
     }
 
     func sent(wireBytes: Int, payloadBytes: Int) {
-        let current = handles.withLock { $0 }
+        let current = handles.withLockedValue { $0 }
         current.framesOut.increment()
         current.wireBytesOut.increment(by: wireBytes)
         current.payloadBytesOut.increment(by: payloadBytes)

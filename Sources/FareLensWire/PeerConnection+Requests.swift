@@ -4,7 +4,7 @@ import Synchronization
 
 extension PeerConnection {
     /// Sends a typed request over this connection and decodes its typed response.
-    func request<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
+    nonisolated(nonsending) func request<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
         var envelope = try WireEnvelope.request(request, context: context)
         envelope.address = address.name
         let reply = try await call(envelope, dueAt: context.dueAt)

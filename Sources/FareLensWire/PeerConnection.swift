@@ -1,6 +1,7 @@
 import FareLensBus
 import FareLensMessages
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import Synchronization
 #if canImport(Glibc)
@@ -31,7 +32,9 @@ final class PeerConnection: Sendable {
     let inboundHighWater: Int
     /// The default of ``inboundHighWater``.
     static let defaultInboundHighWater = 1024
-    private let state = Mutex(State())
+    /// A pthread mutex (decision 0015): the calling threads and the event
+    /// loop take it at once when many requests are in flight.
+    private let state = NIOLockedValueBox(State())
     /// What this connection writes, framed and batched (``OutboundFrames``).
     private let outbound: OutboundFrames
 
@@ -68,7 +71,7 @@ final class PeerConnection: Sendable {
 
     /// Runs `action` once the connection has closed (at once if it has).
     func whenClosed(_ action: @escaping @Sendable () -> Void) {
-        let now = state.withLock { state in
+        let now = state.withLockedValue { state in
             if state.closeReason != nil { return true }
             state.onClose.append(action)
             return false
@@ -122,7 +125,7 @@ final class PeerConnection: Sendable {
     }
 
     /// Requests waiting for a response.
-    var inFlight: Int { state.withLock { $0.waiting.count } }
+    var inFlight: Int { state.withLockedValue { $0.waiting.count } }
 
     /// Writes an envelope (from any thread), in call order: serialized and
     /// framed on the calling thread, then written and flushed together with
@@ -137,12 +140,12 @@ final class PeerConnection: Sendable {
     ///
     /// - Throws: `timeout` at the deadline, `cancelled` if the calling task
     ///   is cancelled, `service-unavailable` if the connection closes first.
-    func call(_ request: consuming WireEnvelope, dueAt: BusInstant) async throws(BusError) -> WireEnvelope {
+    nonisolated(nonsending) func call(_ request: consuming WireEnvelope, dueAt: BusInstant) async throws(BusError) -> WireEnvelope {
         let budget = dueAt.nanoseconds &- BusInstant.now.nanoseconds
         let typeName = request.typeName
         let address = ServiceAddress(request.address)
         guard budget > 0 else { throw .deadlineExpired(Self.describe(typeName, address)) }
-        let id = state.withLock { state -> UInt64 in
+        let id = state.withLockedValue { state -> UInt64 in
             state.nextCorrelationID &+= 1
             return state.nextCorrelationID
         }
@@ -155,7 +158,7 @@ final class PeerConnection: Sendable {
             // Unsafe rather than checked (a request's hot path): `Waiting` says who resumes it, once.
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<WireEnvelope, BusError>, Never>) in
                 let waiting = Waiting(continuation: continuation, deadline: .now() + .nanoseconds(budget), typeName: typeName, budgetNanoseconds: budget, address: address)
-                let (refused, arming): (String?, RequestDeadlines.Arming?) = state.withLock { state in
+                let (refused, arming): (String?, RequestDeadlines.Arming?) = state.withLockedValue { state in
                     if let reason = state.closeReason { return (reason, nil) }
                     state.waiting[id] = waiting
                     let arming = state.deadlines.add(id: id, deadline: waiting.deadline, waiting: state.waiting.count) {
@@ -178,7 +181,7 @@ final class PeerConnection: Sendable {
     }
 
     private func complete(_ id: UInt64, with result: Result<WireEnvelope, BusError>) {
-        guard let waiting = state.withLock({ $0.waiting.removeValue(forKey: id) }) else { return }
+        guard let waiting = state.withLockedValue({ $0.waiting.removeValue(forKey: id) }) else { return }
         waiting.continuation.resume(returning: result)
     }
 
@@ -191,7 +194,7 @@ final class PeerConnection: Sendable {
 
     /// The deadline timer fired: fails every request whose deadline passed.
     private func expire(_ generation: UInt64) {
-        let (expired, next) = state.withLock { state -> ([Waiting], RequestDeadlines.Arming?) in
+        let (expired, next) = state.withLockedValue { state -> ([Waiting], RequestDeadlines.Arming?) in
             let (ids, next) = state.deadlines.fire(generation: generation, now: .now()) { state.waiting[$0] != nil }
             return (ids.compactMap { state.waiting.removeValue(forKey: $0) }, next)
         }
@@ -216,7 +219,7 @@ final class PeerConnection: Sendable {
     /// Called once when the channel becomes inactive: fails every waiting
     /// request and ends ``inbound``.
     func closed(reason: String) {
-        let (waiting, onClose) = state.withLock { state -> ([Waiting], [@Sendable () -> Void]) in
+        let (waiting, onClose) = state.withLockedValue { state -> ([Waiting], [@Sendable () -> Void]) in
             if state.closeReason == nil { state.closeReason = reason }
             defer { state.waiting.removeAll(); state.deadlines.removeAll(); state.onClose.removeAll() }
             return (Array(state.waiting.values), state.onClose)
