@@ -74,6 +74,57 @@ struct OutboundFramesTests {
         }
     }
 
+    @Test("frames sent on the event loop are written as soon as 2 KiB have gathered, not only when the loop's turn ends")
+    func framesOnTheLoopAreWrittenEarly() async throws {
+        var ends: [Int32] = [0, 0]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        let peer = RawSocketClient(connectedDescriptor: ends[1])
+        defer { peer.close() }
+        let made = Locked<PeerConnection?>(nil)
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                let connection = PeerConnection(channel: channel, logger: quietLogger(), limits: WireLimits())
+                made.set(connection)
+                return channel.eventLoop.makeCompletedFuture { try BridgePipeline.install(on: channel, connection: connection) }
+            }
+            .withConnectedSocket(ends[0]).get()
+        let connection = try #require(made.get())
+        let frameBytes = FrameCodec.headerBytes + (try Self.reply(1).serializedBytes() as [UInt8]).count
+        let below = (OutboundFrames.earlyWriteBytes - 1) / frameBytes
+        let peerEnd = ends[1]
+        // All on the loop, as a reply answered while a read is decoded.
+        let (beforeThreshold, atThreshold) = try await channel.eventLoop.submit {
+            for index in 1 ... below { connection.send(Self.reply(index)) }
+            let beforeThreshold = Self.bytesWaiting(on: peerEnd)
+            connection.send(Self.reply(below + 1))
+            return (beforeThreshold, Self.bytesWaiting(on: peerEnd))
+        }.get()
+        #expect(beforeThreshold == 0, "\(below) frames of \(frameBytes) B wait for the end of the turn")
+        #expect(atThreshold == (below + 1) * frameBytes, "the frame that reached \(OutboundFrames.earlyWriteBytes) B was written with those before it, on the spot")
+        connection.close(reason: "done")
+        let (bytes, closed) = await peer.readUntilClosed()
+        #expect(closed)
+        let envelopes = try RawSocketClient.envelopes(in: bytes)
+        #expect(envelopes.filter { $0.kind == .event }.map(\.event.sequence) == (1 ... UInt64(below + 1)).map { $0 })
+    }
+
+    /// An envelope of the same size for every `index` below 100 (a 100 B payload).
+    static func reply(_ index: Int) -> WireEnvelope {
+        var envelope = WireEnvelope()
+        envelope.kind = .event
+        envelope.topic = "replies"
+        envelope.event.sequence = UInt64(index)
+        envelope.payload = Data(repeating: 7, count: 100)
+        return envelope
+    }
+
+    /// Bytes the socket `descriptor` could read now, without reading them.
+    static func bytesWaiting(on descriptor: Int32) -> Int {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return max(0, count)
+    }
+
     static func event(sender: Int, index: Int) -> WireEnvelope {
         var envelope = WireEnvelope()
         envelope.kind = .event
