@@ -21,21 +21,9 @@ struct OutboundFramesTests {
 
     @Test("16 tasks sending at once: every frame arrives once, each task's in its order, compressed ones intact, and a close's goodbye after them all")
     func concurrentSendersKeepTheirOrder() async throws {
-        var ends: [Int32] = [0, 0]
-        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
-        let peer = RawSocketClient(connectedDescriptor: ends[1])
-        defer { peer.close() }
         // A low threshold, so every 50th frame (8,000 bytes) is compressed on its sender's thread.
-        let limits = WireLimits(compressionThreshold: 256)
-        let made = Locked<PeerConnection?>(nil)
-        _ = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelInitializer { channel in
-                let connection = PeerConnection(channel: channel, logger: quietLogger(), limits: limits)
-                made.set(connection)
-                return channel.eventLoop.makeCompletedFuture { try BridgePipeline.install(on: channel, connection: connection) }
-            }
-            .withConnectedSocket(ends[0]).get()
-        let connection = try #require(made.get())
+        let (connection, peer) = try await Self.connectionToRawPeer(limits: WireLimits(compressionThreshold: 256))
+        defer { peer.close() }
 
         await withTaskGroup(of: Void.self) { group in
             for sender in 0 ..< Self.senders {
@@ -76,24 +64,13 @@ struct OutboundFramesTests {
 
     @Test("frames sent on the event loop are written as soon as 2 KiB have gathered, not only when the loop's turn ends")
     func framesOnTheLoopAreWrittenEarly() async throws {
-        var ends: [Int32] = [0, 0]
-        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
-        let peer = RawSocketClient(connectedDescriptor: ends[1])
+        let (connection, peer) = try await Self.connectionToRawPeer(limits: WireLimits())
         defer { peer.close() }
-        let made = Locked<PeerConnection?>(nil)
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelInitializer { channel in
-                let connection = PeerConnection(channel: channel, logger: quietLogger(), limits: WireLimits())
-                made.set(connection)
-                return channel.eventLoop.makeCompletedFuture { try BridgePipeline.install(on: channel, connection: connection) }
-            }
-            .withConnectedSocket(ends[0]).get()
-        let connection = try #require(made.get())
         let frameBytes = FrameCodec.headerBytes + (try Self.reply(1).serializedBytes() as [UInt8]).count
         let below = (OutboundFrames.earlyWriteBytes - 1) / frameBytes
-        let peerEnd = ends[1]
+        let peerEnd = peer.fd
         // All on the loop, as a reply answered while a read is decoded.
-        let (beforeThreshold, atThreshold) = try await channel.eventLoop.submit {
+        let (beforeThreshold, atThreshold) = try await connection.channel.eventLoop.submit {
             for index in 1 ... below { connection.send(Self.reply(index)) }
             let beforeThreshold = Self.bytesWaiting(on: peerEnd)
             connection.send(Self.reply(below + 1))
@@ -106,6 +83,22 @@ struct OutboundFramesTests {
         #expect(closed)
         let envelopes = try RawSocketClient.envelopes(in: bytes)
         #expect(envelopes.filter { $0.kind == .event }.map(\.event.sequence) == (1 ... UInt64(below + 1)).map { $0 })
+    }
+
+    /// A bridge connection on one end of a socket pair, and a raw client on the other.
+    static func connectionToRawPeer(limits: WireLimits) async throws -> (PeerConnection, RawSocketClient) {
+        var ends: [Int32] = [0, 0]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        let peer = RawSocketClient(connectedDescriptor: ends[1])
+        let made = Locked<PeerConnection?>(nil)
+        _ = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                let connection = PeerConnection(channel: channel, logger: quietLogger(), limits: limits)
+                made.set(connection)
+                return channel.eventLoop.makeCompletedFuture { try BridgePipeline.install(on: channel, connection: connection) }
+            }
+            .withConnectedSocket(ends[0]).get()
+        return (try #require(made.get()), peer)
     }
 
     /// An envelope of the same size for every `index` below 100 (a 100 B payload).
