@@ -83,12 +83,11 @@ final class OutboundFrames: Sendable {
             }
         }
         metrics?.sent(wireBytes: payloadBytes + FrameCodec.headerBytes, payloadBytes: bytes.count)
-        if queueWrite {
-            channel.eventLoop.execute { [self] in write() }
-        }
-        // The queued job, when it runs, finds nothing left (or what came since) to write.
         if gathered >= Self.earlyWriteBytes, channel.eventLoop.inEventLoop {
+            // A job queued by an earlier frame finds nothing left (or what came since) to write.
             write()
+        } else if queueWrite {
+            channel.eventLoop.execute { [self] in write() }
         }
     }
 

@@ -106,6 +106,28 @@ func processCPUTime(_ pid: Int32) -> Duration {
     return .milliseconds((user + system) * 1000 / max(1, ticks))
 }
 
+/// CPU time (user + system) used while some rounds ran, summed over the
+/// rounds: by the other process of a pair, and by this one.
+struct CPUSpent {
+    var other = Duration.zero
+    var this = Duration.zero
+
+    /// Runs `body`, adding what the other process (read through `other`)
+    /// and this one spent meanwhile.
+    mutating func measuring<T>(other: () -> Duration, _ body: () async throws -> T) async rethrows -> T {
+        let (otherBefore, thisBefore) = (other(), processCPUTime(getpid()))
+        let result = try await body()
+        self.other += other() - otherBefore
+        self.this += processCPUTime(getpid()) - thisBefore
+        return result
+    }
+
+    /// Each side's CPU per operation over `operations`, in µs.
+    func microsPer(_ operations: Int) -> (other: String, this: String) {
+        (micros(nanoseconds(other) / Double(operations)), micros(nanoseconds(this) / Double(operations)))
+    }
+}
+
 /// Starts this binary in echo `mode` (`raw-echo`, `nio-echo`) on `path` and
 /// returns once the child says it is listening.
 func startEchoChild(mode: String, path: String, frameBytes: Int) throws -> Process {
@@ -246,11 +268,11 @@ func lookupLHR() -> AirportLookupRequest {
     // BENCH_PIPELINED_ONLY=1: only three pipelined rounds, for comparing two builds quickly.
     if ProcessInfo.processInfo.environment["BENCH_PIPELINED_ONLY"] == "1" {
         _ = try await lookupLatencies(bus, count: 2_000)
-        let this = getpid()
         for _ in 0..<3 {
-            let (before, spokeBefore) = (node.cpuTime, processCPUTime(this))
-            let nanos = try await pipelinedLookups(bus, total: 1_000_000, inFlight: 64)
-            print("pipelined \(format(1e6 / nanos)) k req/s node \(micros(nanoseconds(node.cpuTime - before) / 1e6)) µs spoke \(micros(nanoseconds(processCPUTime(this) - spokeBefore) / 1e6)) µs")
+            var spent = CPUSpent()
+            let nanos = try await spent.measuring(other: { node.cpuTime }) { try await pipelinedLookups(bus, total: 1_000_000, inFlight: 64) }
+            let perRequest = spent.microsPer(1_000_000)
+            print("pipelined \(format(1e6 / nanos)) k req/s node \(perRequest.other) µs spoke \(perRequest.this) µs")
         }
         return
     }
@@ -264,50 +286,38 @@ func lookupLHR() -> AirportLookupRequest {
     try await Task.sleep(for: .seconds(1))  // safe: lets the node settle before reading its idle RSS
     let idle = node.residentMiB
     var rawSamples: [Double] = [], bridge: [Double] = [], floorSamples: [Double] = []
-    var nodeCPU = Duration.zero, echoCPU = Duration.zero, floorEchoCPU = Duration.zero
-    var spokeCPU = Duration.zero, floorCallerCPU = Duration.zero
-    let this = getpid()
+    var echoCPU = Duration.zero, floorCPU = CPUSpent(), bridgeCPU = CPUSpent()
     for _ in 0..<4 {
         let echoBefore = raw.cpuTime
         rawSamples += await raw.round(count: 5_000)
         echoCPU += raw.cpuTime - echoBefore
-        let (floorBefore, floorCallerBefore) = (floor.cpuTime, processCPUTime(this))
-        floorSamples += try await floor.latencies(count: 5_000)
-        floorEchoCPU += floor.cpuTime - floorBefore
-        floorCallerCPU += processCPUTime(this) - floorCallerBefore
-        let (before, spokeBefore) = (node.cpuTime, processCPUTime(this))
-        bridge += try await lookupLatencies(bus, count: 5_000)
-        nodeCPU += node.cpuTime - before
-        spokeCPU += processCPUTime(this) - spokeBefore
+        floorSamples += try await floorCPU.measuring(other: { floor.cpuTime }) { try await floor.latencies(count: 5_000) }
+        bridge += try await bridgeCPU.measuring(other: { node.cpuTime }) { try await lookupLatencies(bus, count: 5_000) }
     }
+    let (nodePerRequest, spokePerRequest) = bridgeCPU.microsPer(bridge.count)
+    let (floorEchoPerTrip, floorCallerPerTrip) = floorCPU.microsPer(floorSamples.count)
     let ratio = percentile(bridge, 0.5) / percentile(rawSamples, 0.5)
     print("cross-process bridge request/reply (this process a spoke, the real farelens node the hub; airport lookup LHR, \(frameBytes) B request frame, \(bridge.count) sequential): p50 \(micros(percentile(bridge, 0.5))) µs p99 \(micros(percentile(bridge, 0.99))) µs | raw unix-socket ping-pong with a second process (\(frameBytes) B each way, blocking threads): p50 \(micros(percentile(rawSamples, 0.5))) µs p99 \(micros(percentile(rawSamples, 0.99))) µs | p50 ratio \(format(ratio, decimals: 2))x (target <= 2.0x: \(verdict(ratio <= 2)))")
-    print("context: the node's CPU time (user + system, /proc) during the sequential rounds: \(micros(nanoseconds(nodeCPU) / Double(bridge.count))) µs per request | the raw echo process's during its rounds: \(micros(nanoseconds(echoCPU) / Double(rawSamples.count))) µs per round trip")
+    print("context: the node's CPU time (user + system, /proc) during the sequential rounds: \(nodePerRequest) µs per request | the raw echo process's during its rounds: \(micros(nanoseconds(echoCPU) / Double(rawSamples.count))) µs per round trip")
     let floorRatio = percentile(floorSamples, 0.5) / percentile(rawSamples, 0.5)
-    print("floor of the design (same frame size; a NIO event loop echoing in another process, called from a task on the pool through a NIO channel and a promise per request; no envelope, protobuf, routing or service): p50 \(micros(percentile(floorSamples, 0.5))) µs p99 \(micros(percentile(floorSamples, 0.99))) µs, \(format(floorRatio, decimals: 2))x the raw ping-pong | the bridge's p50 is \(format(percentile(bridge, 0.5) / percentile(floorSamples, 0.5), decimals: 2))x the floor's | CPU per round trip: echo loop \(micros(nanoseconds(floorEchoCPU) / Double(floorSamples.count))) µs, caller \(micros(nanoseconds(floorCallerCPU) / Double(floorSamples.count))) µs; the bridge's node \(micros(nanoseconds(nodeCPU) / Double(bridge.count))) µs, spoke \(micros(nanoseconds(spokeCPU) / Double(bridge.count))) µs")
+    print("floor of the design (same frame size; a NIO event loop echoing in another process, called from a task on the pool through a NIO channel and a promise per request; no envelope, protobuf, routing or service): p50 \(micros(percentile(floorSamples, 0.5))) µs p99 \(micros(percentile(floorSamples, 0.99))) µs, \(format(floorRatio, decimals: 2))x the raw ping-pong | the bridge's p50 is \(format(percentile(bridge, 0.5) / percentile(floorSamples, 0.5), decimals: 2))x the floor's | CPU per round trip: echo loop \(floorEchoPerTrip) µs, caller \(floorCallerPerTrip) µs; the bridge's node \(nodePerRequest) µs, spoke \(spokePerRequest) µs")
 
     var rates: [Double] = []
     var resident: [Double] = []
-    var pipelinedNodeCPU = Duration.zero, pipelinedSpokeCPU = Duration.zero
+    var pipelinedCPU = CPUSpent()
     for _ in 0..<2 {
-        let (before, spokeBefore) = (node.cpuTime, processCPUTime(this))
-        let nanos = try await pipelinedLookups(bus, total: 1_000_000, inFlight: 64)
-        pipelinedNodeCPU += node.cpuTime - before
-        pipelinedSpokeCPU += processCPUTime(this) - spokeBefore
+        let nanos = try await pipelinedCPU.measuring(other: { node.cpuTime }) { try await pipelinedLookups(bus, total: 1_000_000, inFlight: 64) }
         rates.append(1e9 / nanos)
         try await Task.sleep(for: .seconds(1))  // safe: lets the node settle before reading its idle RSS
         resident.append(node.residentMiB)
     }
-    print("cross-process pipelined lookups (64 in flight, 1,000,000 per round): \(rates.map { format($0 / 1000) }.joined(separator: ", ")) k req/s, median \(format(median(rates) / 1000)) k (target >= 100 k req/s: \(verdict(median(rates) >= 100_000))) | CPU per request (user + system, /proc): node \(micros(nanoseconds(pipelinedNodeCPU) / 2e6)) µs, spoke \(micros(nanoseconds(pipelinedSpokeCPU) / 2e6)) µs")
+    print("cross-process pipelined lookups (64 in flight, 1,000,000 per round): \(rates.map { format($0 / 1000) }.joined(separator: ", ")) k req/s, median \(format(median(rates) / 1000)) k (target >= 100 k req/s: \(verdict(median(rates) >= 100_000))) | CPU per request (user + system, /proc): node \(pipelinedCPU.microsPer(2_000_000).other) µs, spoke \(pipelinedCPU.microsPer(2_000_000).this) µs")
     var floorRates: [Double] = []
-    var pipelinedEchoCPU = Duration.zero, pipelinedCallerCPU = Duration.zero
+    var floorPipelinedCPU = CPUSpent()
     for _ in 0..<2 {
-        let (before, callerBefore) = (floor.cpuTime, processCPUTime(this))
-        floorRates.append(1e9 / (try await floor.pipelined(total: 500_000, inFlight: 64)))
-        pipelinedEchoCPU += floor.cpuTime - before
-        pipelinedCallerCPU += processCPUTime(this) - callerBefore
+        floorRates.append(1e9 / (try await floorPipelinedCPU.measuring(other: { floor.cpuTime }) { try await floor.pipelined(total: 500_000, inFlight: 64) }))
     }
-    print("floor of the design, 64 in flight (500,000 per round, the same NIO echo): \(floorRates.map { format($0 / 1000) }.joined(separator: ", ")) k round trips/s | the bridge's median rate is \(format(median(rates) / median(floorRates) * 100, decimals: 0))% of the floor's (target >= 100 k req/s) | CPU per round trip: echo loop \(micros(nanoseconds(pipelinedEchoCPU) / 1e6)) µs, caller \(micros(nanoseconds(pipelinedCallerCPU) / 1e6)) µs")
+    print("floor of the design, 64 in flight (500,000 per round, the same NIO echo): \(floorRates.map { format($0 / 1000) }.joined(separator: ", ")) k round trips/s | the bridge's median rate is \(format(median(rates) / median(floorRates) * 100, decimals: 0))% of the floor's (target >= 100 k req/s) | CPU per round trip: echo loop \(floorPipelinedCPU.microsPer(1_000_000).other) µs, caller \(floorPipelinedCPU.microsPer(1_000_000).this) µs")
     await floor.stop()
     let responseBytes = try await bus.request(lookupLHR()).wireEncoded().count
     reportNATS(requestBytes: try lookupLHR().wireEncoded().count, replyBytes: responseBytes, bridgeP50: percentile(bridge, 0.5), bridgeRate: median(rates))
