@@ -276,6 +276,25 @@ func lookupLHR() -> AirportLookupRequest {
         }
         return
     }
+    // BENCH_SEQUENTIAL_ONLY=1: only eight sequential rounds of the bridge, each
+    // followed by one of the floor, for comparing two builds quickly; =bridge:
+    // the bridge's rounds alone (for profiling the spoke). BENCH_ECHO_SPIN_US=N
+    // makes the floor's echo spin N µs per frame: what N µs of work on the
+    // critical path costs in latency on this machine (docs/performance.md, twelfth pass).
+    if let only = ProcessInfo.processInfo.environment["BENCH_SEQUENTIAL_ONLY"], only == "1" || only == "bridge" {
+        let frameBytes = try requestFrameBytes(address: AirportLookupRequest.address, typeName: AirportLookupRequest.wireTypeName, payload: try lookupLHR().wireEncoded())
+        let floor = try await NIOEchoFloor(frameBytes: frameBytes)
+        _ = try await lookupLatencies(bus, count: 2_000)
+        _ = try await floor.latencies(count: 2_000)
+        for _ in 0..<8 {
+            var bridgeCPU = CPUSpent(), floorCPU = CPUSpent()
+            let bridge = try await bridgeCPU.measuring(other: { node.cpuTime }) { try await lookupLatencies(bus, count: 5_000) }
+            let floorSamples = only == "bridge" ? [0] : try await floorCPU.measuring(other: { floor.cpuTime }) { try await floor.latencies(count: 5_000) }
+            let (nodeCPU, spokeCPU) = bridgeCPU.microsPer(bridge.count), (echoCPU, callerCPU) = floorCPU.microsPer(floorSamples.count)
+            print("sequential p50: bridge \(micros(percentile(bridge, 0.5))) µs (node \(nodeCPU), spoke \(spokeCPU) µs CPU) | floor \(micros(percentile(floorSamples, 0.5))) µs (echo \(echoCPU), caller \(callerCPU) µs CPU)")
+        }
+        return
+    }
     let frameBytes = try requestFrameBytes(address: AirportLookupRequest.address, typeName: AirportLookupRequest.wireTypeName, payload: try lookupLHR().wireEncoded())
     let raw = try CrossProcessRawPingPong(frameBytes: frameBytes)
     defer { raw.stop() }
@@ -322,4 +341,19 @@ func lookupLHR() -> AirportLookupRequest {
     let responseBytes = try await bus.request(lookupLHR()).wireEncoded().count
     reportNATS(requestBytes: try lookupLHR().wireEncoded().count, replyBytes: responseBytes, bridgeP50: percentile(bridge, 0.5), bridgeRate: median(rates))
     print("farelens node RSS: idle after start \(format(idle)) MiB | after 1 M requests \(format(resident[0])) MiB | after 2 M \(format(resident[1])) MiB (growth over the second million: \(format(resident[1] - resident[0])) MiB)")
+}
+
+
+/// How this machine's idle CPUs wait, which sets what a wake-up costs: the
+/// cpuidle driver and, under a VM's `haltpoll` driver, how long an idle vCPU
+/// polls before it halts (0: it halts at once, and every wake-up of a thread
+/// on it goes through the hypervisor). Sequential round trips depend on it
+/// more than on anything in the bridge (docs/performance.md, twelfth pass).
+func idlePolicy() -> String {
+    func read(_ path: String) -> String? {
+        (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    let driver = read("/sys/devices/system/cpu/cpuidle/current_driver") ?? "unknown"
+    guard let poll = read("/sys/module/haltpoll/parameters/guest_halt_poll_ns") else { return "cpuidle driver \(driver)" }
+    return "cpuidle driver \(driver), guest halt polling \(poll) ns"
 }

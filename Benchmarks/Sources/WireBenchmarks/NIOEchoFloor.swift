@@ -18,6 +18,8 @@ import Glibc
 // blocking read/write) is the platform's: event loops, wake-ups of another
 // thread, Swift concurrency.
 
+let echoSpin = Duration.microseconds(Int(ProcessInfo.processInfo.environment["BENCH_ECHO_SPIN_US"] ?? "0") ?? 0)
+
 /// Echoes every complete `frameBytes` frame it has read; flushes once per read burst.
 private final class FrameEchoHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
@@ -34,6 +36,7 @@ private final class FrameEchoHandler: ChannelInboundHandler {
             bytes = earlier
         }
         while let frame = bytes.readSlice(length: frameBytes) {
+            if echoSpin > .zero { let end = ContinuousClock.now + echoSpin; while ContinuousClock.now < end {} }
             context.write(wrapOutboundOut(frame), promise: nil)
         }
         partial = bytes.readableBytes > 0 ? bytes : nil

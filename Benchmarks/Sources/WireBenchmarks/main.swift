@@ -193,7 +193,7 @@ if group == "nio-echo", CommandLine.arguments.count == 4, let bytes = Int(Comman
 }
 if group == "process" {
     let binary = CommandLine.arguments.dropFirst(2).first ?? ".build/release/farelens"
-    print("wire-benchmarks process: the hub is \(binary) in its own process; this process is a spoke. \(ProcessInfo.processInfo.activeProcessorCount) cores.")
+    print("wire-benchmarks process: the hub is \(binary) in its own process; this process is a spoke. \(ProcessInfo.processInfo.activeProcessorCount) cores; \(idlePolicy()).")
     do {
         try await runCrossProcess(binary: binary)
         exit(0)
