@@ -149,7 +149,7 @@ let package = Package(
         /// A spoke the crash tests start and `kill -9` in a precise state; not shipped.
         .executableTarget(
             name: "farelens-test-node",
-            dependencies: ["FareLensBus", "FareLensStore", "FareLensTesting", "FareLensWire", grdb, argumentParser],
+            dependencies: ["FareLensBus", "FareLensRuntime", "FareLensStore", "FareLensTesting", "FareLensWire", grdb, argumentParser],
             swiftSettings: strict
         ),
         .target(

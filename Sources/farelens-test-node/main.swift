@@ -5,6 +5,7 @@
 // wait for the state it wants to kill. Not shipped; only tests run it.
 import ArgumentParser
 import FareLensBus
+import FareLensRuntime
 import FareLensStore
 import FareLensTesting
 import FareLensWire
@@ -90,7 +91,7 @@ struct Consume: AsyncParsableCommand {
         report("joined")
         for await delivery in subscription {
             let event = delivery.event
-            let key = InboxKey(publisher: delivery.metadata.id.publisher, sequence: delivery.metadata.id.sequence)
+            let key = InboxKey(delivery.metadata.id)
             let applied: Void? = try database.applyOnce(key, consumer: "test-consumer") { db in
                 try db.execute(sql: "INSERT INTO effect (sequence, route) VALUES (?, ?)", arguments: [event.sequence, event.route])
             }

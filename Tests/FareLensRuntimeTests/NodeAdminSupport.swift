@@ -102,16 +102,3 @@ func failureCode<T>(_ body: () async throws -> T) async -> String? {
     }
 }
 
-/// A log handler that keeps every line it is given.
-struct CapturingLogHandler: LogHandler {
-    let lines: Locked<[String]>
-    var logLevel: Logger.Level = .trace
-    var metadata: Logger.Metadata = [:]
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-    func log(event: LogEvent) {
-        lines.update { $0.append("\(event.level) \(event.message)") }
-    }
-}

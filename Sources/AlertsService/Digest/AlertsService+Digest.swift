@@ -47,6 +47,8 @@ extension AlertsService {
                 }
                 return digests
             }
+        } catch is CancellationError {
+            return []  // the service is stopping: nothing went wrong, and what is due is sent on the next start
         } catch {
             logger.error("digests not sent; next tick tries again", metadata: ["error": "\(error)"])
             return []

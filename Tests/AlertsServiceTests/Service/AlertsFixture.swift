@@ -5,6 +5,7 @@ import FareLensRuntime
 import FareLensStore
 import FareLensTesting
 import Foundation
+import Logging
 @testable import SubscriptionService
 
 /// Search as the alerts tests control it: the airport directory (with city
@@ -89,11 +90,14 @@ struct AlertsFixture {
     }
 
     /// An alerts service on `database`: the fixture's, or a restarted one on the same database.
-    static func service(database: ServiceDatabase, bus: MessageBus, clock: ManualWallClock, channels: [any AlertDeliveryChannel], tick: Duration = .milliseconds(20)) -> AlertsService {
+    static func service(
+        database: ServiceDatabase, bus: MessageBus, clock: ManualWallClock, channels: [any AlertDeliveryChannel], tick: Duration = .milliseconds(20),
+        logger: Logger = quietLogger()
+    ) -> AlertsService {
         let policy = RetryPolicy(maxAttempts: 3, initialBackoff: .seconds(10), maxBackoff: .seconds(60), jitter: 0)
         return AlertsService(
             database: database, bus: bus, clock: clock, channels: channels,
-            backoff: { attempt, retryAfter in policy.delay(afterAttempt: attempt, retryAfter: retryAfter) }, deliveryTick: tick, logger: quietLogger())
+            backoff: { attempt, retryAfter in policy.delay(afterAttempt: attempt, retryAfter: retryAfter) }, deliveryTick: tick, logger: logger)
     }
 
     static func database(_ service: String, _ serviceMigrations: ServiceMigrations) throws -> ServiceDatabase {

@@ -2,6 +2,7 @@
 import FareLensMessages
 import FareLensTesting
 import Foundation
+import Logging
 import Testing
 
 /// A channel that waits at a gate, then says whether its attempt was cancelled.
@@ -29,5 +30,22 @@ final class GatedChannel: AlertDeliveryChannel {
         #expect(await pass.value == 1)
         let row = try #require(try fixture.outbox().first)
         #expect(row.status == .delivered && row.attempts == 1, "\(row.status) \(row.lastError)")
+    }
+
+    @Test("a digest pass cut short by a stop logs no error: the stop is not a failure, and the next start sends what is due")
+    func digestPassStoppedQuietly() async throws {
+        let fixture = try AlertsFixture()
+        let lines = Locked<[String]>([])
+        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        let service = AlertsFixture.service(database: fixture.database, bus: fixture.bus, clock: fixture.clock, channels: [fixture.channel], logger: logger)
+        let stopped = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await service.sendDueDigests()
+        }
+        #expect(await stopped.value.isEmpty)
+        #expect(lines.get().filter { $0.hasPrefix("error") } == [])
+        // Not cancelled, the same pass runs and logs nothing either.
+        #expect(await service.sendDueDigests().isEmpty)
+        #expect(lines.get().filter { $0.hasPrefix("error") } == [])
     }
 }
