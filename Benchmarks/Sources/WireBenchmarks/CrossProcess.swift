@@ -289,9 +289,12 @@ func lookupLHR() -> AirportLookupRequest {
         for _ in 0..<8 {
             var bridgeCPU = CPUSpent(), floorCPU = CPUSpent()
             let bridge = try await bridgeCPU.measuring(other: { node.cpuTime }) { try await lookupLatencies(bus, count: 5_000) }
-            let floorSamples = only == "bridge" ? [0] : try await floorCPU.measuring(other: { floor.cpuTime }) { try await floor.latencies(count: 5_000) }
-            let (nodeCPU, spokeCPU) = bridgeCPU.microsPer(bridge.count), (echoCPU, callerCPU) = floorCPU.microsPer(floorSamples.count)
-            print("sequential p50: bridge \(micros(percentile(bridge, 0.5))) µs (node \(nodeCPU), spoke \(spokeCPU) µs CPU) | floor \(micros(percentile(floorSamples, 0.5))) µs (echo \(echoCPU), caller \(callerCPU) µs CPU)")
+            let (nodeCPU, spokeCPU) = bridgeCPU.microsPer(bridge.count)
+            let line = "sequential p50: bridge \(micros(percentile(bridge, 0.5))) µs (node \(nodeCPU), spoke \(spokeCPU) µs CPU)"
+            guard only == "1" else { print(line); continue }
+            let floorSamples = try await floorCPU.measuring(other: { floor.cpuTime }) { try await floor.latencies(count: 5_000) }
+            let (echoCPU, callerCPU) = floorCPU.microsPer(floorSamples.count)
+            print("\(line) | floor \(micros(percentile(floorSamples, 0.5))) µs (echo \(echoCPU), caller \(callerCPU) µs CPU)")
         }
         return
     }
@@ -342,7 +345,6 @@ func lookupLHR() -> AirportLookupRequest {
     reportNATS(requestBytes: try lookupLHR().wireEncoded().count, replyBytes: responseBytes, bridgeP50: percentile(bridge, 0.5), bridgeRate: median(rates))
     print("farelens node RSS: idle after start \(format(idle)) MiB | after 1 M requests \(format(resident[0])) MiB | after 2 M \(format(resident[1])) MiB (growth over the second million: \(format(resident[1] - resident[0])) MiB)")
 }
-
 
 /// How this machine's idle CPUs wait, which sets what a wake-up costs: the
 /// cpuidle driver and, under a VM's `haltpoll` driver, how long an idle vCPU

@@ -18,6 +18,8 @@ import Glibc
 // blocking read/write) is the platform's: event loops, wake-ups of another
 // thread, Swift concurrency.
 
+/// Work added before each echo (`BENCH_ECHO_SPIN_US`, default none): a busy
+/// wait, so the loop stays on its CPU as a handler doing that much work would.
 let echoSpin = Duration.microseconds(Int(ProcessInfo.processInfo.environment["BENCH_ECHO_SPIN_US"] ?? "0") ?? 0)
 
 /// Echoes every complete `frameBytes` frame it has read; flushes once per read burst.
