@@ -276,29 +276,30 @@ func lookupLHR() -> AirportLookupRequest {
         }
         return
     }
+    let frameBytes = try requestFrameBytes(address: AirportLookupRequest.address, typeName: AirportLookupRequest.wireTypeName, payload: try lookupLHR().wireEncoded())
     // BENCH_SEQUENTIAL_ONLY=1: only eight sequential rounds of the bridge, each
     // followed by one of the floor, for comparing two builds quickly; =bridge:
     // the bridge's rounds alone (for profiling the spoke). BENCH_ECHO_SPIN_US=N
     // makes the floor's echo spin N µs per frame: what N µs of work on the
     // critical path costs in latency on this machine (docs/performance.md, twelfth pass).
     if let only = ProcessInfo.processInfo.environment["BENCH_SEQUENTIAL_ONLY"], only == "1" || only == "bridge" {
-        let frameBytes = try requestFrameBytes(address: AirportLookupRequest.address, typeName: AirportLookupRequest.wireTypeName, payload: try lookupLHR().wireEncoded())
-        let floor = try await NIOEchoFloor(frameBytes: frameBytes)
+        // The floor's echo process is started only when its rounds run.
+        let floor = only == "1" ? try await NIOEchoFloor(frameBytes: frameBytes) : nil
         _ = try await lookupLatencies(bus, count: 2_000)
-        _ = try await floor.latencies(count: 2_000)
+        _ = try await floor?.latencies(count: 2_000)
         for _ in 0..<8 {
             var bridgeCPU = CPUSpent(), floorCPU = CPUSpent()
             let bridge = try await bridgeCPU.measuring(other: { node.cpuTime }) { try await lookupLatencies(bus, count: 5_000) }
             let (nodeCPU, spokeCPU) = bridgeCPU.microsPer(bridge.count)
             let line = "sequential p50: bridge \(micros(percentile(bridge, 0.5))) µs (node \(nodeCPU), spoke \(spokeCPU) µs CPU)"
-            guard only == "1" else { print(line); continue }
+            guard let floor else { print(line); continue }
             let floorSamples = try await floorCPU.measuring(other: { floor.cpuTime }) { try await floor.latencies(count: 5_000) }
             let (echoCPU, callerCPU) = floorCPU.microsPer(floorSamples.count)
             print("\(line) | floor \(micros(percentile(floorSamples, 0.5))) µs (echo \(echoCPU), caller \(callerCPU) µs CPU)")
         }
+        await floor?.stop()
         return
     }
-    let frameBytes = try requestFrameBytes(address: AirportLookupRequest.address, typeName: AirportLookupRequest.wireTypeName, payload: try lookupLHR().wireEncoded())
     let raw = try CrossProcessRawPingPong(frameBytes: frameBytes)
     defer { raw.stop() }
     let floor = try await NIOEchoFloor(frameBytes: frameBytes)
@@ -333,13 +334,15 @@ func lookupLHR() -> AirportLookupRequest {
         try await Task.sleep(for: .seconds(1))  // safe: lets the node settle before reading its idle RSS
         resident.append(node.residentMiB)
     }
-    print("cross-process pipelined lookups (64 in flight, 1,000,000 per round): \(rates.map { format($0 / 1000) }.joined(separator: ", ")) k req/s, median \(format(median(rates) / 1000)) k (target >= 100 k req/s: \(verdict(median(rates) >= 100_000))) | CPU per request (user + system, /proc): node \(pipelinedCPU.microsPer(2_000_000).other) µs, spoke \(pipelinedCPU.microsPer(2_000_000).this) µs")
+    let (nodePipelined, spokePipelined) = pipelinedCPU.microsPer(2_000_000)
+    print("cross-process pipelined lookups (64 in flight, 1,000,000 per round): \(rates.map { format($0 / 1000) }.joined(separator: ", ")) k req/s, median \(format(median(rates) / 1000)) k (target >= 100 k req/s: \(verdict(median(rates) >= 100_000))) | CPU per request (user + system, /proc): node \(nodePipelined) µs, spoke \(spokePipelined) µs")
     var floorRates: [Double] = []
     var floorPipelinedCPU = CPUSpent()
     for _ in 0..<2 {
         floorRates.append(1e9 / (try await floorPipelinedCPU.measuring(other: { floor.cpuTime }) { try await floor.pipelined(total: 500_000, inFlight: 64) }))
     }
-    print("floor of the design, 64 in flight (500,000 per round, the same NIO echo): \(floorRates.map { format($0 / 1000) }.joined(separator: ", ")) k round trips/s | the bridge's median rate is \(format(median(rates) / median(floorRates) * 100, decimals: 0))% of the floor's (target >= 100 k req/s) | CPU per round trip: echo loop \(floorPipelinedCPU.microsPer(1_000_000).other) µs, caller \(floorPipelinedCPU.microsPer(1_000_000).this) µs")
+    let (echoPipelined, callerPipelined) = floorPipelinedCPU.microsPer(1_000_000)
+    print("floor of the design, 64 in flight (500,000 per round, the same NIO echo): \(floorRates.map { format($0 / 1000) }.joined(separator: ", ")) k round trips/s | the bridge's median rate is \(format(median(rates) / median(floorRates) * 100, decimals: 0))% of the floor's (target >= 100 k req/s) | CPU per round trip: echo loop \(echoPipelined) µs, caller \(callerPipelined) µs")
     await floor.stop()
     let responseBytes = try await bus.request(lookupLHR()).wireEncoded().count
     reportNATS(requestBytes: try lookupLHR().wireEncoded().count, replyBytes: responseBytes, bridgeP50: percentile(bridge, 0.5), bridgeRate: median(rates))

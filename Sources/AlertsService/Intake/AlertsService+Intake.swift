@@ -39,7 +39,7 @@ extension AlertsService {
                 logger.error("exceptional deal alerts no one: subscription refused its origin", metadata: ["deal": "\(deal.dealID)", "origin": "\(deal.origin)", "error": "\(refusal)"])
                 candidates = []
             }
-            pending.append(PendingEvent(key: Self.key(delivery.metadata), consumer: Self.dealConsumer, candidates: candidates))
+            pending.append(PendingEvent(key: InboxKey(delivery.metadata.id), consumer: Self.dealConsumer, candidates: candidates))
         }
         return pending
     }
@@ -47,7 +47,7 @@ extension AlertsService {
     /// Threshold crossings: one candidate for the watchlist's owner.
     static func pendingEvents(_ batch: [Delivery<ThresholdCrossed>]) -> [PendingEvent] {
         batch.map { delivery in
-            PendingEvent(key: key(delivery.metadata), consumer: crossingConsumer, candidates: [candidate(for: delivery.event)])
+            PendingEvent(key: InboxKey(delivery.metadata.id), consumer: crossingConsumer, candidates: [candidate(for: delivery.event)])
         }
     }
 
@@ -56,7 +56,7 @@ extension AlertsService {
     /// the alert) is no candidate and is not recorded.
     static func pendingEvents(_ batch: [Delivery<PriceChanged>]) -> [PendingEvent] {
         batch.map { delivery in
-            PendingEvent(key: key(delivery.metadata), consumer: priceConsumer, candidates: candidate(for: delivery.event).map { [$0] } ?? [])
+            PendingEvent(key: InboxKey(delivery.metadata.id), consumer: priceConsumer, candidates: candidate(for: delivery.event).map { [$0] } ?? [])
         }
     }
 
@@ -64,7 +64,7 @@ extension AlertsService {
     /// alerts nothing (the tier change says it), but is recorded as handled.
     static func pendingEvents(_ batch: [Delivery<TrialEnding>]) -> [PendingEvent] {
         batch.map { delivery in
-            PendingEvent(key: key(delivery.metadata), consumer: trialConsumer, candidates: candidate(for: delivery.event).map { [$0] } ?? [])
+            PendingEvent(key: InboxKey(delivery.metadata.id), consumer: trialConsumer, candidates: candidate(for: delivery.event).map { [$0] } ?? [])
         }
     }
 
@@ -73,10 +73,6 @@ extension AlertsService {
         var candidate = AlertCandidate(userID: event.userID, kind: .trialEnding, origin: "", destination: "", price: Money(), queueScore: 0)
         if event.trialEndsAtUnixMs > 0 { candidate.expiresAt = Date(unixMilliseconds: event.trialEndsAtUnixMs) }
         return candidate
-    }
-
-    static func key(_ metadata: EventMetadata) -> InboxKey {
-        InboxKey(metadata.id)
     }
 
     static func candidate(for deal: Deal, user: PreferredAirportUser) -> AlertCandidate {
