@@ -18,6 +18,7 @@ struct EnvelopeFrameDecoder: ByteToMessageDecoder {
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         let before = buffer.readableBytes
         guard let payload = try FrameCodec.decode(from: &buffer, limits: connection.limits) else { return .needMoreData }
+        WireTimeline.mark(.frameRead)
         connection.metrics?.received(wireBytes: before - buffer.readableBytes, payloadBytes: payload.readableBytes)
         connection.received(try EnvelopeCoding.decode(payload))
         return .continue

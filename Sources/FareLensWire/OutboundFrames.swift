@@ -58,6 +58,7 @@ final class OutboundFrames: Sendable {
     /// Serializes and frames `envelope` on the calling thread and queues the
     /// frame (compressed when it is long enough and compression helps).
     func send(_ envelope: WireEnvelope) {
+        WireTimeline.mark(.frameQueued)
         let bytes: [UInt8]
         do {
             bytes = try envelope.serializedBytes()
@@ -107,6 +108,7 @@ final class OutboundFrames: Sendable {
             return pending.buffer
         }
         guard frames.readableBytes > 0 else { return }
+        WireTimeline.mark(.framesWritten)
         channel.writeAndFlush(frames, promise: nil)
         if !channel.isWritable { closeIfSlowConsumer() }
     }

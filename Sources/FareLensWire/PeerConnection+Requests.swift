@@ -5,12 +5,15 @@ import Synchronization
 extension PeerConnection {
     /// Sends a typed request over this connection and decodes its typed response.
     nonisolated(nonsending) func request<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
+        WireTimeline.mark(.callerStarts)
         var envelope = try WireEnvelope.request(request, context: context)
         envelope.address = address.name
         let reply = try await call(envelope, dueAt: context.dueAt)
         if let error = reply.busError { throw error }
         do {
-            return try R.Response(wireEncoded: Array(reply.payload))
+            let response = try R.Response(wireEncoded: Array(reply.payload))
+            WireTimeline.mark(.callerResumed)
+            return response
         } catch {
             throw .badMessage("response to \(R.wireTypeName) does not decode as \(R.Response.wireTypeName): \(error)")
         }

@@ -207,6 +207,7 @@ final class PeerConnection: Sendable {
     /// Called on the event loop for each decoded envelope.
     func received(_ envelope: WireEnvelope) {
         if envelope.kind == .response {
+            WireTimeline.mark(.responseMatched)
             complete(envelope.correlationID, with: .success(envelope))
         } else if envelope.kind == .request, requests.start(envelope, on: self) {
             receivedAny.store(true, ordering: .relaxed)
@@ -225,6 +226,7 @@ final class PeerConnection: Sendable {
             return (Array(state.waiting.values), state.onClose)
         }
         requests.cancelAll()
+        WireTimeline.flush()
         for action in onClose { action() }
         for entry in waiting {
             entry.continuation.resume(returning: .failure(.serviceUnavailable(entry.address, reason: "the node hosting it went away (\(reason))")))

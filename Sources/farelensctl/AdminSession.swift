@@ -41,6 +41,8 @@ enum AdminSession {
         let spoke = BridgeSpoke(bus: bus, configuration: bridge, identity: identity, logger: logger)
         bus.attach(spoke)
         let budget = Duration.milliseconds(options.timeoutMs)
+        // The process may exit before the connection's close is handled on its event loop.
+        defer { WireTimeline.flush() }
         let (joined, joinedContinuation) = AsyncStream.makeStream(of: Void.self)
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {

@@ -315,3 +315,61 @@ struct ChildProcess {
         }
     }
 }
+
+@Suite("Wire timeline across processes", .serialized)
+struct WireTimelineProcessTests {
+    /// The marks of one file as (point, nanoseconds, cpu).
+    func marks(_ path: String) throws -> [[Int64]] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { $0.split(separator: " ").map { Int64($0)! } }
+    }
+
+    /// Whether `marks` holds the points of `pattern` one after another, each later than the one before.
+    func containsRun(_ marks: [[Int64]], _ pattern: [Int64]) -> Bool {
+        guard marks.count >= pattern.count else { return false }
+        return (0...(marks.count - pattern.count)).contains { start in
+            let run = marks[start..<(start + pattern.count)]
+            return run.map { $0[0] } == pattern && zip(run, run.dropFirst()).allSatisfy { $0[1] <= $1[1] }
+        }
+    }
+
+    @Test("FARELENS_WIRE_TIMELINE: a lookup from farelensctl leaves the request's steps, in order, in the node's file and in the client's")
+    func timelineOfOneLookup() async throws {
+        let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
+        let timeline = directory + "/timeline"
+        try FileManager.default.createDirectory(atPath: timeline, withIntermediateDirectories: true)
+        let socket = directory + "/hub.sock"
+        let environment = ["FARELENS_WIRE_TIMELINE": timeline]
+        let hub = try ChildProcess.start(Binaries.farelens, ["serve", "--services", "search", "--data-dir", directory + "/hub", "--listen", socket, "--log-level", "error"], environment: environment)
+        defer { hub.kill() }
+        try await hub.waitForOutput(containing: "farelens ready")
+
+        let lookup = try await ChildProcess.run(Binaries.farelensctl, ["--socket", socket, "airports", "LHR"], environment: environment)
+        #expect(lookup.status == 0, "\(lookup.stderr)")
+        // The node writes its marks when the client's connection closes.
+        let nodeFile = "\(timeline)/wire-timeline-\(hub.pid).txt"
+        try await waitUntil("the node's timeline file", limit: .seconds(10)) { FileManager.default.fileExists(atPath: nodeFile) }
+        let node = try marks(nodeFile)
+        #expect(containsRun(node, [3, 1, 2]), "a frame read, the reply queued and written: \(node.map { $0[0] })")
+        #expect(node.allSatisfy { $0.count == 3 && $0[2] >= 0 })
+
+        let clientFiles = try FileManager.default.contentsOfDirectory(atPath: timeline).filter { $0 != "wire-timeline-\(hub.pid).txt" }
+        #expect(clientFiles.count == 1, "farelensctl's own file: \(clientFiles)")
+        if let clientFile = clientFiles.first {
+            let client = try marks("\(timeline)/\(clientFile)")
+            #expect(containsRun(client, [0, 1, 2, 3, 4, 7]), "encode, queue, write, read, decode, done: \(client.map { $0[0] })")
+        }
+    }
+
+    @Test("without FARELENS_WIRE_TIMELINE nothing is written")
+    func noTimelineByDefault() async throws {
+        let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
+        let socket = directory + "/hub.sock"
+        let hub = try ChildProcess.start(Binaries.farelens, ["serve", "--services", "search", "--data-dir", directory + "/hub", "--listen", socket, "--log-level", "error"], environment: ["FARELENS_WIRE_TIMELINE_UNUSED": "x"])
+        defer { hub.kill() }
+        try await hub.waitForOutput(containing: "farelens ready")
+        let lookup = try await ChildProcess.run(Binaries.farelensctl, ["--socket", socket, "airports", "LHR"])
+        #expect(lookup.status == 0)
+        let written = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("wire-timeline-") }
+        #expect(written.isEmpty)
+    }
+}

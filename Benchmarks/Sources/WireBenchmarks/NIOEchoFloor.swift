@@ -2,6 +2,7 @@ import BenchmarkHarness
 import Foundation
 import NIOCore
 import NIOPosix
+import FareLensWire
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,7 +17,10 @@ import Glibc
 // no protobuf, no routing, no service. What the bridge takes beyond this is
 // its own work; what this takes beyond the raw ping-pong (two plain threads,
 // blocking read/write) is the platform's: event loops, wake-ups of another
-// thread, Swift concurrency.
+// thread, Swift concurrency. Both sides mark the wire timeline's points
+// (FARELENS_WIRE_TIMELINE; Sources/FareLensWire/WireTimeline.swift) where
+// the bridge marks them, so Benchmarks/timeline/analyze.py lines up a floor
+// round trip the way it lines up a bridge request.
 
 /// Work added before each echo (`BENCH_ECHO_SPIN_US`, default none): a busy
 /// wait, so the loop stays on its CPU as a handler doing that much work would.
@@ -38,13 +42,17 @@ private final class FrameEchoHandler: ChannelInboundHandler {
             bytes = earlier
         }
         while let frame = bytes.readSlice(length: frameBytes) {
+            WireTimeline.mark(.frameRead)
             if echoSpin > .zero { let end = ContinuousClock.now + echoSpin; while ContinuousClock.now < end {} }
             context.write(wrapOutboundOut(frame), promise: nil)
         }
         partial = bytes.readableBytes > 0 ? bytes : nil
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) { context.flush() }
+    func channelReadComplete(context: ChannelHandlerContext) {
+        WireTimeline.mark(.framesWritten)
+        context.flush()
+    }
 
     func channelInactive(context: ChannelHandlerContext) { exit(0) }
 }
@@ -83,6 +91,8 @@ private final class FrameReplyHandler: ChannelInboundHandler {
         unread += unwrapInboundIn(data).readableBytes
         while unread >= frameBytes, let promise = waiting.popFirst() {
             unread -= frameBytes
+            WireTimeline.mark(.frameRead)
+            WireTimeline.mark(.responseMatched)
             promise.succeed()
         }
     }
@@ -115,11 +125,15 @@ final class NIOEchoFloor: Sendable {
     /// reply completes a promise that resumes the caller.
     func roundTrip() async throws {
         let promise = channel.eventLoop.makePromise(of: Void.self)
+        WireTimeline.mark(.callerStarts)
+        WireTimeline.mark(.frameQueued)
         channel.eventLoop.execute { [self] in
+            WireTimeline.mark(.framesWritten)
             replies.value.waiting.append(promise)
             channel.writeAndFlush(frame, promise: nil)
         }
         try await promise.futureResult.get()
+        WireTimeline.mark(.callerResumed)
     }
 
     /// `count` sequential round trips from a task on the pool; one sample (ns) each.
