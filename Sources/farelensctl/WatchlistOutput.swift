@@ -137,7 +137,7 @@ enum WatchlistOutput {
     /// "the threshold is in EUR but this route is priced in USD: …" when the two differ.
     static func currencyWarning(threshold: Money?, price: Money?) -> String? {
         guard let threshold, let price, !price.currency.isEmpty, threshold.currency != price.currency else { return nil }
-        return "the threshold is in \(threshold.currency) but this route is priced in \(price.currency): it is never compared (add the watchlist again with a threshold in \(price.currency))"
+        return "the threshold is in \(threshold.currency) but this route is priced in \(price.currency): it is never compared (set one in \(price.currency) with watchlists update --threshold)"
     }
 
     static func table(_ rows: [Row]) -> TextTable {

@@ -2,13 +2,13 @@ import ArgumentParser
 import FareLensMessages
 import Foundation
 
-/// `farelensctl watchlists add|list|show|rm|mute|check`: a user's watchlists (the watchlist service).
+/// `farelensctl watchlists add|list|show|update|rm|mute|check`: a user's watchlists (the watchlist service).
 struct WatchlistsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watchlists",
-        abstract: "Create, list, mute, check and delete a user's watchlists (the watchlist service).",
+        abstract: "Create, list, change, mute, check and delete a user's watchlists (the watchlist service).",
         discussion: "Every command names the owner with --user: the service answers only for that user's own watchlists.",
-        subcommands: [Add.self, List.self, Show.self, Remove.self, Mute.self, Check.self]
+        subcommands: [Add.self, List.self, Show.self, Update.self, Remove.self, Mute.self, Check.self]
     )
 
     /// `watchlists add`: watch a route.
@@ -83,6 +83,63 @@ struct WatchlistsCommand: AsyncParsableCommand {
             request.watchlistID = target.watchlist
             let response = try await CtlRun.request(options, request)
             try WatchlistOutput.print(response.watchlist, json: options.json)
+        }
+    }
+
+    /// `watchlists update`: change what a watchlist watches or how it alerts, keeping its id.
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change one of a user's watchlists in place: route, dates, cabin, threshold, alert mode, on or off.",
+            discussion: """
+                Only what is given changes; the id stays. A new route, dates or cabin forget the last price (it was another \
+                trip's); a new or removed threshold re-arms its alert. --activate is refused when the tier allows no more.
+                Example: farelensctl watchlists update --user u-0f3a9c2b7d1e4a55 w-7c1d2e3f4a5b6c7d --threshold 420.00USD --mode both
+                """
+        )
+        @OptionGroup var target: WatchlistTarget
+        @Option(name: .long, help: "New origin IATA airport or metro code.") var origin: String?
+        @Option(name: .long, help: "New destination IATA airport or metro code.") var destination: String?
+        @Option(name: .long, help: "New dates: any dates with a trip length in days as MIN-MAX, e.g. 7-14, or one-way.")
+        var anyDates: String?
+        @Option(name: .customLong("from"), help: "New dates: a fixed departure, YYYY-MM-DD (one-way unless --to is given).") var departure: String?
+        @Option(name: .customLong("to"), help: "New dates: a fixed return, YYYY-MM-DD (needs --from).") var returnDate: String?
+        @Option(name: .long, help: "New cabin: economy, premium-economy, business or first.") var cabin: String?
+        @Option(name: .long, help: "New threshold, e.g. 420.00USD.") var threshold: String?
+        @Flag(name: .long, help: "Remove the threshold.") var noThreshold = false
+        @Option(name: .long, help: "New alert mode: drop, digest or both.") var mode: String?
+        @Flag(name: .long, help: "Switch the watchlist on (checked on its schedule again).") var activate = false
+        @Flag(name: .long, help: "Switch the watchlist off (kept, not checked).") var deactivate = false
+        @OptionGroup var options: ConnectionOptions
+
+        func validate() throws { _ = try makeRequest() }
+
+        func run() async throws {
+            let response = try await CtlRun.request(options, try makeRequest())
+            try WatchlistOutput.print(response.watchlist, json: options.json)
+        }
+
+        /// The request that changes what was given, and nothing else.
+        func makeRequest() throws -> UpdateWatchlistRequest {
+            var request = UpdateWatchlistRequest()
+            request.userID = target.user
+            request.watchlistID = target.watchlist
+            if let origin { request.origin = origin.uppercased() }
+            if let destination { request.destination = destination.uppercased() }
+            if anyDates != nil || departure != nil || returnDate != nil {
+                request.dates = try WatchlistArguments.dates(anyDates: anyDates, from: departure, to: returnDate)
+            }
+            if let cabin { request.cabin = try SearchCommand.cabin(cabin) }
+            guard threshold == nil || !noThreshold else { throw ValidationError("--threshold and --no-threshold are alternatives: give one or the other") }
+            if let threshold { request.priceThreshold = try WatchlistArguments.money(threshold) }
+            if noThreshold { request.clearPriceThreshold_p = true }
+            if let mode { request.alertMode = try WatchlistArguments.mode(mode) }
+            guard !(activate && deactivate) else { throw ValidationError("--activate and --deactivate are alternatives: give one or the other") }
+            if activate || deactivate { request.active = activate }
+            guard request.hasOrigin || request.hasDestination || request.hasDates || request.hasCabin || request.hasPriceThreshold
+                || noThreshold || request.hasAlertMode || request.hasActive else {
+                throw ValidationError("nothing to change: give at least one of --origin, --destination, --any-dates, --from, --cabin, --threshold, --no-threshold, --mode, --activate, --deactivate")
+            }
+            return request
         }
     }
 

@@ -39,7 +39,7 @@ struct ServiceProcessTests {
         }
     }
 
-    @Test("a user created over the socket gets a trial; on Free five watchlists are accepted and the 6th refused; a check prices a watchlist with the real search; deleting the user erases them")
+    @Test("a user created over the socket gets a trial; on Free five watchlists are accepted and the 6th refused; a check prices a watchlist with the real search; update changes one in place and switching it off frees a place; deleting the user erases them")
     func ctlWatchlists() async throws {
         let nodes = try await ThreeNodes.start()
         defer { nodes.kill() }
@@ -70,6 +70,18 @@ struct ServiceProcessTests {
 
         let listed = try await nodes.ctl(["watchlists", "list", "--user", id])
         #expect(listed.status == 0 && listed.stdout.contains("5 active of 5 allowed"), "\(listed.stdout)")
+
+        // Changed in place across the split: same id, the new threshold and mode; switched off, it frees a place on Free.
+        let updated = try await nodes.ctl(["watchlists", "update", "--user", id, watchlistIDs[1], "--threshold", "420.00USD", "--mode", "both", "--json"])
+        #expect(updated.status == 0, "\(updated.stderr)")
+        let changed = try JSONSerialization.jsonObject(with: Data(updated.stdout.utf8)) as? [String: Any]
+        #expect(changed?["id"] as? String == watchlistIDs[1] && changed?["threshold"] as? String == "$420.00" && changed?["mode"] as? String == "both", "\(updated.stdout)")
+        let off = try await nodes.ctl(["watchlists", "update", "--user", id, watchlistIDs[1], "--deactivate", "--json"])
+        #expect(off.status == 0 && off.stdout.contains("\"active\" : false"), "\(off.stdout) \(off.stderr)")
+        let sixthAgain = try await nodes.ctl(["watchlists", "add", "--user", id, "JFK", "BOS", "--any-dates", "3-5"])
+        #expect(sixthAgain.status == 0, "\(sixthAgain.stderr)")
+        let backOn = try await nodes.ctl(["watchlists", "update", "--user", id, watchlistIDs[1], "--activate"])
+        #expect(backOn.status == 1 && backOn.stderr.contains("remote [watchlist-limit]"), "\(backOn.stderr)")
 
         let deleted = try await nodes.ctl(["users", "delete", id])
         #expect(deleted.status == 0, "\(deleted.stderr)")

@@ -9,7 +9,7 @@ struct WatchlistOutputTests {
     func currencyWarning() {
         let eur = Money(minorUnits: 45_000, currency: "EUR"), usd = Money(minorUnits: 41_000, currency: "USD")
         #expect(WatchlistOutput.currencyWarning(threshold: eur, price: usd)
-            == "the threshold is in EUR but this route is priced in USD: it is never compared (add the watchlist again with a threshold in USD)")
+            == "the threshold is in EUR but this route is priced in USD: it is never compared (set one in USD with watchlists update --threshold)")
         #expect(WatchlistOutput.currencyWarning(threshold: usd, price: Money(minorUnits: 39_000, currency: "USD")) == nil)
         #expect(WatchlistOutput.currencyWarning(threshold: eur, price: nil) == nil)
         #expect(WatchlistOutput.currencyWarning(threshold: nil, price: usd) == nil)
