@@ -207,7 +207,7 @@ final class PeerConnection: Sendable {
     /// Called on the event loop for each decoded envelope.
     func received(_ envelope: WireEnvelope) {
         if envelope.kind == .response {
-            WireTimeline.mark(.responseMatched)
+            WireTimeline.mark(.responseDecoded)
             complete(envelope.correlationID, with: .success(envelope))
         } else if envelope.kind == .request, requests.start(envelope, on: self) {
             receivedAny.store(true, ordering: .relaxed)

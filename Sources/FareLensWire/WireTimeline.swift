@@ -26,7 +26,7 @@ public enum WireTimeline {
         /// A whole frame was read (``EnvelopeFrameDecoder``, on the event loop).
         case frameRead = 3
         /// A response was decoded and is handed to its waiting caller (``PeerConnection``, on the event loop).
-        case responseMatched = 4
+        case responseDecoded = 4
         /// The caller has the typed response, decoded (``PeerConnection`` `request`, on the caller's thread).
         case callerResumed = 7
     }
@@ -96,6 +96,7 @@ public enum WireTimeline {
 
     /// `sched_getcpu()`, which Glibc's module map leaves out (it needs `_GNU_SOURCE`).
     private static let schedGetCPU: (@convention(c) () -> Int32)? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sched_getcpu")
+        // safe: glibc's `int sched_getcpu(void)`, called through a C function pointer of exactly that type.
         .map { unsafeBitCast($0, to: (@convention(c) () -> Int32).self) }
 
     /// The CPU the calling thread runs on, or -1 where that cannot be asked.

@@ -17,7 +17,7 @@ struct WireTimelineTests {
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let recorder = WireTimeline.Recorder(path: path)
-        for point in [WireTimeline.Point.callerStarts, .frameQueued, .framesWritten, .frameRead, .responseMatched, .callerResumed] {
+        for point in [WireTimeline.Point.callerStarts, .frameQueued, .framesWritten, .frameRead, .responseDecoded, .callerResumed] {
             recorder.mark(point)
         }
         #expect(!FileManager.default.fileExists(atPath: path), "nothing is written before a batch is full or a flush")

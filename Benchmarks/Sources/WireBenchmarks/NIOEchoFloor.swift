@@ -1,8 +1,8 @@
 import BenchmarkHarness
+import FareLensWire
 import Foundation
 import NIOCore
 import NIOPosix
-import FareLensWire
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -92,7 +92,7 @@ private final class FrameReplyHandler: ChannelInboundHandler {
         while unread >= frameBytes, let promise = waiting.popFirst() {
             unread -= frameBytes
             WireTimeline.mark(.frameRead)
-            WireTimeline.mark(.responseMatched)
+            WireTimeline.mark(.responseDecoded)
             promise.succeed()
         }
     }
