@@ -59,6 +59,8 @@ actor AlertsService: ServiceBehaviour {
     var metros: [String: String] = [:]
     /// Set while an outbox pass runs, so two never overlap.
     var delivering = false
+    /// The users whose policy state a batch reads from the database; the rest start empty.
+    nonisolated let usersWithState = UsersWithPolicyState()
     private let exceptionalDeals: EventSubscription<ExceptionalDeal>
     private let crossings: EventSubscription<ThresholdCrossed>
     private let priceChanges: EventSubscription<PriceChanged>

@@ -191,7 +191,9 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
     /// What the policy must remember about each of `recipients` at `now`
     /// (sent in the last 12 hours, counts of their local day, mutes and
     /// pause), read with one cached statement per table for the whole batch.
-    static func states(of recipients: [AlertRecipient], at now: Date, metros: [String: String] = [:], in db: Database) throws -> [String: RecipientState] {
+    /// Only the users in `lookingUp` are looked up (all when nil): the
+    /// others start with an empty state (``UsersWithPolicyState``).
+    static func states(of recipients: [AlertRecipient], at now: Date, metros: [String: String] = [:], lookingUp: Set<String>? = nil, in db: Database) throws -> [String: RecipientState] {
         var states: [String: RecipientState] = [:]
         var days: [String: String] = [:]
         for recipient in recipients {
@@ -199,14 +201,15 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
             states[recipient.userID] = RecipientState(day: day, metros: metros)
             days[recipient.userID] = day.description
         }
-        guard !recipients.isEmpty else { return states }
-        let users = JSONText.array(recipients.map(\.userID))
+        let userIDs = recipients.map(\.userID).filter { lookingUp?.contains($0) ?? true }
+        guard !userIDs.isEmpty else { return states }
+        let users = JSONText.array(userIDs)
         let nowMs = now.unixMilliseconds
         let since = now.addingTimeInterval(-AlertPolicy.dedupeWindow).unixMilliseconds
         // Columns by position, not name: this runs for every batch of decisions.
         let sent = try db.cachedStatement(sql: sentSinceSQL)
         // Two days back covers today in any zone, and the 12-hour window.
-        let cursor = try Row.fetchCursor(sent, arguments: [users, min(since, nowMs - 2 * 86_400_000)])
+        let cursor = try Row.fetchCursor(sent, arguments: [users, UsersWithPolicyState.lookBack(at: now)])
         while let row = try cursor.next() {
             let userID: String = row[0]
             // Digests and trial notices are service messages: they count against no cap and dedupe nothing.

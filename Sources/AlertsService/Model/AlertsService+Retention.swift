@@ -29,8 +29,11 @@ extension AlertsService {
     func applyRetention(now: Date) -> Int? {
         let cutoff = Self.newAlertID(at: now.addingTimeInterval(-retention)).prefix(13)  // "a" + 12 hex digits of milliseconds
         let nowMs = now.unixMilliseconds
+        let usersWithState = usersWithState
         do {
             let deleted = try database.writer.write { db in
+                // Loaded again by the next batch, without the users whose state has expired.
+                usersWithState.forget()
                 try db.execute(sql: "DELETE FROM outbox WHERE alertID < ?", arguments: [String(cutoff)])
                 try db.execute(sql: "DELETE FROM alert WHERE alertID < ?", arguments: [String(cutoff)])
                 let alerts = db.changesCount

@@ -28,8 +28,10 @@ extension AlertsService {
         guard (0...365).contains(request.days) else { throw .invalidField("days", "must be 0 (meaning 30) to 365, got \(request.days)") }
         try await requireKnownUser(request.userID)
         let until = clock.now().addingTimeInterval(Double(request.days == 0 ? 30 : request.days) * 86_400).unixMilliseconds
+        let usersWithState = usersWithState
         let effective = try write { db throws(AlertsError) in
             try Self.catching {
+                usersWithState.insert(request.userID)
                 let existing = try RouteMuteRow.fetchOne(db, key: ["userID": request.userID, "origin": origin, "destination": destination])
                 let row = RouteMuteRow(userID: request.userID, origin: origin, destination: destination, mutedUntilUnixMs: max(until, existing?.mutedUntilUnixMs ?? 0))
                 try row.save(db)
@@ -64,8 +66,10 @@ extension AlertsService {
         guard (0...(24 * 30)).contains(request.hours) else { throw .invalidField("hours", "must be 0 (meaning 24) to 720, got \(request.hours)") }
         try await requireKnownUser(request.userID)
         let until = clock.now().addingTimeInterval(Double(request.hours == 0 ? 24 : request.hours) * 3_600).unixMilliseconds
+        let usersWithState = usersWithState
         let effective = try write { db throws(AlertsError) in
             try Self.catching {
+                usersWithState.insert(request.userID)
                 let existing = try AlertPauseRow.fetchOne(db, key: request.userID)
                 let row = AlertPauseRow(userID: request.userID, pausedUntilUnixMs: max(until, existing?.pausedUntilUnixMs ?? 0))
                 try row.save(db)
