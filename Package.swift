@@ -108,15 +108,20 @@ let package = Package(
         .target(
             name: "FareLensWire",
             dependencies: [
-                "FareLensBus", "FareLensMessages", nioCore, nioPosix, log, metrics, lifecycle, protobuf, grdb, heapModule,
+                "FareLensBus", "FareLensMessages", nioCore, nioPosix, log, metrics, lifecycle, protobuf, grdb, heapModule, "CSQLiteSettings",
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
             swiftSettings: strict
         ),
         .target(
             name: "FareLensStore",
-            dependencies: [grdb, .product(name: "GRDBSQLite", package: "GRDB.swift"), log],
+            dependencies: [grdb, .product(name: "GRDBSQLite", package: "GRDB.swift"), log, "CSQLiteSettings"],
             swiftSettings: strict
+        ),
+        /// One call Swift cannot make (`sqlite3_config` is variadic): docs/decisions/0018.
+        .target(
+            name: "CSQLiteSettings",
+            linkerSettings: [.linkedLibrary("sqlite3")]
         ),
         .target(
             name: "FareLensRuntime",

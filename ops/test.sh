@@ -26,7 +26,7 @@ limit="${FARELENS_TEST_LIMIT_SECONDS:-1500}"
 # (two such waits gave up after 10 s in 4 of 16 runs). They run in a phase of
 # their own, after the others.
 compute='MarketCarrierTests|MarketPriceLevelTests|MarketCurrencyTests|SimulatedMarketTests|MarketSweepTests|CalibrationTests|QuietHoursEndTests|AlertIDTests'
-alone='BridgeLateHelloTests'
+alone='BridgeLateHelloTests|SQLiteProcessSettingsTests'
 heavy='DemoProcessTests|EndToEndTests|SystemdUnitTests|ComposeCommandsTests|BackupScriptsTests|ConfigExampleTests|NodeAdminProcessTests'
 log="$(mktemp -t farelens-tests.XXXXXX)"
 start=$SECONDS

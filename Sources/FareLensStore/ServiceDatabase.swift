@@ -17,6 +17,7 @@ public struct ServiceDatabase: Sendable {
     /// - Throws: ``StoreError`` naming the directory or file at fault.
     public static func open(service: String, directory: String, migrations: ServiceMigrations) throws(StoreError) -> ServiceDatabase {
         try DataDirectory.check(directory)
+        SQLiteProcessSettings.apply()
         let path = URL(fileURLWithPath: directory).appendingPathComponent("\(service).sqlite").path
         let pool: DatabasePool
         do {
@@ -37,6 +38,7 @@ public struct ServiceDatabase: Sendable {
 
     /// An in-memory database with the same migrations (for tests).
     public static func inMemory(service: String, migrations: ServiceMigrations) throws(StoreError) -> ServiceDatabase {
+        SQLiteProcessSettings.apply()
         do {
             let queue = try DatabaseQueue(named: nil)
             try migrations.apply(to: queue)

@@ -1,3 +1,4 @@
+internal import CSQLiteSettings
 import FareLensMessages
 import Foundation
 import GRDB
@@ -24,6 +25,8 @@ public final class OutboxJournal: Sendable {
     ///
     /// - Throws: ``OutboxJournalError`` naming the file when it cannot be opened.
     public init(path: String, logger: Logger) throws(OutboxJournalError) {
+        // SQLite's process-wide settings, before its first use (docs/decisions/0018).
+        _ = farelens_sqlite_configure_once()
         do {
             var configuration = Configuration()
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }

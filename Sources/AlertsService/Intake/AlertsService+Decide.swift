@@ -92,7 +92,15 @@ extension AlertsService {
         var codes = Set<String>()
         for candidate in pending.lazy.flatMap(\.candidates) { codes.insert(candidate.origin); codes.insert(candidate.destination) }
         guard await learnPlaces(codes) else { return nil }
-        return PreparedDecisions(pending: pending, recipients: recipients, cities: cities, metros: metros, channels: channels.map(\.channel.rawValue))
+        // Worded here, off the database's writer, when the wording does not depend on the instant of the decision.
+        var worded = pending
+        for event in worded.indices {
+            for index in worded[event].candidates.indices {
+                let candidate = worded[event].candidates[index]
+                worded[event].candidates[index].presetContent = AlertWording.instantFreeContent(for: candidate, city: cities[candidate.destination] ?? candidate.destination)
+            }
+        }
+        return PreparedDecisions(pending: worded, recipients: recipients, cities: cities, metros: metros, channels: channels.map(\.channel.rawValue))
     }
 
     /// Decides and records `prepared` in one transaction, at the clock's
@@ -137,7 +145,8 @@ extension AlertsService {
         for (userID, candidates) in byUser.sorted(by: { $0.key < $1.key }) {
             guard let recipient = known[userID], var state = states.removeValue(forKey: userID) else { continue }
             for outcome in AlertPolicy.decide(candidates, for: recipient, state: &state, at: now) {
-                let content = AlertWording.content(for: outcome.candidate, city: prepared.cities[outcome.candidate.destination] ?? outcome.candidate.destination, at: now)
+                let content = outcome.candidate.presetContent
+                    ?? AlertWording.content(for: outcome.candidate, city: prepared.cities[outcome.candidate.destination] ?? outcome.candidate.destination, at: now)
                 let row = AlertRow(outcome, recipient: recipient, content: content, id: newAlertID(at: now, random: idSequence), at: now)
                 idSequence &+= 1
                 if row.decisionValue == .sent { usersWithState.insert(row.userID) }

@@ -42,6 +42,10 @@ struct AlertCandidate: Sendable, Equatable {
     var simulated = false
     /// A price drop too small to alert on (see ``AlertPolicy/minimumDropBasisPoints``).
     var belowDropMinimum = false
+    /// Its wording, written before the deciding transaction when it does not
+    /// depend on the instant of the decision (``AlertWording/instantFreeContent(for:city:)``);
+    /// nil: written in the transaction.
+    var presetContent: AlertContent?
 
     /// The route as shown: "LIS→LON".
     var route: String { "\(origin)→\(destination)" }

@@ -65,7 +65,8 @@ enum AlertPolicy {
             if quiet { return outcome(.held, "Quiet hours (\(recipient.quietHours.description) in \(zone.identifier)); held for the digest") }
             return outcome(.sent, "Sent: the trial ends tomorrow (a service notice: outside the daily cap)")
         }
-        if let until = state.mutedRoutes[state.muteKey(candidate.origin, candidate.destination)], until > now {
+        // Keys are built only when there is something to look up: most users have no mute and sent nothing lately.
+        if !state.mutedRoutes.isEmpty, let until = state.mutedRoutes[state.muteKey(candidate.origin, candidate.destination)], until > now {
             return outcome(.muted, "Route \(candidate.route) muted until \(Self.localTime(until, in: zone))")
         }
         if let until = candidate.watchlistMutedUntil, until > now {
@@ -77,10 +78,12 @@ enum AlertPolicy {
         if candidate.digestOnly {
             return outcome(.held, "Watchlist is in daily-digest mode; in the next digest")
         }
-        for key in [state.routeKey(candidate.origin, candidate.destination)] + (candidate.dealID.isEmpty ? [] : [RecipientState.dealKey(candidate.dealID)]) {
-            if let sent = state.lastSent[key], now.timeIntervalSince(sent) < dedupeWindow {
-                let what = key.hasPrefix("deal:") ? "This deal" : "Route \(candidate.route)"
-                return outcome(.deduped, "\(what) was alerted at \(Self.localTime(sent, in: zone)), less than 12 hours ago")
+        if !state.lastSent.isEmpty {
+            for key in [state.routeKey(candidate.origin, candidate.destination)] + (candidate.dealID.isEmpty ? [] : [RecipientState.dealKey(candidate.dealID)]) {
+                if let sent = state.lastSent[key], now.timeIntervalSince(sent) < dedupeWindow {
+                    let what = key.hasPrefix("deal:") ? "This deal" : "Route \(candidate.route)"
+                    return outcome(.deduped, "\(what) was alerted at \(Self.localTime(sent, in: zone)), less than 12 hours ago")
+                }
             }
         }
         let capReached = state.sentOnDay >= recipient.dailyCap

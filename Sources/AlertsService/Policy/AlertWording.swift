@@ -36,6 +36,14 @@ enum AlertWording {
         return content
     }
 
+    /// The content of `candidate` when it is the same at every instant —
+    /// all but an exceptional deal's, whose body says when it expires — so
+    /// it can be written before the deciding transaction; nil otherwise.
+    static func instantFreeContent(for candidate: AlertCandidate, city: String) -> AlertContent? {
+        guard candidate.kind != .exceptionalDeal || candidate.expiresAt == nil else { return nil }
+        return content(for: candidate, city: city, at: .distantPast)
+    }
+
     /// "Expires in 6 hours." / "Expires in 3 days." / "Expires within the hour."
     static func expiry(_ expires: Date, from now: Date) -> String {
         let hours = Int(expires.timeIntervalSince(now) / 3_600)

@@ -204,4 +204,26 @@ import Testing
         simulated.simulated = true
         #expect(AlertWording.content(for: simulated, city: "Tokyo", at: now).body.hasSuffix("Simulated market fare."))
     }
+
+    @Test("content written before the transaction is the content at any instant; an exceptional deal that says when it expires gets none")
+    func instantFreeContent() {
+        var crossing = Self.candidate()
+        crossing.threshold = usd(70_000)
+        var drop = Self.candidate(kind: .priceDrop)
+        drop.discountBasisPoints = 1_200
+        drop.previousPrice = usd(74_000)
+        let timelessDeal = Self.candidate(kind: .exceptionalDeal, deal: "d2")
+        let trial = Self.candidate(kind: .trialEnding)
+        var simulated = crossing
+        simulated.simulated = true
+        let instants = [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 1_790_000_000), Date(timeIntervalSince1970: 4_000_000_000)]
+        for candidate in [crossing, drop, timelessDeal, trial, simulated] {
+            let preset = AlertWording.instantFreeContent(for: candidate, city: "Tokyo")
+            #expect(preset != nil, "\(candidate.kind)")
+            for instant in instants { #expect(preset == AlertWording.content(for: candidate, city: "Tokyo", at: instant), "\(candidate.kind)") }
+        }
+        var expiring = timelessDeal
+        expiring.expiresAt = instants[1].addingTimeInterval(6 * 3_600)
+        #expect(AlertWording.instantFreeContent(for: expiring, city: "Tokyo") == nil)
+    }
 }
