@@ -17,7 +17,10 @@ limit="${FARELENS_TEST_LIMIT_SECONDS:-1500}"
 # they neither starve the in-process bridge tests (whose waits are bounded)
 # nor are starved. BridgeLateHelloTests holds every thread of the concurrency
 # pool for 600 ms on purpose: it runs last, alone, so no other test holds a
-# thread it needs or waits behind it.
+# thread it needs or waits behind it. SQLiteProcessSettingsTests needs its
+# database to be the first use of SQLite in the process (docs/decisions/0018):
+# it runs in that last phase too, away from the suites that open SQLite
+# directly.
 # The suites that compute for seconds without awaiting anything (the
 # simulated market's rules over many routes, dates and seeds; calibration;
 # the quiet-hours comparison; 200,000 alert ids) hold a thread of the

@@ -155,7 +155,7 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
         """
 
     /// The sent decisions of each user by time, and nothing else (migration
-    /// `alerts-002-sent-by-user`): what ``states(of:at:metros:in:)`` reads
+    /// `alerts-002-sent-by-user`): what ``states(of:at:metros:lookingUp:in:)`` reads
     /// for every batch of decisions. Through `alert_by_user_time` it looked
     /// up every recent row of each user in the table to find the few sent
     /// ones; held, capped and deduped rows, most of them, now cost it nothing

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 import Synchronization
 
-/// The users for whom ``AlertRow/states(of:at:metros:in:)`` may find
+/// The users for whom ``AlertRow/states(of:at:metros:lookingUp:in:)`` may find
 /// anything — a sent decision within its look-back, a mute or a pause —
 /// kept in memory so that a batch of decisions asks SQLite only about them.
 /// Everyone else starts the batch with an empty state, as the query would
