@@ -140,7 +140,7 @@ extension AlertsService {
         var rows: [AlertRow] = []
         var generator = SystemRandomNumberGenerator()
         var idSequence: UInt64 = generator.next()
-        let lookingUp = try usersWithState.candidates(among: byUser.keys, at: now, in: db)
+        let lookingUp = try usersWithState.usersToLookUp(among: byUser.keys, at: now, in: db)
         var states = try AlertRow.states(of: byUser.keys.compactMap { known[$0] }, at: now, metros: prepared.metros, lookingUp: lookingUp, in: db)
         for (userID, candidates) in byUser.sorted(by: { $0.key < $1.key }) {
             guard let recipient = known[userID], var state = states.removeValue(forKey: userID) else { continue }
@@ -149,9 +149,11 @@ extension AlertsService {
                     ?? AlertWording.content(for: outcome.candidate, city: prepared.cities[outcome.candidate.destination] ?? outcome.candidate.destination, at: now)
                 let row = AlertRow(outcome, recipient: recipient, content: content, id: newAlertID(at: now, random: idSequence), at: now)
                 idSequence &+= 1
-                if row.decisionValue == .sent { usersWithState.insert(row.userID) }
                 try row.insertFast(db)
-                if row.decisionValue == .sent { try enqueue(row, channels: prepared.channels, at: now, in: db) }
+                if row.decisionValue == .sent {
+                    usersWithState.insert(row.userID)
+                    try enqueue(row, channels: prepared.channels, at: now, in: db)
+                }
                 rows.append(row)
             }
         }

@@ -191,9 +191,9 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
     /// What the policy must remember about each of `recipients` at `now`
     /// (sent in the last 12 hours, counts of their local day, mutes and
     /// pause), read with one cached statement per table for the whole batch.
-    /// Only the users in `lookingUp` are looked up (all when nil): the
-    /// others start with an empty state (``UsersWithPolicyState``).
-    static func states(of recipients: [AlertRecipient], at now: Date, metros: [String: String] = [:], lookingUp: Set<String>? = nil, in db: Database) throws -> [String: RecipientState] {
+    /// Only the users in `lookingUp` — recipients' ids — are looked up (all
+    /// when nil): the others start with an empty state (``UsersWithPolicyState``).
+    static func states(of recipients: [AlertRecipient], at now: Date, metros: [String: String] = [:], lookingUp: [String]? = nil, in db: Database) throws -> [String: RecipientState] {
         var states: [String: RecipientState] = [:]
         var days: [String: String] = [:]
         for recipient in recipients {
@@ -201,7 +201,7 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
             states[recipient.userID] = RecipientState(day: day, metros: metros)
             days[recipient.userID] = day.description
         }
-        let userIDs = recipients.map(\.userID).filter { lookingUp?.contains($0) ?? true }
+        let userIDs = lookingUp ?? recipients.map(\.userID)
         guard !userIDs.isEmpty else { return states }
         let users = JSONText.array(userIDs)
         let nowMs = now.unixMilliseconds

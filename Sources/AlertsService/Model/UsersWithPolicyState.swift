@@ -16,8 +16,8 @@ import Synchronization
 ///   ``forget()`` (retention, hourly) or when a batch looks back further
 ///   than the load did (a clock set back);
 /// - every write that can give a user state — a sent decision, a mute, a
-///   pause — adds the user in its own transaction, before writing
-///   (``insert(_:)``), on the database's single writer;
+///   pause — adds the user in its own transaction (``insert(_:)``), on the
+///   database's single writer;
 /// - a rolled-back transaction leaves its users in the set: one query too
 ///   many, nothing missed.
 ///
@@ -38,10 +38,10 @@ final class UsersWithPolicyState: Sendable {
         min(now.addingTimeInterval(-AlertPolicy.dedupeWindow).unixMilliseconds, now.unixMilliseconds - 2 * 86_400_000)
     }
 
-    /// The users among `userIDs` that may have state at `now`, loading the
-    /// set first when it is not loaded or does not reach back far enough.
-    /// Call it inside the write transaction that decides.
-    func candidates(among userIDs: some Sequence<String>, at now: Date, in db: Database) throws -> Set<String> {
+    /// The users among `userIDs` that may have state at `now`, in their
+    /// order, loading the set first when it is not loaded or does not reach
+    /// back far enough. Call it inside the write transaction that decides.
+    func usersToLookUp(among userIDs: some Sequence<String>, at now: Date, in db: Database) throws -> [String] {
         let lookBack = Self.lookBack(at: now)
         let current = loaded.withLock { $0 }
         let users: Set<String>
@@ -51,12 +51,12 @@ final class UsersWithPolicyState: Sendable {
             users = try Self.load(since: lookBack, in: db)
             loaded.withLock { $0 = Loaded(users: users, lookBackUnixMs: lookBack) }
         }
-        return Set(userIDs.lazy.filter { users.contains($0) })
+        return userIDs.filter { users.contains($0) }
     }
 
     /// Remembers that `userID` may have state. Called in the transaction
-    /// that gives it state, before the write. Before the first load it does
-    /// nothing: the load will read the committed row.
+    /// that gives it state. Before the first load it does nothing: the load
+    /// will read the committed row.
     func insert(_ userID: String) {
         loaded.withLock { loaded in
             guard loaded != nil else { return }

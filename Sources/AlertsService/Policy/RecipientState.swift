@@ -4,7 +4,7 @@ import Foundation
 /// What the policy must remember about one user to decide their next
 /// alert: pause, mutes, what was sent in the last 12 hours, and today's
 /// counts. Loaded from the alerts database in the deciding transaction
-/// (`AlertRow.states(of:at:in:)`) and updated by the policy as it sends, so
+/// (`AlertRow.states(of:at:metros:lookingUp:in:)`) and updated by the policy as it sends, so
 /// candidates decided together see each other.
 struct RecipientState: Sendable, Equatable {
     /// All alerts paused until then.
