@@ -134,6 +134,11 @@ struct TwoProcessTests {
         #expect(search.status == 0, "\(search.stderr)")
         let offers = try JSONDecoder().decode(SearchOffers.self, from: Data(search.stdout.utf8)).offers.map(\.offer_id)
         #expect(!offers.isEmpty)
+        // The search answers first and publishes its fares after (a DeferredPublisher), so the
+        // hub holds them only once its status says so; killing it earlier would test nothing.
+        _ = try await meshStatus(socket) { nodes in
+            nodes.contains { $0.node == "fare-listener" && $0.pending_durable_events == UInt64(offers.count) }
+        }
 
         hub.kill()
         hub = try ChildProcess.start(Binaries.farelens, hubArguments)
@@ -201,7 +206,8 @@ struct StatusNode: Decodable, CustomStringConvertible {
     let role: String
     let connected: Bool
     let services: [String]
-    var description: String { "\(node)(\(pid),\(role),\(connected ? "up" : "away"))" }
+    let pending_durable_events: UInt64  // the JSON key, as farelensctl prints it
+    var description: String { "\(node)(\(pid),\(role),\(connected ? "up" : "away, \(pending_durable_events) waiting"))" }
 }
 
 /// The built executables next to the test bundle (`swift build --build-tests` builds them).
