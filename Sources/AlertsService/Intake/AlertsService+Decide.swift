@@ -41,15 +41,17 @@ extension AlertsService {
         _ pendingEvents: @Sendable (AlertsService, [Delivery<Event>]) async -> [PendingEvent]?
     ) async {
         var recording: (rows: Task<[AlertRow]?, Never>, batch: DeliveryBatch<Event>)?
+        // Announcing and settling, in batch order, off the actor: the actor goes on to prepare the next batch.
+        var announcing: Task<Void, Never>?
         var batches = subscription.settlingBatches(maximum: Self.batchSize).makeAsyncIterator()
-        while let batch = await batches.next() {
+        following: while let batch = await batches.next() {
             // Nil when cancelled while subscription was away: this batch is left unsettled.
             guard let pending = await pendingEvents(self, batch.deliveries), let prepared = await prepare(pending) else { break }
             let previous = recording
             var previousRows: [AlertRow] = []
             if let previous {
                 // Cancelled while the previous transaction was retried: it and this batch stay unsettled.
-                guard let rows = await Self.value(of: previous.rows) else { return }
+                guard let rows = await Self.value(of: previous.rows) else { recording = nil; break following }
                 previousRows = rows
             }
             // Started before the previous batch is announced, so the writer goes from one transaction to the next.
@@ -57,20 +59,27 @@ extension AlertsService {
             // Lets the recording task onto the actor now, so the writer starts this transaction while the previous
             // batch is announced and the next prepared; without it the writer sat idle 2.6-4.1 ms a batch (docs/performance.md).
             await Task.yield()
-            if let previous { finish(previousRows, previous.batch) }
+            if let previous { announcing = finish(previousRows, previous.batch, after: announcing) }
             // Nothing more to prepare meanwhile: this batch is finished now, not when the next event comes.
             if !batches.hasWaitingDeliveries, let last = recording {
                 recording = nil
-                guard let rows = await Self.value(of: last.rows) else { return }
-                finish(rows, last.batch)
+                guard let rows = await Self.value(of: last.rows) else { break following }
+                announcing = finish(rows, last.batch, after: announcing)
             }
         }
-        if let last = recording, let rows = await Self.value(of: last.rows) { finish(rows, last.batch) }
+        if let last = recording, let rows = await Self.value(of: last.rows) { announcing = finish(rows, last.batch, after: announcing) }
+        await announcing?.value
     }
 
-    private func finish<Event>(_ rows: [AlertRow], _ batch: DeliveryBatch<Event>) {
-        announce(rows)
-        batch.settle()
+    /// Announces `rows` and settles `batch` once `previous` (the batch
+    /// before's) is done, on the global executor: batches are announced and
+    /// settled in order, and the actor is not held up by it.
+    private nonisolated func finish<Event>(_ rows: [AlertRow], _ batch: DeliveryBatch<Event>, after previous: Task<Void, Never>?) -> Task<Void, Never> {
+        Task {
+            await previous?.value
+            announce(rows)
+            batch.settle()
+        }
     }
 
     /// The result of a ``record(_:)`` task, which is cancelled with the waiting task.
@@ -92,7 +101,24 @@ extension AlertsService {
         var codes = Set<String>()
         for candidate in pending.lazy.flatMap(\.candidates) { codes.insert(candidate.origin); codes.insert(candidate.destination) }
         guard await learnPlaces(codes) else { return nil }
-        // Worded here, off the database's writer, when the wording does not depend on the instant of the decision.
+        let instant = clock.now()
+        return await Self.prepared(
+            pending, recipients: recipients, cities: cities, metros: metros, channels: channels.map(\.channel.rawValue),
+            usersWithState: usersWithState, at: instant
+        )
+    }
+
+    /// The rest of ``prepare(_:)``, the batch's longest stretch of work, off
+    /// the actor (so the actor is free to resume the recording task the
+    /// moment the previous transaction commits) and off the database's
+    /// writer: the wording that does not depend on the instant of the
+    /// decision, the candidates by user, and the decisions of users who
+    /// have no policy state, made at `instant`.
+    @concurrent
+    static func prepared(
+        _ pending: [PendingEvent], recipients: [String: AlertRecipient], cities: [String: String], metros: [String: String], channels: [Int],
+        usersWithState: UsersWithPolicyState, at instant: Date
+    ) async -> PreparedDecisions {
         var worded = pending
         for event in worded.indices {
             for index in worded[event].candidates.indices {
@@ -100,19 +126,71 @@ extension AlertsService {
                 worded[event].candidates[index].presetContent = AlertWording.instantFreeContent(for: candidate, city: cities[candidate.destination] ?? candidate.destination)
             }
         }
-        return PreparedDecisions(pending: worded, recipients: recipients, cities: cities, metros: metros, channels: channels.map(\.channel.rawValue))
+        let byUser = candidatesByUser(worded, known: recipients)
+        let ahead = decideAhead(byUser, without: usersWithState.usersWithoutState(among: byUser.map(\.recipient.userID)), cities: cities, metros: metros, at: instant)
+        return PreparedDecisions(
+            pending: worded, recipients: recipients, cities: cities, metros: metros, channels: channels,
+            byUser: byUser, instant: instant, decidedAhead: ahead
+        )
     }
 
-    /// Decides and records `prepared` in one transaction, at the clock's
-    /// current instant, and returns the rows. A transaction that fails (a
+    /// Each known user's candidates among `pending`'s, in user order.
+    static func candidatesByUser(_ pending: [PendingEvent], known: [String: AlertRecipient]) -> [UserCandidates] {
+        var byUser: [String: [AlertCandidate]] = [:]
+        for event in pending {
+            for candidate in event.candidates where known[candidate.userID] != nil {
+                byUser[candidate.userID, default: []].append(candidate)
+            }
+        }
+        return byUser.sorted { $0.key < $1.key }.compactMap { userID, candidates in
+            known[userID].map { UserCandidates(recipient: $0, candidates: candidates) }
+        }
+    }
+
+    /// The decisions of the users in `withoutState` (ids, as
+    /// ``UsersWithPolicyState/usersWithoutState(among:)`` gives them) made
+    /// with the empty state at `now`: the decisions the transaction would
+    /// make for them, unless one gains state first, which it checks.
+    static func decideAhead(_ byUser: [UserCandidates], without withoutState: [String]?, cities: [String: String], metros: [String: String], at now: Date) -> [String: [AlertRow]] {
+        guard let withoutState, !withoutState.isEmpty else { return [:] }
+        let chosen = Set(withoutState)
+        var generator = SystemRandomNumberGenerator()
+        var ids: UInt64 = generator.next()
+        var ahead: [String: [AlertRow]] = [:]
+        ahead.reserveCapacity(chosen.count)
+        for user in byUser where chosen.contains(user.recipient.userID) {
+            var state = RecipientState(day: QuietHoursWindow.localDay(now, in: user.recipient.zone), metros: metros)
+            ahead[user.recipient.userID] = decidedRows(user, state: &state, cities: cities, at: now, ids: &ids)
+        }
+        return ahead
+    }
+
+    /// The rows of one user's competing candidates, decided by the policy from `state` at `now`.
+    static func decidedRows(_ user: UserCandidates, state: inout RecipientState, cities: [String: String], at now: Date, ids: inout UInt64) -> [AlertRow] {
+        AlertPolicy.decide(user.candidates, for: user.recipient, state: &state, at: now).map { outcome in
+            let content = outcome.candidate.presetContent
+                ?? AlertWording.content(for: outcome.candidate, city: cities[outcome.candidate.destination] ?? outcome.candidate.destination, at: now)
+            defer { ids &+= 1 }
+            return AlertRow(outcome, recipient: user.recipient, content: content, id: newAlertID(at: now, random: ids), at: now)
+        }
+    }
+
+    /// Decides and records `prepared` in one transaction, at the instant it
+    /// was prepared, and returns the rows. A transaction that fails (a
     /// full disk) is rolled back and tried again every second, logged at
-    /// the first and every tenth attempt, until it commits; nil when the
+    /// the first and every tenth attempt, until it commits, each retry
+    /// deciding everything again at the clock's current instant; nil when the
     /// task is cancelled first (nothing recorded, the batch left unsettled).
     func record(_ prepared: PreparedDecisions) async -> [AlertRow]? {
+        var attempts = 0
         let recorded = await retryingEverySecond("alert decisions not recorded; trying again every second", level: .error, metadata: ["events": "\(prepared.pending.count)"]) {
-            let now = clock.now()
+            attempts += 1
+            let first = attempts == 1
+            let now = first ? prepared.instant : clock.now()
             let usersWithState = usersWithState
-            return try await database.writer.write { db in try Self.decideAndRecord(prepared, at: now, usersWithState: usersWithState, in: db) }
+            return try await database.writer.write { db in
+                try Self.decideAndRecord(prepared, at: now, decidedAhead: first ? prepared.decidedAhead : [:], usersWithState: usersWithState, in: db)
+            }
         }
         guard case .success(let rows)? = recorded else { return nil }
         return rows
@@ -120,7 +198,7 @@ extension AlertsService {
 
     /// After the commit: `AlertDecided` for every row, the metrics, and the
     /// outbox woken when something was sent.
-    func announce(_ rows: [AlertRow]) {
+    nonisolated func announce(_ rows: [AlertRow]) {
         for row in rows { publishDecided(row); AlertsMetrics.decided(row.decisionValue) }
         if rows.contains(where: { $0.decisionValue == .sent }) { acceptedContinuation.yield() }
     }
@@ -128,28 +206,39 @@ extension AlertsService {
     /// The transaction of ``record(_:)``: each event once (the inbox), then
     /// each user's candidates through the policy, every outcome recorded
     /// and a sent one put into the outbox. Only the users in
-    /// `usersWithState` have their state read from the database.
-    static func decideAndRecord(_ prepared: PreparedDecisions, at now: Date, usersWithState: UsersWithPolicyState, in db: Database) throws -> [AlertRow] {
-        let known = prepared.recipients
-        var byUser: [String: [AlertCandidate]] = [:]
-        for event in try freshEvents(prepared.pending, at: now, in: db) {
-            for candidate in event.candidates where known[candidate.userID] != nil {
-                byUser[candidate.userID, default: []].append(candidate)
-            }
-        }
+    /// `usersWithState` have their state read from the database. A user's
+    /// rows in `decidedAhead` are recorded as they are when the user is
+    /// still not in `usersWithState` and every event of the batch is fresh
+    /// (a redelivered one changes what competes); otherwise the user is
+    /// decided here.
+    static func decideAndRecord(
+        _ prepared: PreparedDecisions, at now: Date, decidedAhead: [String: [AlertRow]], usersWithState: UsersWithPolicyState, in db: Database
+    ) throws -> [AlertRow] {
+        let fresh = try freshEvents(prepared.pending, at: now, in: db)
+        let allFresh = fresh.count == prepared.pending.count
+        let byUser = allFresh ? prepared.byUser : candidatesByUser(fresh, known: prepared.recipients)
+        let ahead = allFresh ? decidedAhead : [:]
+        let lookingUp = try usersWithState.usersToLookUp(among: byUser.lazy.map(\.recipient.userID), at: now, in: db)
+        let gainedState = ahead.isEmpty ? [] : Set(lookingUp)
+        let decidedHere = ahead.isEmpty ? byUser : byUser.filter { ahead[$0.recipient.userID] == nil || gainedState.contains($0.recipient.userID) }
+        var states = try AlertRow.states(of: decidedHere.map(\.recipient), at: now, metros: prepared.metros, lookingUp: lookingUp, in: db)
         var rows: [AlertRow] = []
+        rows.reserveCapacity(byUser.count)
         var generator = SystemRandomNumberGenerator()
-        var idSequence: UInt64 = generator.next()
-        let lookingUp = try usersWithState.usersToLookUp(among: byUser.keys, at: now, in: db)
-        var states = try AlertRow.states(of: byUser.keys.compactMap { known[$0] }, at: now, metros: prepared.metros, lookingUp: lookingUp, in: db)
-        for (userID, candidates) in byUser.sorted(by: { $0.key < $1.key }) {
-            guard let recipient = known[userID], var state = states.removeValue(forKey: userID) else { continue }
-            for outcome in AlertPolicy.decide(candidates, for: recipient, state: &state, at: now) {
-                let content = outcome.candidate.presetContent
-                    ?? AlertWording.content(for: outcome.candidate, city: prepared.cities[outcome.candidate.destination] ?? outcome.candidate.destination, at: now)
-                let row = AlertRow(outcome, recipient: recipient, content: content, id: newAlertID(at: now, random: idSequence), at: now)
-                idSequence &+= 1
-                try row.insertFast(db)
+        var ids: UInt64 = generator.next()
+        let insert = try db.cachedStatement(sql: AlertRow.insertSQL)
+        for user in byUser {
+            let userID = user.recipient.userID
+            let decided: [AlertRow]
+            if var state = states.removeValue(forKey: userID) {
+                decided = decidedRows(user, state: &state, cities: prepared.cities, at: now, ids: &ids)
+            } else if let made = ahead[userID] {
+                decided = made
+            } else {
+                continue
+            }
+            for row in decided {
+                try row.insert(with: insert)
                 if row.decisionValue == .sent {
                     usersWithState.insert(row.userID)
                     try enqueue(row, channels: prepared.channels, at: now, in: db)
@@ -189,7 +278,7 @@ extension AlertsService {
         }
     }
 
-    func publishDecided(_ row: AlertRow) {
+    nonisolated func publishDecided(_ row: AlertRow) {
         var event = AlertDecided()
         event.alert = row.message
         _ = events.enqueue(event)
@@ -226,4 +315,17 @@ struct PreparedDecisions: Sendable {
     var metros: [String: String]
     /// The raw values of the outbox's channels.
     var channels: [Int]
+    /// Each known user's candidates, in user order, assuming every event is fresh.
+    var byUser: [UserCandidates]
+    /// The instant the batch is decided at (a retried transaction decides again at its own).
+    var instant: Date
+    /// The decisions made while preparing, at `instant`, for users who had
+    /// no policy state then (``AlertsService/decideAhead(_:without:cities:metros:at:)``).
+    var decidedAhead: [String: [AlertRow]]
+}
+
+/// One user's candidates of a batch: they compete under the policy.
+struct UserCandidates: Sendable {
+    var recipient: AlertRecipient
+    var candidates: [AlertCandidate]
 }

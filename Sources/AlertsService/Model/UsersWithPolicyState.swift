@@ -54,6 +54,19 @@ final class UsersWithPolicyState: Sendable {
         return userIDs.filter { users.contains($0) }
     }
 
+    /// The users among `userIDs` not in the set now, in their order: those
+    /// whose decisions may be made before the transaction, with the empty
+    /// state. Nil when the set is not loaded. Only a hint: the transaction
+    /// checks the set again (``usersToLookUp(among:at:in:)``), since a user
+    /// may gain state meanwhile. Looked up under the lock, not copied out,
+    /// so the writer's next ``insert(_:)`` does not copy the whole set.
+    func usersWithoutState(among userIDs: [String]) -> [String]? {
+        loaded.withLock { loaded in
+            guard let loaded else { return nil }
+            return userIDs.filter { !loaded.users.contains($0) }
+        }
+    }
+
     /// Remembers that `userID` may have state. Called in the transaction
     /// that gives it state. Before the first load it does nothing: the load
     /// will read the committed row.

@@ -28,7 +28,7 @@ import Testing
         #expect(payload?["type"] as? String == "alert.threshold_crossed")
     }
 
-    @Test("a transaction that fails (as on a full disk) is rolled back and tried again until it commits; cancelled while it fails, nothing is recorded")
+    @Test("a transaction that fails (as on a full disk) is rolled back and tried again until it commits, deciding again at its own instant; cancelled while it fails, nothing is recorded")
     func failedTransactionRetried() async throws {
         let fixture = try AlertsFixture()
         let user = try await fixture.user("dee@example.com")
@@ -45,9 +45,12 @@ import Testing
         try await waitUntil("the transaction failed twice") { attempts.get() >= 2 }
         #expect(try fixture.rows(user).isEmpty)
         #expect(try await fixture.database.writer.read { db in try ServiceDatabase.appliedEventCount(in: db) } == 0, "the inbox row is rolled back with the decision")
+        // A retry decides again at its own instant: 23:00 in New York by now, quiet hours.
+        fixture.clock.advance(by: 11 * 3_600)
         try await fixture.database.writer.write { db in try db.execute(sql: "DROP TRIGGER refuse") }
         let decided = await deciding.value
-        #expect(decided.map(\.decisionValue) == [.sent])
+        #expect(decided.map(\.decisionValue) == [.held])
+        #expect(decided.map(\.decidedAtUnixMs) == [fixture.clock.now().unixMilliseconds])
         #expect(try fixture.rows(user).count == 1)
 
         // Cancelled while failing: nothing recorded, and the call returns.
