@@ -127,7 +127,7 @@ extension AlertsService {
             }
         }
         let byUser = candidatesByUser(worded, known: recipients)
-        let ahead = decideAhead(byUser, without: usersWithState.usersWithoutState(among: byUser.map(\.recipient.userID)), cities: cities, metros: metros, at: instant)
+        let ahead = decideAhead(byUser, mayHaveState: usersWithState.mayHaveState(byUser.map(\.recipient.userID)), cities: cities, metros: metros, at: instant)
         return PreparedDecisions(
             pending: worded, recipients: recipients, cities: cities, metros: metros, channels: channels,
             byUser: byUser, instant: instant, decidedAhead: ahead
@@ -147,18 +147,17 @@ extension AlertsService {
         }
     }
 
-    /// The decisions of the users in `withoutState` (ids, as
-    /// ``UsersWithPolicyState/usersWithoutState(among:)`` gives them) made
-    /// with the empty state at `now`: the decisions the transaction would
-    /// make for them, unless one gains state first, which it checks.
-    static func decideAhead(_ byUser: [UserCandidates], without withoutState: [String]?, cities: [String: String], metros: [String: String], at now: Date) -> [String: [AlertRow]] {
-        guard let withoutState, !withoutState.isEmpty else { return [:] }
-        let chosen = Set(withoutState)
+    /// The decisions of the users of `byUser` that `mayHaveState` (one flag
+    /// each, from ``UsersWithPolicyState/mayHaveState(_:)``; nil, none)
+    /// says have no policy state, made with the empty state at `now`: the
+    /// decisions the transaction would make for them, unless one gains
+    /// state first, which it checks.
+    static func decideAhead(_ byUser: [UserCandidates], mayHaveState: [Bool]?, cities: [String: String], metros: [String: String], at now: Date) -> [String: [AlertRow]] {
+        guard let mayHaveState else { return [:] }
         var generator = SystemRandomNumberGenerator()
         var ids: UInt64 = generator.next()
         var ahead: [String: [AlertRow]] = [:]
-        ahead.reserveCapacity(chosen.count)
-        for user in byUser where chosen.contains(user.recipient.userID) {
+        for (user, hasState) in zip(byUser, mayHaveState) where !hasState {
             var state = RecipientState(day: QuietHoursWindow.localDay(now, in: user.recipient.zone), metros: metros)
             ahead[user.recipient.userID] = decidedRows(user, state: &state, cities: cities, at: now, ids: &ids)
         }
@@ -220,8 +219,8 @@ extension AlertsService {
         let ahead = allFresh ? decidedAhead : [:]
         let lookingUp = try usersWithState.usersToLookUp(among: byUser.lazy.map(\.recipient.userID), at: now, in: db)
         let gainedState = ahead.isEmpty ? [] : Set(lookingUp)
-        let decidedHere = ahead.isEmpty ? byUser : byUser.filter { ahead[$0.recipient.userID] == nil || gainedState.contains($0.recipient.userID) }
-        var states = try AlertRow.states(of: decidedHere.map(\.recipient), at: now, metros: prepared.metros, lookingUp: lookingUp, in: db)
+        let decidedHere = byUser.lazy.map(\.recipient).filter { ahead[$0.userID] == nil || gainedState.contains($0.userID) }
+        var states = try AlertRow.states(of: Array(decidedHere), at: now, metros: prepared.metros, lookingUp: lookingUp, in: db)
         var rows: [AlertRow] = []
         rows.reserveCapacity(byUser.count)
         var generator = SystemRandomNumberGenerator()
@@ -320,7 +319,7 @@ struct PreparedDecisions: Sendable {
     /// The instant the batch is decided at (a retried transaction decides again at its own).
     var instant: Date
     /// The decisions made while preparing, at `instant`, for users who had
-    /// no policy state then (``AlertsService/decideAhead(_:without:cities:metros:at:)``).
+    /// no policy state then (``AlertsService/decideAhead(_:mayHaveState:cities:metros:at:)``).
     var decidedAhead: [String: [AlertRow]]
 }
 

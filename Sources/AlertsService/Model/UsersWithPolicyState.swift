@@ -54,16 +54,16 @@ final class UsersWithPolicyState: Sendable {
         return userIDs.filter { users.contains($0) }
     }
 
-    /// The users among `userIDs` not in the set now, in their order: those
-    /// whose decisions may be made before the transaction, with the empty
-    /// state. Nil when the set is not loaded. Only a hint: the transaction
+    /// For each of `userIDs`, whether the set holds it now; nil when the set
+    /// is not loaded. Users it does not hold may be decided before the
+    /// transaction, with the empty state. Only a hint: the transaction
     /// checks the set again (``usersToLookUp(among:at:in:)``), since a user
     /// may gain state meanwhile. Looked up under the lock, not copied out,
     /// so the writer's next ``insert(_:)`` does not copy the whole set.
-    func usersWithoutState(among userIDs: [String]) -> [String]? {
+    func mayHaveState(_ userIDs: [String]) -> [Bool]? {
         loaded.withLock { loaded in
             guard let loaded else { return nil }
-            return userIDs.filter { !loaded.users.contains($0) }
+            return userIDs.map { loaded.users.contains($0) }
         }
     }
 
