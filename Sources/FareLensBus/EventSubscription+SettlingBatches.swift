@@ -48,11 +48,17 @@ public struct SettlingDeliveryBatches<Event: Sendable>: AsyncSequence, Sendable 
             while true {
                 if taken.pending.isEmpty { await subscription.fill(&taken.pending) }
                 guard !taken.pending.isEmpty else { return nil }
-                let handedOut = taken.pending.prefix(maximum)
-                taken.pending.removeFirst(handedOut.count)
-                let batch = DeliveryBatch(
-                    deliveries: handedOut.compactMap { $0.typed(as: Event.self) },
-                    settlements: handedOut.compactMap(\.settlement))
+                let count = Swift.min(maximum, taken.pending.count)
+                var deliveries: [Delivery<Event>] = []
+                deliveries.reserveCapacity(count)
+                var settlements: [DeliverySettlement] = []
+                // Taken one at a time: iterating a slice of the deque, twice, cost more than the casts (docs/performance.md).
+                for _ in 0..<count {
+                    let delivery = taken.pending.removeFirst()
+                    if let settlement = delivery.settlement { settlements.append(settlement) }
+                    if let typed = delivery.typed(as: Event.self) { deliveries.append(typed) }
+                }
+                let batch = DeliveryBatch(deliveries: deliveries, settlements: settlements)
                 // Never short: a typed queue is offered only its own type
                 // (SubscriptionTable.audience); an empty batch would end the sequence.
                 if !batch.deliveries.isEmpty { return batch }

@@ -79,6 +79,22 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// `YYYY-MM-DD` (built without `String(format:)`, which is slow on Linux and runs per alert decision).
     public var description: String {
+        // Ten ASCII digits and dashes written in place: a small string, no allocation (alert rows store local days).
+        if (0 ... 9999).contains(year) {
+            return String(unsafeUninitializedCapacity: 10) { text in
+                func put(_ digits: Int, at offset: Int) {
+                    text[offset] = UInt8(ascii: "0") + UInt8(digits / 10)
+                    text[offset + 1] = UInt8(ascii: "0") + UInt8(digits % 10)
+                }
+                put(year / 100, at: 0)
+                put(year % 100, at: 2)
+                put(month, at: 5)
+                put(day, at: 8)
+                text[4] = UInt8(ascii: "-")
+                text[7] = UInt8(ascii: "-")
+                return 10
+            }
+        }
         let yearText = String(year)
         let paddedYear = year >= 0 && yearText.count < 4 ? String(repeating: "0", count: 4 - yearText.count) + yearText : yearText
         return paddedYear + (month < 10 ? "-0" : "-") + String(month) + (day < 10 ? "-0" : "-") + String(day)

@@ -134,17 +134,32 @@ extension AlertsService {
         )
     }
 
-    /// Each known user's candidates among `pending`'s, in user order.
+    /// Each known user's candidates among `pending`'s, in user order, each
+    /// user's in event order.
     static func candidatesByUser(_ pending: [PendingEvent], known: [String: AlertRecipient]) -> [UserCandidates] {
-        var byUser: [String: [AlertCandidate]] = [:]
-        for event in pending {
-            for candidate in event.candidates where known[candidate.userID] != nil {
-                byUser[candidate.userID, default: []].append(candidate)
+        // Sorted by user, then taken run by run: a dictionary of arrays by user cost a hash per candidate, an
+        // array per user to grow and a sort of its pairs anyway (docs/performance.md).
+        var places: [(userID: String, event: Int, index: Int)] = []
+        places.reserveCapacity(pending.reduce(0) { $0 + $1.candidates.count })
+        for (event, pendingEvent) in pending.enumerated() {
+            for (index, candidate) in pendingEvent.candidates.enumerated() { places.append((candidate.userID, event, index)) }
+        }
+        places.sort { lhs, rhs in
+            if lhs.userID != rhs.userID { return lhs.userID < rhs.userID }
+            return lhs.event != rhs.event ? lhs.event < rhs.event : lhs.index < rhs.index
+        }
+        var byUser: [UserCandidates] = []
+        var start = places.startIndex
+        while start < places.endIndex {
+            let userID = places[start].userID
+            var end = start + 1
+            while end < places.endIndex, places[end].userID == userID { end += 1 }
+            if let recipient = known[userID] {
+                byUser.append(UserCandidates(recipient: recipient, candidates: places[start..<end].map { pending[$0.event].candidates[$0.index] }))
             }
+            start = end
         }
-        return byUser.sorted { $0.key < $1.key }.compactMap { userID, candidates in
-            known[userID].map { UserCandidates(recipient: $0, candidates: candidates) }
-        }
+        return byUser
     }
 
     /// The decisions of the users of `byUser` that `mayHaveState` (one flag

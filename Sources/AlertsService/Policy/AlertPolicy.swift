@@ -62,7 +62,7 @@ enum AlertPolicy {
             return outcome(.muted, "All alerts paused until \(Self.localTime(until, in: zone))")
         }
         if candidate.kind == .trialEnding {
-            if quiet { return outcome(.held, "Quiet hours (\(recipient.quietHours.description) in \(zone.identifier)); held for the digest") }
+            if quiet { return outcome(.held, quietHoursReason(recipient)) }
             return outcome(.sent, "Sent: the trial ends tomorrow (a service notice: outside the daily cap)")
         }
         // Keys are built only when there is something to look up: most users have no mute and sent nothing lately.
@@ -91,7 +91,7 @@ enum AlertPolicy {
             let exception = candidate.kind == .exceptionalDeal && candidate.trulyExceptional && !state.quietExceptionUsed
             guard exception, !capReached else {
                 let why = exception ? "; the day's cap is used too" : (candidate.kind == .exceptionalDeal && candidate.trulyExceptional ? "; tonight's one exceptional deal was already sent" : "")
-                return outcome(.held, "Quiet hours (\(recipient.quietHours.description) in \(zone.identifier))\(why); held for the digest")
+                return outcome(.held, quietHoursReason(recipient, why))
             }
             state.recordSent(candidate, at: now, quietException: true)
             return outcome(.sent, "Quiet hours, but \(Self.percent(candidate.discountBasisPoints)) below average: the one exceptional deal allowed per night", quietException: true)
@@ -101,6 +101,18 @@ enum AlertPolicy {
         }
         state.recordSent(candidate, at: now, quietException: false)
         return outcome(.sent, "Sent: \(Self.why(candidate)) (\(state.sentOnDay) of \(recipient.dailyCap) today)")
+    }
+
+    /// "Quiet hours (22:00–07:00 in Europe/London)`why`; held for the digest",
+    /// built in one allocation: nearly every decision in quiet hours has
+    /// this reason, and interpolating it grew the string twice.
+    private static func quietHoursReason(_ recipient: AlertRecipient, _ why: String = "") -> String {
+        let window = recipient.quietHours.description, zone = recipient.zone.identifier
+        let parts = ["Quiet hours (", window, " in ", zone, ")", why, "; held for the digest"]
+        var reason = ""
+        reason.reserveCapacity(parts.reduce(0) { $0 + $1.utf8.count })
+        for part in parts { reason += part }
+        return reason
     }
 
     private static func why(_ candidate: AlertCandidate) -> String {

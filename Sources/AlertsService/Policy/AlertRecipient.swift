@@ -109,7 +109,17 @@ struct QuietHoursWindow: Sendable, Equatable {
         enabled && start != end ? "\(Self.clock(start))–\(Self.clock(end))" : "off"
     }
 
+    /// "07:00" for minute 420.
     static func clock(_ minute: Int) -> String {
+        // Looked up: a held decision's reason names its quiet hours, and formatting them was a tenth of deciding it.
+        guard clockFaces.indices.contains(minute) else { return formattedClock(minute) }
+        return clockFaces[minute]
+    }
+
+    /// Every minute of the day as ``clock(_:)`` shows it.
+    private static let clockFaces = (0..<1_440).map(formattedClock)
+
+    private static func formattedClock(_ minute: Int) -> String {
         let hours = minute / 60, minutes = minute % 60
         return (hours < 10 ? "0" : "") + "\(hours):" + (minutes < 10 ? "0" : "") + "\(minutes)"
     }

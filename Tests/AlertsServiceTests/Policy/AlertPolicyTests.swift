@@ -70,7 +70,7 @@ import Testing
         let outcomes = AlertPolicy.decide(deals, for: Self.recipient(), state: &state, at: night)
         #expect(outcomes.map(\.decision) == [.sent, .held])
         #expect(outcomes[0].quietException)
-        #expect(outcomes[1].reason.contains("tonight's one exceptional deal was already sent"))
+        #expect(outcomes[1].reason == "Quiet hours (22:00–07:00 in America/New_York); tonight's one exceptional deal was already sent; held for the digest")
         // Not truly exceptional (≤ 40% below): held even as the first.
         #expect(Self.decideFresh(Self.candidate(kind: .exceptionalDeal, exceptional: false), at: night).decision == .held)
         // A threshold crossing never breaks quiet hours.
@@ -176,6 +176,9 @@ import Testing
         let kolkata = TimeZone(identifier: "Asia/Kolkata")!
         let instant = Date(timeIntervalSince1970: 1_781_114_400)  // 2026-06-10T18:00Z = 23:30 IST
         #expect(QuietHoursWindow.localDay(instant, in: kolkata).description == "2026-06-10")
+        // Clock faces come from a table of the day's minutes; a minute outside the day is formatted all the same.
+        #expect([0, 7 * 60, 22 * 60 + 5, 1_439].map(QuietHoursWindow.clock) == ["00:00", "07:00", "22:05", "23:59"])
+        #expect(QuietHoursWindow.clock(25 * 60 + 3) == "25:03")
         #expect(QuietHoursWindow.localDay(instant.addingTimeInterval(1_800), in: kolkata).description == "2026-06-11")
         #expect(QuietHoursWindow.localDay(instant.addingTimeInterval(1_800), in: .gmt).description == "2026-06-10")
         #expect(QuietHoursWindow.minuteOfDay(instant, in: kolkata) == 23 * 60 + 30)
