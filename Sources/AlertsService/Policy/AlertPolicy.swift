@@ -104,8 +104,8 @@ enum AlertPolicy {
     }
 
     /// "Quiet hours (22:00–07:00 in Europe/London)`why`; held for the digest",
-    /// built in one allocation: nearly every decision in quiet hours has
-    /// this reason, and interpolating it grew the string twice.
+    /// with its capacity reserved up front: nearly every decision in quiet
+    /// hours has this reason, and interpolating it grew the string twice.
     private static func quietHoursReason(_ recipient: AlertRecipient, _ why: String = "") -> String {
         let window = recipient.quietHours.description, zone = recipient.zone.identifier
         let parts = ["Quiet hours (", window, " in ", zone, ")", why, "; held for the digest"]
