@@ -59,6 +59,11 @@ actor AlertsService: ServiceBehaviour {
     var metros: [String: String] = [:]
     /// Set while an outbox pass runs, so two never overlap.
     var delivering = false
+    /// The outbox's pending rows as last counted, and when (the gauge
+    /// `farelens_alerts_outbox_pending`). Counted by a delivery pass at most
+    /// once a second: the count reads every pending row's index entry, and
+    /// while a backlog drains a pass starts every few milliseconds.
+    var outboxDepth: (pending: Int, at: Date)?
     /// The users whose policy state a batch reads from the database; the rest start empty.
     nonisolated let usersWithState = UsersWithPolicyState()
     private let exceptionalDeals: EventSubscription<ExceptionalDeal>

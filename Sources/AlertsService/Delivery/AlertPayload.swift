@@ -55,7 +55,7 @@ struct AlertPayload: Codable, Sendable, Equatable {
         let hasRoute = !row.origin.isEmpty
         data = Data(
             alertID: row.alertID, userID: row.userID, kind: kind, title: row.title, body: row.body,
-            actions: row.actions.split(separator: ",").compactMap { Int($0).flatMap(AlertAction.init(rawValue:)).map(Self.actionName) },
+            actions: Self.actionNames(row.actions),
             origin: hasRoute ? row.origin : nil, destination: hasRoute ? row.destination : nil,
             dealID: row.dealID.isEmpty ? nil : row.dealID, watchlistID: row.watchlistID.isEmpty ? nil : row.watchlistID,
             price: row.currency.isEmpty ? nil : Data.Price(currency: row.currency, minorUnits: row.priceMinorUnits, formatted: row.price.headline),
@@ -126,6 +126,16 @@ struct AlertPayload: Codable, Sendable, Equatable {
         default: "unknown"
         }
     }
+
+    /// The names of the actions column's actions ("1,2,3" → view, mute_route,
+    /// pause); the usual column's are one shared array (parsing and naming
+    /// them was a third of building each sent alert's payload).
+    static func actionNames(_ column: String) -> [String] {
+        if column == AlertRow.standardActionsColumn { return standardActionNames }
+        return AlertRow.actions(column).map(actionName)
+    }
+
+    private static let standardActionNames = AlertRow.standardActions.map(actionName)
 
     static func actionName(_ action: AlertAction) -> String {
         switch action {

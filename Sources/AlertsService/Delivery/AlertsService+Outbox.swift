@@ -1,5 +1,6 @@
 import FareLensBus
 import FareLensMessages
+import FareLensStore
 import Foundation
 import GRDB
 
@@ -41,8 +42,10 @@ extension AlertsService {
         let due: [OutboxRow]
         let disabled: Set<Int>
         let alerts: [String: AlertRow]
+        let depth: Int?
+        let countingDepth = outboxDepth.map { now.timeIntervalSince($0.at) >= 1 || now < $0.at } ?? true
         do {
-            (due, disabled, alerts) = try await database.writer.read { db in
+            (due, disabled, alerts, depth) = try await database.writer.read { db in
                 // The status is a literal so SQLite can use the partial index `outbox_due` (WHERE status = 1).
                 let due = try OutboxRow.fetchAll(db.cachedStatement(sql: """
                     SELECT * FROM outbox WHERE status = \(OutboxRow.Status.pending.rawValue) AND nextAttemptAtUnixMs <= ?
@@ -50,14 +53,18 @@ extension AlertsService {
                     """), arguments: [nowMs])
                 let disabled = Set(try ChannelStateRow.fetchAll(db).map(\.channel))
                 let alerts = try AlertRow.fetchAll(db, keys: Set(due.map(\.alertID)))
-                AlertsMetrics.outboxDepth.record(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE status = \(OutboxRow.Status.pending.rawValue)") ?? 0)
-                return (due, disabled, Dictionary(alerts.map { ($0.alertID, $0) }, uniquingKeysWith: { first, _ in first }))
+                let depth = countingDepth ? try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE status = \(OutboxRow.Status.pending.rawValue)") ?? 0 : nil
+                return (due, disabled, Dictionary(alerts.map { ($0.alertID, $0) }, uniquingKeysWith: { first, _ in first }), depth)
             }
         } catch is CancellationError {
             return 0  // the service is stopping: nothing went wrong, and what is due is delivered on the next start
         } catch {
             logger.error("outbox not read; next tick tries again", metadata: ["error": "\(error)"])
             return 0
+        }
+        if let depth {
+            outboxDepth = (depth, now)
+            AlertsMetrics.outboxDepth.record(depth)
         }
         guard !due.isEmpty else { return 0 }
         // Re-check each alert's fare once per pass, just before handing it over, 16 searches at a time
@@ -107,12 +114,17 @@ extension AlertsService {
                 start()
             }
         }
-        record(attempts, skipped: skipped, stale: stale, disabled: disabled, alerts: alerts)
+        await record(attempts, skipped: skipped, stale: stale, disabled: disabled, alerts: alerts)
         return attempts.count
     }
 
-    /// Writes the outcomes (one transaction), then publishes the events that tell of them.
-    private func record(_ attempts: [Attempt], skipped: [OutboxRow], stale: [String: Money], disabled: Set<Int>, alerts: [String: AlertRow]) {
+    /// Writes the outcomes (one transaction), then publishes the events that
+    /// tell of them. The write is awaited, not waited for on the actor: the
+    /// writer is often in the middle of a batch of decisions, and a blocking
+    /// write held the actor (and one of the pool's two threads) until it was
+    /// done. It is not cancelled with the service (a graceful stop records
+    /// the attempts it let finish).
+    private func record(_ attempts: [Attempt], skipped: [OutboxRow], stale: [String: Money], disabled: Set<Int>, alerts: [String: AlertRow]) async {
         let now = clock.now()
         let nowMs = now.unixMilliseconds
         var updatedRows: [OutboxRow] = []
@@ -159,33 +171,12 @@ extension AlertsService {
         }
         let changedAlerts: [AlertRow]
         do {
-            changedAlerts = try database.writer.write { db in
-                // Cached statements: a pass records up to 256 outcomes.
-                let updateRow = try db.cachedStatement(sql: """
-                    UPDATE outbox SET status = ?, attempts = ?, nextAttemptAtUnixMs = ?, lastError = ?, finishedAtUnixMs = ?
-                    WHERE alertID = ? AND channel = ?
-                    """)
-                for row in updatedRows {
-                    try updateRow.execute(arguments: [row.status.rawValue, row.attempts, row.nextAttemptAtUnixMs, row.lastError, row.finishedAtUnixMs, row.alertID, row.channel])
-                }
-                for state in newlyDisabled { try state.save(db) }
-                let rowsOfAlert = try db.cachedStatement(sql: "SELECT * FROM outbox WHERE alertID = ?")
-                let updateAlert = try db.cachedStatement(sql: "UPDATE alert SET deliveryState = ?, deliveryError = ?, attempts = ?, deliveredAtUnixMs = ? WHERE alertID = ?")
-                var changed: [AlertRow] = []
-                for alertID in Set(updatedRows.map(\.alertID)).sorted() {
-                    let summary = DeliverySummary(try OutboxRow.fetchAll(rowsOfAlert, arguments: [alertID]))
-                    if let current = stale[alertID], var alert = try AlertRow.fetchOne(db, key: alertID) {
-                        alert.decision = AlertDecision.stalePrice.rawValue
-                        alert.reason = "Re-checked just before delivery: the fare rose to \(current.headline) (alerted at \(alert.price.headline)); not sent"
-                        alert.apply(summary)
-                        try alert.update(db)
-                        changed.append(alert)
-                    } else {
-                        try updateAlert.execute(arguments: [summary.state.rawValue, summary.error, summary.attempts, summary.deliveredAtUnixMs, alertID])
-                    }
-                }
-                return changed
-            }
+            // In a task of its own, so a graceful stop does not cancel it: the attempts were made, and what
+            // is not recorded is sent again after a restart.
+            let writer = database.writer
+            changedAlerts = try await Task { [updatedRows, newlyDisabled, stale] in
+                try await writer.write { db in try Self.writeOutcomes(updatedRows, newlyDisabled: newlyDisabled, stale: stale, in: db) }
+            }.value
         } catch {
             // Not recorded: the rows stay pending and are attempted again (a receiver de-duplicates on webhook-id).
             logger.error("delivery outcomes not recorded; they will be attempted again", metadata: ["rows": "\(updatedRows.count)", "error": "\(error)"])
@@ -196,6 +187,44 @@ extension AlertsService {
         }
         publishOutcomes(attempts, updatedRows: updatedRows, at: nowMs)
         for alert in changedAlerts where stale[alert.alertID] != nil { publishDecided(alert) }
+    }
+
+    /// The transaction of ``record(_:skipped:stale:disabled:alerts:)``: the
+    /// rows' new states, channels newly disabled, and each alert's delivery
+    /// summary (a stale one re-decided as `STALE_PRICE`). Returns the alerts
+    /// whose decision changed.
+    private static func writeOutcomes(_ updatedRows: [OutboxRow], newlyDisabled: [ChannelStateRow], stale: [String: Money], in db: Database) throws -> [AlertRow] {
+        // Cached statements: a pass records up to 256 outcomes.
+        let updateRow = try db.cachedStatement(sql: """
+            UPDATE outbox SET status = ?, attempts = ?, nextAttemptAtUnixMs = ?, lastError = ?, finishedAtUnixMs = ?
+            WHERE alertID = ? AND channel = ?
+            """)
+        // Bound through SQLite's C interface, like the rows the decisions write (decision 0007).
+        for row in updatedRows {
+            try updateRow.executeBinding { values in
+                values.bind(row.status.rawValue); values.bind(row.attempts); values.bind(row.nextAttemptAtUnixMs); values.bind(row.lastError)
+                values.bind(row.finishedAtUnixMs); values.bind(row.alertID); values.bind(row.channel)
+            }
+        }
+        for state in newlyDisabled { try state.save(db) }
+        let updateAlert = try db.cachedStatement(sql: "UPDATE alert SET deliveryState = ?, deliveryError = ?, attempts = ?, deliveredAtUnixMs = ? WHERE alertID = ?")
+        var changed: [AlertRow] = []
+        for alertID in Set(updatedRows.map(\.alertID)).sorted() {
+            let summary = DeliverySummary(try OutboxRow.outcomes(ofAlert: alertID, in: db))
+            if let current = stale[alertID], var alert = try AlertRow.fetchOne(db, key: alertID) {
+                alert.decision = AlertDecision.stalePrice.rawValue
+                alert.reason = "Re-checked just before delivery: the fare rose to \(current.headline) (alerted at \(alert.price.headline)); not sent"
+                alert.apply(summary)
+                try alert.update(db)
+                changed.append(alert)
+            } else {
+                try updateAlert.executeBinding { values in
+                    values.bind(summary.state.rawValue); values.bind(summary.error); values.bind(summary.attempts); values.bind(summary.deliveredAtUnixMs)
+                    values.bind(alertID)
+                }
+            }
+        }
+        return changed
     }
 
     private func publishOutcomes(_ attempts: [Attempt], updatedRows: [OutboxRow], at nowMs: Int64) {
@@ -243,6 +272,11 @@ struct DeliverySummary: Sendable, Equatable {
     var deliveredAtUnixMs: Int64
 
     init(_ rows: [OutboxRow]) {
+        self.init(rows.map(\.outcome))
+    }
+
+    /// From the outcomes of an alert's rows, in channel order.
+    init(_ rows: [OutboxRow.Outcome]) {
         attempts = rows.map(\.attempts).max() ?? 0
         error = rows.first { !$0.lastError.isEmpty && $0.status != .delivered }?.lastError ?? ""
         deliveredAtUnixMs = rows.filter { $0.status == .delivered }.map(\.finishedAtUnixMs).min() ?? 0

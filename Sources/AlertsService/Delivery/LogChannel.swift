@@ -45,7 +45,8 @@ public struct LogChannel: AlertDeliveryChannel {
     func line(for alert: OutboundAlert) -> Data? {
         guard (try? JSONSerialization.jsonObject(with: alert.body, options: [.fragmentsAllowed])) != nil else { return nil }
         // Line breaks in valid JSON lie between tokens (strings hold them escaped), so spaces can stand in.
-        let hasBreaks = alert.body.contains { $0 == 0x0A || $0 == 0x0D }
+        // Scanned through a buffer pointer: `Data.contains(where:)` went byte by byte through Data's iterator.
+        let hasBreaks = alert.body.withUnsafeBytes { bytes in bytes.contains { $0 == 0x0A || $0 == 0x0D } }
         let payload = hasBreaks ? Data(alert.body.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }) : alert.body
         var line = Data("{\"alert_id\":\(Self.quoted(alert.alertID)),\"user_id\":\(Self.quoted(alert.userID))".utf8)
         line.append(contentsOf: ",\"kind\":\(Self.quoted(AlertPayload.kindName(alert.kind))),\"attempt\":\(alert.attempt)".utf8)

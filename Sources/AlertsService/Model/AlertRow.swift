@@ -85,7 +85,9 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
         return record
     }
 
-    /// The actions column ("1,2,3") as actions; numbers that name no action are left out.
+    /// The actions column ("1,2,3") as actions; a number that names no
+    /// action comes back unrecognised (`AlertAction.UNRECOGNIZED`), and
+    /// anything but digits separates numbers.
     static func actions(_ column: String) -> [AlertAction] {
         // The wording's usual actions share one array: parsing them was a quarter of building every `AlertDecided`.
         if column == standardActionsColumn { return standardActions }
@@ -112,8 +114,9 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
         return actions.map { String($0.rawValue) }.joined(separator: ",")
     }
 
-    private static let standardActions = [AlertAction.view, .muteRoute, .pause]
-    private static let standardActionsColumn = standardActions.map { String($0.rawValue) }.joined(separator: ",")
+    /// The wording's usual actions, and their column.
+    static let standardActions = [AlertAction.view, .muteRoute, .pause]
+    static let standardActionsColumn = standardActions.map { String($0.rawValue) }.joined(separator: ",")
 
     /// The table, created by migration `alerts-001-decisions`.
     static func migrate(_ db: Database) throws {
@@ -208,11 +211,9 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
     /// when nil): the others start with an empty state (``UsersWithPolicyState``).
     static func states(of recipients: [AlertRecipient], at now: Date, metros: [String: String] = [:], lookingUp: [String]? = nil, in db: Database) throws -> [String: RecipientState] {
         var states: [String: RecipientState] = [:]
-        var days: [String: String] = [:]
+        states.reserveCapacity(recipients.count)
         for recipient in recipients {
-            let day = QuietHoursWindow.localDay(now, in: recipient.zone)
-            states[recipient.userID] = RecipientState(day: day, metros: metros)
-            days[recipient.userID] = day.description
+            states[recipient.userID] = RecipientState(day: QuietHoursWindow.localDay(now, in: recipient.zone), metros: metros)
         }
         let userIDs = lookingUp ?? recipients.map(\.userID)
         guard !userIDs.isEmpty else { return states }
@@ -224,23 +225,13 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
         // Two days back covers today in any zone, and the 12-hour window.
         let cursor = try Row.fetchCursor(sent, arguments: [users, UsersWithPolicyState.lookBack(at: now)])
         while let row = try cursor.next() {
-            let userID: String = row[0]
             // Digests and trial notices are service messages: they count against no cap and dedupe nothing.
             let kind: Int = row[7]
-            guard var state = states[userID], kind != AlertKind.dailyDigest.rawValue, kind != AlertKind.trialEnding.rawValue else { continue }
-            let at: Int64 = row[4]
-            if at >= since {
-                let instant = Date(unixMilliseconds: at)
-                let routeKey = state.routeKey(row[1], row[2])
-                state.lastSent[routeKey] = max(state.lastSent[routeKey] ?? instant, instant)
-                let dealID: String = row[3]
-                if !dealID.isEmpty { state.lastSent[RecipientState.dealKey(dealID)] = instant }
-            }
-            if (row[5] as String) == days[userID] {
-                state.sentOnDay += 1
-                if row[6] as Bool { state.quietExceptionUsed = true }
-            }
-            states[userID] = state
+            guard kind != AlertKind.dailyDigest.rawValue, kind != AlertKind.trialEnding.rawValue else { continue }
+            // Changed in place: a copy taken out of the dictionary shared its dictionaries with the one left in,
+            // so the first change to `lastSent` copied it whole, for every row (docs/performance.md).
+            states[row[0] as String]?.rememberSent(
+                origin: row[1], destination: row[2], dealID: row[3], at: row[4], localDay: row[5], quietException: row[6], dedupingSince: since)
         }
         let mutes = try db.cachedStatement(sql: "SELECT userID, origin, destination, mutedUntilUnixMs FROM route_mute WHERE userID IN (SELECT value FROM json_each(?)) AND mutedUntilUnixMs > ?")
         for row in try Row.fetchAll(mutes, arguments: [users, nowMs]) {

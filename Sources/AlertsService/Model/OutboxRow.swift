@@ -36,6 +36,31 @@ struct OutboxRow: Codable, Sendable, Equatable, FetchableRecord, PersistableReco
 
     var channelValue: AlertChannel { AlertChannel(rawValue: channel) ?? .unspecified }
 
+    /// Where one row's delivery stands: what ``DeliverySummary`` needs of it.
+    struct Outcome: Sendable, Equatable {
+        var status: Status
+        var attempts: Int
+        var lastError: String
+        var finishedAtUnixMs: Int64
+    }
+
+    var outcome: Outcome { Outcome(status: status, attempts: attempts, lastError: lastError, finishedAtUnixMs: finishedAtUnixMs) }
+
+    /// The outcomes of `alertID`'s rows, in channel order, read without
+    /// their bodies: every delivery pass reads them for each alert it
+    /// attempted, and the whole row carried the payload.
+    static func outcomes(ofAlert alertID: String, in db: Database) throws -> [Outcome] {
+        let statement = try db.cachedStatement(sql: "SELECT status, attempts, lastError, finishedAtUnixMs FROM outbox WHERE alertID = ? ORDER BY channel")
+        var outcomes: [Outcome] = []
+        let rows = try Row.fetchCursor(statement, arguments: [alertID])
+        while let row = try rows.next() {
+            let raw: Int = row[0]
+            guard let status = Status(rawValue: raw) else { throw AlertsError.storage("outbox row of \(alertID) has an unknown status \(raw)") }
+            outcomes.append(Outcome(status: status, attempts: row[1], lastError: row[2], finishedAtUnixMs: row[3]))
+        }
+        return outcomes
+    }
+
     /// The table, created by migration `alerts-001-decisions`.
     static func migrate(_ db: Database) throws {
         try db.create(table: databaseTableName) { table in

@@ -40,6 +40,25 @@ struct RecipientState: Sendable, Equatable {
     func muteKey(_ origin: String, _ destination: String) -> String { "\(place(origin))→\(place(destination))" }
     static func dealKey(_ dealID: String) -> String { "deal:\(dealID)" }
 
+    /// Remembers an alert recorded as sent at `decidedAtUnixMs` on
+    /// `localDay` ("YYYY-MM-DD"), as the database holds it: for the dedupe
+    /// when it is not before `dedupingSince`, and in the day's counts when
+    /// `localDay` is ``day``.
+    mutating func rememberSent(
+        origin: String, destination: String, dealID: String, at decidedAtUnixMs: Int64, localDay: String, quietException: Bool, dedupingSince: Int64
+    ) {
+        if decidedAtUnixMs >= dedupingSince {
+            let instant = Date(unixMilliseconds: decidedAtUnixMs)
+            let routeKey = routeKey(origin, destination)
+            lastSent[routeKey] = max(lastSent[routeKey] ?? instant, instant)
+            if !dealID.isEmpty { lastSent[Self.dealKey(dealID)] = instant }
+        }
+        if localDay == day.description {
+            sentOnDay += 1
+            if quietException { quietExceptionUsed = true }
+        }
+    }
+
     /// Remembers an alert sent at `instant`.
     mutating func recordSent(_ candidate: AlertCandidate, at instant: Date, quietException: Bool) {
         lastSent[routeKey(candidate.origin, candidate.destination)] = instant

@@ -40,4 +40,16 @@ import Testing
             #expect(JSONText.rfc3339(date) == date.formatted(.iso8601))
         }
     }
+
+    @Test("the payload names the row's actions: the usual three, others in their order, and a number that names no action as unknown")
+    func actionNames() {
+        #expect(AlertPayload.actionNames("1,2,3") == ["view", "mute_route", "pause"])
+        #expect(AlertPayload.actionNames("1,3") == ["view", "pause"])
+        #expect(AlertPayload.actionNames("3,1") == ["pause", "view"])
+        #expect(AlertPayload.actionNames("1,99") == ["view", "unknown"])
+        #expect(AlertPayload.actionNames("") == [])
+        var row = Self.row(title: "t")
+        row.actions = "1"
+        #expect(AlertPayload(row).data.actions == ["view"])
+    }
 }

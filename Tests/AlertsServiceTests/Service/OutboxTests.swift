@@ -104,4 +104,22 @@ import Testing
         #expect(events[0].alertID == alert.alertID && events[0].attempts == 1 && events[0].channel == .webhook)
         #expect(try await firstEvents(1, of: decided)[0].alert.decision == .sent)
     }
+
+    @Test("a pass counts the outbox's pending rows at most once a second (the count reads every pending row's index entry)")
+    func depthCountedOnceASecond() async throws {
+        let fixture = try AlertsFixture()
+        let user = try await fixture.user("dee@example.com", tier: .pro)
+        _ = await fixture.alerts.decide([fixture.crossing(user, "JFK", "NRT", sequence: 1)])
+        await fixture.alerts.deliverDue()
+        #expect(await fixture.alerts.outboxDepth?.pending == 1)
+        _ = await fixture.alerts.decide([fixture.crossing(user, "JFK", "LAX", sequence: 2), fixture.crossing(user, "JFK", "SFO", sequence: 3)])
+        await fixture.alerts.deliverDue()
+        #expect(await fixture.alerts.outboxDepth?.pending == 1)  // the same instant: not counted again
+        fixture.clock.advance(by: 1)
+        let three = (4...6).map { fixture.crossing(user, "JFK", ["LHR", "CDG", "SYD"][Int($0) - 4], sequence: UInt64($0)) }
+        #expect(await fixture.alerts.decide(three).map(\.decisionValue) == [.sent, .sent, .sent])
+        await fixture.alerts.deliverDue()
+        #expect(await fixture.alerts.outboxDepth?.pending == 3)
+        #expect(fixture.channel.received.get().count == 6)
+    }
 }
