@@ -209,8 +209,10 @@ extension AlertsService {
         for state in newlyDisabled { try state.save(db) }
         let updateAlert = try db.cachedStatement(sql: "UPDATE alert SET deliveryState = ?, deliveryError = ?, attempts = ?, deliveredAtUnixMs = ? WHERE alertID = ?")
         var changed: [AlertRow] = []
-        for alertID in Set(updatedRows.map(\.alertID)).sorted() {
-            let summary = DeliverySummary(try OutboxRow.outcomes(ofAlert: alertID, in: db))
+        let alertIDs = Set(updatedRows.map(\.alertID)).sorted()
+        let outcomes = try OutboxRow.outcomes(ofAlerts: alertIDs, in: db)
+        for alertID in alertIDs {
+            let summary = DeliverySummary(outcomes[alertID] ?? [])
             if let current = stale[alertID], var alert = try AlertRow.fetchOne(db, key: alertID) {
                 alert.decision = AlertDecision.stalePrice.rawValue
                 alert.reason = "Re-checked just before delivery: the fare rose to \(current.headline) (alerted at \(alert.price.headline)); not sent"

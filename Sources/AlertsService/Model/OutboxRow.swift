@@ -46,17 +46,22 @@ struct OutboxRow: Codable, Sendable, Equatable, FetchableRecord, PersistableReco
 
     var outcome: Outcome { Outcome(status: status, attempts: attempts, lastError: lastError, finishedAtUnixMs: finishedAtUnixMs) }
 
-    /// The outcomes of `alertID`'s rows, in channel order, read without
-    /// their bodies: every delivery pass reads them for each alert it
-    /// attempted, and the whole row carried the payload.
-    static func outcomes(ofAlert alertID: String, in db: Database) throws -> [Outcome] {
-        let statement = try db.cachedStatement(sql: "SELECT status, attempts, lastError, finishedAtUnixMs FROM outbox WHERE alertID = ? ORDER BY channel")
-        var outcomes: [Outcome] = []
-        let rows = try Row.fetchCursor(statement, arguments: [alertID])
+    /// The outcomes of each of `alertIDs`' rows, in channel order, read
+    /// without their bodies and with one statement: every delivery pass
+    /// reads them for each alert it attempted (up to 256), and whole rows
+    /// carried the payload. An alert without rows is absent.
+    static func outcomes(ofAlerts alertIDs: [String], in db: Database) throws -> [String: [Outcome]] {
+        let statement = try db.cachedStatement(sql: """
+            SELECT alertID, status, attempts, lastError, finishedAtUnixMs FROM outbox
+            WHERE alertID IN (SELECT value FROM json_each(?)) ORDER BY alertID, channel
+            """)
+        var outcomes: [String: [Outcome]] = [:]
+        let rows = try Row.fetchCursor(statement, arguments: [JSONText.array(alertIDs)])
         while let row = try rows.next() {
-            let raw: Int = row[0]
+            let alertID: String = row[0]
+            let raw: Int = row[1]
             guard let status = Status(rawValue: raw) else { throw AlertsError.storage("outbox row of \(alertID) has an unknown status \(raw)") }
-            outcomes.append(Outcome(status: status, attempts: row[1], lastError: row[2], finishedAtUnixMs: row[3]))
+            outcomes[alertID, default: []].append(Outcome(status: status, attempts: row[2], lastError: row[3], finishedAtUnixMs: row[4]))
         }
         return outcomes
     }

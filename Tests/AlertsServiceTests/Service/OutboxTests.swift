@@ -122,4 +122,29 @@ import Testing
         #expect(await fixture.alerts.outboxDepth?.pending == 3)
         #expect(fixture.channel.received.get().count == 6)
     }
+
+    @Test("an alert on two channels is pending while either is and carries the undelivered one's error; its delivery time is its first channel's; alerts recorded in one pass keep their own summaries")
+    func twoChannels() async throws {
+        let webhook = RecordingChannel(.webhook)
+        let log = RecordingChannel(.log)
+        let fixture = try AlertsFixture(channels: [webhook, log])
+        let ana = try await fixture.user("ana@example.com")
+        let ben = try await fixture.user("ben@example.com")
+        _ = await fixture.alerts.decide([fixture.crossing(ana, sequence: 1), fixture.crossing(ben, sequence: 2)])
+        webhook.script.set([.retry(reason: "HTTP 503", retryAfter: nil)])
+        let firstPass = fixture.clock.now().unixMilliseconds
+        #expect(await fixture.alerts.deliverDue() == 4)
+        // The webhook's first attempt, whichever alert it was for, is the one retried.
+        let retriedID = try #require(webhook.received.get().first?.alertID)
+        let alerts = try fixture.rows(ana) + fixture.rows(ben)
+        let retried = try #require(alerts.first { $0.alertID == retriedID }).message
+        let other = try #require(alerts.first { $0.alertID != retriedID }).message
+        // Pending, though the log channel delivered it already: that is its first delivery's time.
+        #expect(retried.deliveryState == .pending && retried.deliveryError == "HTTP 503" && retried.attempts == 1 && retried.deliveredAtUnixMs == firstPass)
+        #expect(other.deliveryState == .delivered && other.deliveryError == "" && other.attempts == 1 && other.deliveredAtUnixMs == firstPass)
+        fixture.clock.advance(by: 10)
+        #expect(await fixture.alerts.deliverDue() == 1)
+        let after = try #require((try fixture.rows(ana) + fixture.rows(ben)).first { $0.alertID == retriedID }).message
+        #expect(after.deliveryState == .delivered && after.deliveryError == "" && after.attempts == 2 && after.deliveredAtUnixMs == firstPass)
+    }
 }
