@@ -118,12 +118,8 @@ extension AlertsService {
         return attempts.count
     }
 
-    /// Writes the outcomes (one transaction), then publishes the events that
-    /// tell of them. The write is awaited, not waited for on the actor: the
-    /// writer is often in the middle of a batch of decisions, and a blocking
-    /// write held the actor (and one of the pool's two threads) until it was
-    /// done. It is not cancelled with the service (a graceful stop records
-    /// the attempts it let finish).
+    /// Writes the outcomes (one transaction, ``writeToEnd(_:)``), then
+    /// publishes the events that tell of them.
     private func record(_ attempts: [Attempt], skipped: [OutboxRow], stale: [String: Money], disabled: Set<Int>, alerts: [String: AlertRow]) async {
         let now = clock.now()
         let nowMs = now.unixMilliseconds
@@ -171,12 +167,10 @@ extension AlertsService {
         }
         let changedAlerts: [AlertRow]
         do {
-            // In a task of its own, so a graceful stop does not cancel it: the attempts were made, and what
-            // is not recorded is sent again after a restart.
-            let writer = database.writer
-            changedAlerts = try await Task { [updatedRows, newlyDisabled, stale] in
-                try await writer.write { db in try Self.writeOutcomes(updatedRows, newlyDisabled: newlyDisabled, stale: stale, in: db) }
-            }.value
+            // Not cancelled by a graceful stop: the attempts were made, and what is not recorded is sent again after a restart.
+            changedAlerts = try await writeToEnd { [updatedRows, newlyDisabled, stale] db in
+                try Self.writeOutcomes(updatedRows, newlyDisabled: newlyDisabled, stale: stale, in: db)
+            }
         } catch {
             // Not recorded: the rows stay pending and are attempted again (a receiver de-duplicates on webhook-id).
             logger.error("delivery outcomes not recorded; they will be attempted again", metadata: ["rows": "\(updatedRows.count)", "error": "\(error)"])

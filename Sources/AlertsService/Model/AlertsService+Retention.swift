@@ -10,11 +10,11 @@ extension AlertsService {
     ///
     /// - Returns: whether it ran.
     @discardableResult
-    func applyRetentionIfDue() -> Bool {
+    func applyRetentionIfDue() async -> Bool {
         let now = clock.now()
         if let last = lastRetention, now.timeIntervalSince(last) < Self.retentionPeriod { return false }
         lastRetention = now
-        applyRetention(now: now)
+        await applyRetention(now: now)
         return true
     }
 
@@ -26,12 +26,12 @@ extension AlertsService {
     ///
     /// - Returns: the decisions deleted; nil when the database failed (logged).
     @discardableResult
-    func applyRetention(now: Date) -> Int? {
+    func applyRetention(now: Date) async -> Int? {
         let cutoff = Self.newAlertID(at: now.addingTimeInterval(-retention)).prefix(13)  // "a" + 12 hex digits of milliseconds
         let nowMs = now.unixMilliseconds
         let usersWithState = usersWithState
         do {
-            let deleted = try database.writer.write { db in
+            let deleted = try await writeToEnd { db in
                 // Loaded again by the next batch, without the users whose state has expired.
                 usersWithState.forget()
                 try db.execute(sql: "DELETE FROM outbox WHERE alertID < ?", arguments: [String(cutoff)])

@@ -9,11 +9,11 @@ extension AlertsService {
     /// and body, and switches channels disabled by a 410 back on. Only dead
     /// letters (and rows held back by a disabled channel) are replayed:
     /// replaying a delivered alert would send it twice.
-    func replay(_ request: ReplayAlertsRequest) throws(AlertsError) -> ReplayAlertsResponse {
+    func replay(_ request: ReplayAlertsRequest) async throws(AlertsError) -> ReplayAlertsResponse {
         guard request.sinceUnixMs >= 0 else { throw .invalidField("since_unix_ms", "must not be negative") }
         let nowMs = clock.now().unixMilliseconds
         let replayable = [OutboxRow.Status.deadLettered.rawValue, OutboxRow.Status.endpointDisabled.rawValue]
-        let replayed = try write { db throws(AlertsError) in
+        let replayed = try await write { db throws(AlertsError) in
             try Self.catching { () throws -> [String] in
                 let rows: [OutboxRow]
                 if !request.alertID.isEmpty {

@@ -29,7 +29,7 @@ extension AlertsService {
         try await requireKnownUser(request.userID)
         let until = clock.now().addingTimeInterval(Double(request.days == 0 ? 30 : request.days) * 86_400).unixMilliseconds
         let usersWithState = usersWithState
-        let effective = try write { db throws(AlertsError) in
+        let effective = try await write { db throws(AlertsError) in
             try Self.catching {
                 usersWithState.insert(request.userID)
                 let existing = try RouteMuteRow.fetchOne(db, key: ["userID": request.userID, "origin": origin, "destination": destination])
@@ -44,11 +44,11 @@ extension AlertsService {
     }
 
     /// Undoes a mute at once.
-    func unmute(_ request: UnmuteRouteRequest) throws(AlertsError) -> UnmuteRouteResponse {
+    func unmute(_ request: UnmuteRouteRequest) async throws(AlertsError) -> UnmuteRouteResponse {
         try Self.requireUser(request.userID)
         let (origin, destination) = try Self.route(request.origin, request.destination)
         let nowMs = clock.now().unixMilliseconds
-        let wasMuted = try write { db throws(AlertsError) in
+        let wasMuted = try await write { db throws(AlertsError) in
             try Self.catching {
                 let existing = try RouteMuteRow.fetchOne(db, key: ["userID": request.userID, "origin": origin, "destination": destination])
                 _ = try RouteMuteRow.deleteOne(db, key: ["userID": request.userID, "origin": origin, "destination": destination])
@@ -67,7 +67,7 @@ extension AlertsService {
         try await requireKnownUser(request.userID)
         let until = clock.now().addingTimeInterval(Double(request.hours == 0 ? 24 : request.hours) * 3_600).unixMilliseconds
         let usersWithState = usersWithState
-        let effective = try write { db throws(AlertsError) in
+        let effective = try await write { db throws(AlertsError) in
             try Self.catching {
                 usersWithState.insert(request.userID)
                 let existing = try AlertPauseRow.fetchOne(db, key: request.userID)
@@ -82,10 +82,10 @@ extension AlertsService {
     }
 
     /// Undoes a pause at once.
-    func resume(_ request: ResumeAlertsRequest) throws(AlertsError) -> ResumeAlertsResponse {
+    func resume(_ request: ResumeAlertsRequest) async throws(AlertsError) -> ResumeAlertsResponse {
         try Self.requireUser(request.userID)
         let nowMs = clock.now().unixMilliseconds
-        let wasPaused = try write { db throws(AlertsError) in
+        let wasPaused = try await write { db throws(AlertsError) in
             try Self.catching {
                 let existing = try AlertPauseRow.fetchOne(db, key: request.userID)
                 _ = try AlertPauseRow.deleteOne(db, key: request.userID)
@@ -118,9 +118,9 @@ extension AlertsService {
     }
 
     /// Erases everything about a deleted user: decisions, outbox rows, mutes, pause.
-    func erase(_ userID: String) {
+    func erase(_ userID: String) async {
         do {
-            let erased = try database.writer.write { db in
+            let erased = try await writeToEnd { db in
                 _ = try RouteMuteRow.filter(Column("userID") == userID).deleteAll(db)
                 _ = try AlertPauseRow.deleteOne(db, key: userID)
                 _ = try OutboxRow.filter(Column("userID") == userID).deleteAll(db)
