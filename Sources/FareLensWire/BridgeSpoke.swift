@@ -17,7 +17,11 @@ public final class BridgeSpoke: Service, BusTransport {
     let configuration: BridgeConfiguration
     let identity: NodeIdentity
     let logger: Logger
-    let eventLoopGroup: MultiThreadedEventLoopGroup
+    /// The loop every connection of this spoke runs on, chosen once so
+    /// ``executor`` stays the connection's across reconnects.
+    let eventLoop: any EventLoop
+    /// Runs jobs on ``eventLoop``; see ``executor``.
+    private let loopExecutor: EventLoopTaskExecutor
     /// Durable events for the hub not yet acknowledged; kept across reconnects.
     let outbox: DurableOutbox
     let state = NIOLockedValueBox(State())
@@ -32,15 +36,35 @@ public final class BridgeSpoke: Service, BusTransport {
         var stopping = false
     }
 
-    /// Creates a spoke for `bus`.
+    /// Creates a spoke for `bus`, whose connections run on one loop of
+    /// `eventLoopGroup` (``executor``).
     public init(bus: MessageBus, configuration: BridgeConfiguration, identity: NodeIdentity, logger: Logger, eventLoopGroup: MultiThreadedEventLoopGroup = .singleton) {
         self.bus = bus
         self.configuration = configuration
         self.identity = identity
         self.logger = logger
-        self.eventLoopGroup = eventLoopGroup
+        self.eventLoop = eventLoopGroup.next()
+        self.loopExecutor = EventLoopTaskExecutor(eventLoop: eventLoop)
         self.outbox = DurableOutbox(capacity: configuration.durableBacklog, peer: "hub", journal: configuration.outboxJournal, metricsFactory: configuration.metricsFactory)
     }
+
+    /// A task executor on the event loop this spoke's connection runs on
+    /// (the same loop for every connection it makes).
+    ///
+    /// A task that prefers it — `withTaskExecutorPreference(spoke.executor)`
+    /// or `Task(executorPreference: spoke.executor)` — writes its requests and
+    /// is resumed by their responses on the connection's own thread. A caller
+    /// on the concurrency pool instead wakes the loop to write and is woken
+    /// back on the pool: two thread wake-ups per request, which were half of
+    /// a lone request's time across processes on the 2-core VM
+    /// (docs/decisions/0019-callers-on-the-spokes-event-loop.md).
+    ///
+    /// Whatever such a task does between requests holds the connection's
+    /// loop, so its reading and writing wait meanwhile: prefer it for callers
+    /// that mostly wait on the mesh (the admin CLI, a benchmark's callers),
+    /// not for long computation. It must never block waiting for the loop
+    /// (`EventLoopFuture.wait()`).
+    public var executor: any TaskExecutor { loopExecutor }
 
     /// Topics other nodes want, as last announced (tests).
     var remoteTopicsForTesting: Set<String> { state.withLockedValue { $0.remoteTopics } }

@@ -1,4 +1,4 @@
-import NIOCore
+public import NIOCore
 
 /// A task executor that runs jobs on one NIO event loop, so a task started
 /// there with this preference (and the default actors it calls while they
@@ -9,15 +9,19 @@ import NIOCore
 ///
 /// Anything such a task does blocks the loop's I/O while it runs: handlers
 /// must not block a thread waiting for the loop (they never can: the bus
-/// has no blocking API).
-final class EventLoopTaskExecutor: TaskExecutor {
-    let eventLoop: any EventLoop
+/// has no blocking API). A spoke's callers may prefer their connection's
+/// loop the same way (``BridgeSpoke/executor``).
+public final class EventLoopTaskExecutor: TaskExecutor {
+    /// The loop every job runs on.
+    public let eventLoop: any EventLoop
 
-    init(eventLoop: any EventLoop) {
+    /// An executor for `eventLoop`.
+    public init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    /// Runs `job` on the loop, after whatever the loop has queued already.
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         eventLoop.execute { [self] in
             job.runSynchronously(on: asUnownedTaskExecutor())

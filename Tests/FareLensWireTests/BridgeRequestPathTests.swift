@@ -26,6 +26,55 @@ struct BridgeRequestPathTests {
         #expect(onLoop.get() == Array(repeating: true, count: 20))
     }
 
+    @Test("a caller that prefers the spoke's executor writes and is resumed on the connection's event loop, before and after a reconnect")
+    func callerOnTheSpokesLoop() async throws {
+        let path = temporarySocketPath()
+        // Three loops: a spoke that connected on whatever loop the group
+        // offered next would land on another loop than its executor's.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 3)
+        let spokeBus = makeNodeBus("caller")
+        let spoke = BridgeSpoke(bus: spokeBus, configuration: fastBridge(path), identity: testIdentity("caller"), logger: quietLogger(), eventLoopGroup: group)
+        spokeBus.attach(spoke)
+        let spokeTask = Task { try await spoke.run() }
+
+        /// Sends 10 echoes from a task preferring the spoke's executor; for
+        /// each, whether the caller ran on the connection's loop just before
+        /// sending and just after the response resumed it.
+        func callsOnTheLoop(_ label: String) async throws -> [Bool] {
+            try await waitUntil("spoke joined (\(label))") { spoke.hosts(EchoRequest.address) }
+            let loop = try #require(spoke.state.withLockedValue { $0.connection }?.channel.eventLoop)
+            return try await withTaskExecutorPreference(spoke.executor) { () async throws -> [Bool] in
+                var seen: [Bool] = []
+                for index in 0 ..< 10 {
+                    seen.append(loop.inEventLoop)
+                    let echoed = try await spokeBus.request(EchoRequest(text: "\(label) \(index)"))
+                    seen.append(loop.inEventLoop)
+                    #expect(echoed.text == "\(label) \(index)")
+                }
+                return seen
+            }
+        }
+
+        let firstHub = makeNodeBus("hub")
+        try serveEcho(firstHub)
+        let (_, firstHubTask) = try await startHub(firstHub, fastBridge(path))
+        #expect(try await callsOnTheLoop("first") == Array(repeating: true, count: 20))
+        firstHubTask.cancel()
+        _ = await firstHubTask.result  // a restarted hub binds the same path: let this one finish closing
+        try await waitUntil("the spoke noticed the hub is gone") { !spoke.isConnected }
+
+        let secondHub = makeNodeBus("hub")
+        try serveEcho(secondHub)
+        let (_, secondHubTask) = try await startHub(secondHub, fastBridge(path))
+        #expect(try await callsOnTheLoop("reconnected") == Array(repeating: true, count: 20))
+        // A caller on the pool is not on the loop (what the test would see without the preference).
+        _ = try await spokeBus.request(EchoRequest(text: "from the pool"))
+        #expect(spoke.state.withLockedValue { $0.connection }?.channel.eventLoop.inEventLoop == false)
+        for task in [spokeTask, secondHubTask] { task.cancel() }
+        for task in [spokeTask, secondHubTask] { _ = await task.result }
+        try await group.shutdownGracefully()
+    }
+
     @Test("a handler still answering when its caller's node goes away is cancelled")
     func answeringCancelledOnClose() async throws {
         let path = temporarySocketPath()

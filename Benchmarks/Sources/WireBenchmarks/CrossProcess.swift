@@ -198,6 +198,12 @@ func lookupLHR() -> AirportLookupRequest {
     return samples
 }
 
+/// ``lookupLatencies(_:count:)`` from a task that prefers `executor` (nil:
+/// the concurrency pool, as a caller with no preference runs).
+func lookupLatencies(_ bus: MessageBus, count: Int, on executor: (any TaskExecutor)?) async throws -> [Double] {
+    try await withTaskExecutorPreference(executor) { () async throws -> [Double] in try await lookupLatencies(bus, count: count) }
+}
+
 /// `total` lookups from `inFlight` concurrent callers; returns ns per request.
 @concurrent func pipelinedLookups(_ bus: MessageBus, total: Int, inFlight: Int) async throws -> Double {
     let request = lookupLHR()
@@ -284,16 +290,21 @@ func lookupLHR() -> AirportLookupRequest {
     // critical path costs in latency on this machine (docs/performance.md, twelfth pass).
     if let only = ProcessInfo.processInfo.environment["BENCH_SEQUENTIAL_ONLY"], only == "1" || only == "bridge" {
         // The floor's echo process is started only when its rounds run.
+        // BENCH_CALLER=loop: the callers prefer their connection's event loop
+        // (BridgeSpoke.executor, the floor's channel's loop); otherwise the pool.
+        let onLoop = ProcessInfo.processInfo.environment["BENCH_CALLER"] == "loop"
         let floor = only == "1" ? try await NIOEchoFloor(frameBytes: frameBytes) : nil
-        _ = try await lookupLatencies(bus, count: 2_000)
-        _ = try await floor?.latencies(count: 2_000)
+        let spokeExecutor = onLoop ? spoke.executor : nil
+        let floorExecutor = onLoop ? floor.map { EventLoopTaskExecutor(eventLoop: $0.channel.eventLoop) } : nil
+        _ = try await lookupLatencies(bus, count: 2_000, on: spokeExecutor)
+        _ = try await floor?.latencies(count: 2_000, on: floorExecutor)
         for _ in 0..<8 {
             var bridgeCPU = CPUSpent(), floorCPU = CPUSpent()
-            let bridge = try await bridgeCPU.measuring(other: { node.cpuTime }) { try await lookupLatencies(bus, count: 5_000) }
+            let bridge = try await bridgeCPU.measuring(other: { node.cpuTime }) { try await lookupLatencies(bus, count: 5_000, on: spokeExecutor) }
             let (nodeCPU, spokeCPU) = bridgeCPU.microsPer(bridge.count)
-            let line = "sequential p50: bridge \(micros(percentile(bridge, 0.5))) µs (node \(nodeCPU), spoke \(spokeCPU) µs CPU)"
+            let line = "sequential p50 (callers on the \(onLoop ? "loop" : "pool")): bridge \(micros(percentile(bridge, 0.5))) µs (node \(nodeCPU), spoke \(spokeCPU) µs CPU)"
             guard let floor else { print(line); continue }
-            let floorSamples = try await floorCPU.measuring(other: { floor.cpuTime }) { try await floor.latencies(count: 5_000) }
+            let floorSamples = try await floorCPU.measuring(other: { floor.cpuTime }) { try await floor.latencies(count: 5_000, on: floorExecutor) }
             let (echoCPU, callerCPU) = floorCPU.microsPer(floorSamples.count)
             print("\(line) | floor \(micros(percentile(floorSamples, 0.5))) µs (echo \(echoCPU), caller \(callerCPU) µs CPU)")
         }
@@ -303,27 +314,39 @@ func lookupLHR() -> AirportLookupRequest {
     let raw = try CrossProcessRawPingPong(frameBytes: frameBytes)
     defer { raw.stop() }
     let floor = try await NIOEchoFloor(frameBytes: frameBytes)
-    _ = try await lookupLatencies(bus, count: 2_000)
+    // Each caller runs in two ways: a task on the concurrency pool (no
+    // preference), which wakes the loop to write and is woken back on the
+    // pool, and a task that prefers its connection's event loop
+    // (BridgeSpoke.executor; the floor's channel's loop), which does
+    // neither (docs/decisions/0019-callers-on-the-spokes-event-loop.md).
+    let floorLoop = EventLoopTaskExecutor(eventLoop: floor.channel.eventLoop)
+    _ = try await lookupLatencies(bus, count: 2_000, on: nil)
+    _ = try await lookupLatencies(bus, count: 2_000, on: spoke.executor)
     _ = await raw.round(count: 2_000)
-    _ = try await floor.latencies(count: 2_000)
+    _ = try await floor.latencies(count: 2_000, on: nil)
+    _ = try await floor.latencies(count: 2_000, on: floorLoop)
     try await Task.sleep(for: .seconds(1))  // safe: lets the node settle before reading its idle RSS
     let idle = node.residentMiB
-    var rawSamples: [Double] = [], bridge: [Double] = [], floorSamples: [Double] = []
-    var echoCPU = Duration.zero, floorCPU = CPUSpent(), bridgeCPU = CPUSpent()
+    var rawSamples: [Double] = [], bridge: [Double] = [], bridgeOnLoop: [Double] = [], floorSamples: [Double] = [], floorOnLoop: [Double] = []
+    var echoCPU = Duration.zero, floorCPU = CPUSpent(), bridgeCPU = CPUSpent(), floorLoopCPU = CPUSpent(), bridgeLoopCPU = CPUSpent()
     for _ in 0..<4 {
         let echoBefore = raw.cpuTime
         rawSamples += await raw.round(count: 5_000)
         echoCPU += raw.cpuTime - echoBefore
-        floorSamples += try await floorCPU.measuring(other: { floor.cpuTime }) { try await floor.latencies(count: 5_000) }
-        bridge += try await bridgeCPU.measuring(other: { node.cpuTime }) { try await lookupLatencies(bus, count: 5_000) }
+        floorSamples += try await floorCPU.measuring(other: { floor.cpuTime }) { try await floor.latencies(count: 5_000, on: nil) }
+        floorOnLoop += try await floorLoopCPU.measuring(other: { floor.cpuTime }) { try await floor.latencies(count: 5_000, on: floorLoop) }
+        bridge += try await bridgeCPU.measuring(other: { node.cpuTime }) { try await lookupLatencies(bus, count: 5_000, on: nil) }
+        bridgeOnLoop += try await bridgeLoopCPU.measuring(other: { node.cpuTime }) { try await lookupLatencies(bus, count: 5_000, on: spoke.executor) }
     }
     let (nodePerRequest, spokePerRequest) = bridgeCPU.microsPer(bridge.count)
+    let (nodeLoopPerRequest, spokeLoopPerRequest) = bridgeLoopCPU.microsPer(bridgeOnLoop.count)
     let (floorEchoPerTrip, floorCallerPerTrip) = floorCPU.microsPer(floorSamples.count)
-    let ratio = percentile(bridge, 0.5) / percentile(rawSamples, 0.5)
-    print("cross-process bridge request/reply (this process a spoke, the real farelens node the hub; airport lookup LHR, \(frameBytes) B request frame, \(bridge.count) sequential): p50 \(micros(percentile(bridge, 0.5))) µs p99 \(micros(percentile(bridge, 0.99))) µs | raw unix-socket ping-pong with a second process (\(frameBytes) B each way, blocking threads): p50 \(micros(percentile(rawSamples, 0.5))) µs p99 \(micros(percentile(rawSamples, 0.99))) µs | p50 ratio \(format(ratio, decimals: 2))x (target <= 2.0x: \(verdict(ratio <= 2)))")
-    print("context: the node's CPU time (user + system, /proc) during the sequential rounds: \(nodePerRequest) µs per request | the raw echo process's during its rounds: \(micros(nanoseconds(echoCPU) / Double(rawSamples.count))) µs per round trip")
-    let floorRatio = percentile(floorSamples, 0.5) / percentile(rawSamples, 0.5)
-    print("floor of the design (same frame size; a NIO event loop echoing in another process, called from a task on the pool through a NIO channel and a promise per request; no envelope, protobuf, routing or service): p50 \(micros(percentile(floorSamples, 0.5))) µs p99 \(micros(percentile(floorSamples, 0.99))) µs, \(format(floorRatio, decimals: 2))x the raw ping-pong | the bridge's p50 is \(format(percentile(bridge, 0.5) / percentile(floorSamples, 0.5), decimals: 2))x the floor's | CPU per round trip: echo loop \(floorEchoPerTrip) µs, caller \(floorCallerPerTrip) µs; the bridge's node \(nodePerRequest) µs, spoke \(spokePerRequest) µs")
+    let (floorLoopEchoPerTrip, floorLoopCallerPerTrip) = floorLoopCPU.microsPer(floorOnLoop.count)
+    let rawP50 = percentile(rawSamples, 0.5)
+    let ratio = percentile(bridge, 0.5) / rawP50, loopRatio = percentile(bridgeOnLoop, 0.5) / rawP50
+    print("cross-process bridge request/reply (this process a spoke, the real farelens node the hub; airport lookup LHR, \(frameBytes) B request frame, \(bridge.count) sequential each way): caller on the spoke's event loop (BridgeSpoke.executor) p50 \(micros(percentile(bridgeOnLoop, 0.5))) µs p99 \(micros(percentile(bridgeOnLoop, 0.99))) µs; caller on the concurrency pool p50 \(micros(percentile(bridge, 0.5))) µs p99 \(micros(percentile(bridge, 0.99))) µs | raw unix-socket ping-pong with a second process (\(frameBytes) B each way, blocking threads): p50 \(micros(rawP50)) µs p99 \(micros(percentile(rawSamples, 0.99))) µs | p50 ratio \(format(loopRatio, decimals: 2))x on the loop, \(format(ratio, decimals: 2))x on the pool (target <= 2.0x: \(verdict(loopRatio <= 2)) on the loop, \(verdict(ratio <= 2)) on the pool)")
+    print("context: the node's CPU time (user + system, /proc) during the sequential rounds: \(nodeLoopPerRequest) µs per request with the caller on the loop, \(nodePerRequest) µs on the pool | the raw echo process's during its rounds: \(micros(nanoseconds(echoCPU) / Double(rawSamples.count))) µs per round trip")
+    print("floor of the design (same frame size; a NIO event loop echoing in another process, called through a NIO channel and a promise per request; no envelope, protobuf, routing or service): caller on the channel's loop p50 \(micros(percentile(floorOnLoop, 0.5))) µs p99 \(micros(percentile(floorOnLoop, 0.99))) µs, \(format(percentile(floorOnLoop, 0.5) / rawP50, decimals: 2))x the raw ping-pong; caller on the pool p50 \(micros(percentile(floorSamples, 0.5))) µs p99 \(micros(percentile(floorSamples, 0.99))) µs, \(format(percentile(floorSamples, 0.5) / rawP50, decimals: 2))x | the bridge's p50 is \(format(percentile(bridgeOnLoop, 0.5) / percentile(floorOnLoop, 0.5), decimals: 2))x the floor's on the loop, \(format(percentile(bridge, 0.5) / percentile(floorSamples, 0.5), decimals: 2))x on the pool | CPU per round trip on the loop: echo \(floorLoopEchoPerTrip) µs, caller \(floorLoopCallerPerTrip) µs; the bridge's node \(nodeLoopPerRequest) µs, spoke \(spokeLoopPerRequest) µs | on the pool: echo \(floorEchoPerTrip) µs, caller \(floorCallerPerTrip) µs; the bridge's node \(nodePerRequest) µs, spoke \(spokePerRequest) µs")
 
     var rates: [Double] = []
     var resident: [Double] = []
@@ -335,17 +358,27 @@ func lookupLHR() -> AirportLookupRequest {
         resident.append(node.residentMiB)
     }
     let (nodePipelined, spokePipelined) = pipelinedCPU.microsPer(2_000_000)
-    print("cross-process pipelined lookups (64 in flight, 1,000,000 per round): \(rates.map { format($0 / 1000) }.joined(separator: ", ")) k req/s, median \(format(median(rates) / 1000)) k (target >= 100 k req/s: \(verdict(median(rates) >= 100_000))) | CPU per request (user + system, /proc): node \(nodePipelined) µs, spoke \(spokePipelined) µs")
+    print("cross-process pipelined lookups (64 in flight, 1,000,000 per round, callers on the concurrency pool): \(rates.map { format($0 / 1000) }.joined(separator: ", ")) k req/s, median \(format(median(rates) / 1000)) k (target >= 100 k req/s: \(verdict(median(rates) >= 100_000))) | CPU per request (user + system, /proc): node \(nodePipelined) µs, spoke \(spokePipelined) µs")
+    var loopRates: [Double] = []
+    var loopPipelinedCPU = CPUSpent()
+    for _ in 0..<2 {
+        let nanos = try await loopPipelinedCPU.measuring(other: { node.cpuTime }) {
+            try await withTaskExecutorPreference(spoke.executor) { () async throws -> Double in try await pipelinedLookups(bus, total: 1_000_000, inFlight: 64) }
+        }
+        loopRates.append(1e9 / nanos)
+    }
+    let (nodeLoopPipelined, spokeLoopPipelined) = loopPipelinedCPU.microsPer(2_000_000)
+    print("the same, callers on the spoke's event loop (BridgeSpoke.executor): \(loopRates.map { format($0 / 1000) }.joined(separator: ", ")) k req/s, median \(format(median(loopRates) / 1000)) k (target >= 100 k req/s: \(verdict(median(loopRates) >= 100_000))) | CPU per request: node \(nodeLoopPipelined) µs, spoke \(spokeLoopPipelined) µs")
     var floorRates: [Double] = []
     var floorPipelinedCPU = CPUSpent()
     for _ in 0..<2 {
         floorRates.append(1e9 / (try await floorPipelinedCPU.measuring(other: { floor.cpuTime }) { try await floor.pipelined(total: 500_000, inFlight: 64) }))
     }
     let (echoPipelined, callerPipelined) = floorPipelinedCPU.microsPer(1_000_000)
-    print("floor of the design, 64 in flight (500,000 per round, the same NIO echo): \(floorRates.map { format($0 / 1000) }.joined(separator: ", ")) k round trips/s | the bridge's median rate is \(format(median(rates) / median(floorRates) * 100, decimals: 0))% of the floor's (target >= 100 k req/s) | CPU per round trip: echo loop \(echoPipelined) µs, caller \(callerPipelined) µs")
+    print("floor of the design, 64 in flight (500,000 per round, the same NIO echo): \(floorRates.map { format($0 / 1000) }.joined(separator: ", ")) k round trips/s | the bridge's median rate is \(format(median(loopRates) / median(floorRates) * 100, decimals: 0))% of the floor's with its callers on the loop, \(format(median(rates) / median(floorRates) * 100, decimals: 0))% on the pool (the floor's callers are on the pool) | CPU per round trip: echo loop \(echoPipelined) µs, caller \(callerPipelined) µs")
     await floor.stop()
     let responseBytes = try await bus.request(lookupLHR()).wireEncoded().count
-    reportNATS(requestBytes: try lookupLHR().wireEncoded().count, replyBytes: responseBytes, bridgeP50: percentile(bridge, 0.5), bridgeRate: median(rates))
+    reportNATS(requestBytes: try lookupLHR().wireEncoded().count, replyBytes: responseBytes, bridgeP50: (onLoop: percentile(bridgeOnLoop, 0.5), onPool: percentile(bridge, 0.5)), bridgeRate: (onLoop: median(loopRates), onPool: median(rates)))
     print("farelens node RSS: idle after start \(format(idle)) MiB | after 1 M requests \(format(resident[0])) MiB | after 2 M \(format(resident[1])) MiB (growth over the second million: \(format(resident[1] - resident[0])) MiB)")
 }
 

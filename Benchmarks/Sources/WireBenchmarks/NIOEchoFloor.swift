@@ -11,9 +11,11 @@ import Glibc
 // same frame size as the bridge's request, but nothing of the bridge. The
 // other process (this binary in `nio-echo` mode) is one NIO event loop that
 // echoes each frame from `channelRead` and flushes in `channelReadComplete`,
-// as the hub answers on its loop; this process calls it from a task on the
-// concurrency pool through a NIO client channel and a promise per request,
-// as a spoke does (pool → loop to write, loop → pool to resume). No envelope,
+// as the hub answers on its loop; this process calls it through a NIO client
+// channel and a promise per request, as a spoke does: from a task on the
+// concurrency pool (pool → loop to write, loop → pool to resume), or from a
+// task that prefers the channel's loop, as a caller preferring
+// `BridgeSpoke.executor` does (no hop on this side). No envelope,
 // no protobuf, no routing, no service. What the bridge takes beyond this is
 // its own work; what this takes beyond the raw ping-pong (two plain threads,
 // blocking read/write) is the platform's: event loops, wake-ups of another
@@ -147,6 +149,11 @@ final class NIOEchoFloor: Sendable {
             samples.append(nanoseconds(clock.now - start))
         }
         return samples
+    }
+
+    /// ``latencies(count:)`` from a task that prefers `executor` (nil: the pool).
+    func latencies(count: Int, on executor: (any TaskExecutor)?) async throws -> [Double] {
+        try await withTaskExecutorPreference(executor) { () async throws -> [Double] in try await latencies(count: count) }
     }
 
     /// `total` round trips from `inFlight` concurrent tasks; ns per round trip.
