@@ -55,14 +55,15 @@ public final class BridgeSpoke: Service, BusTransport {
     /// or `Task(executorPreference: spoke.executor)` — writes its requests and
     /// is resumed by their responses on the connection's own thread. A caller
     /// on the concurrency pool instead wakes the loop to write and is woken
-    /// back on the pool: two thread wake-ups per request, which were half of
-    /// a lone request's time across processes on the 2-core VM
+    /// back on the pool: two thread wake-ups per request. With 64 requests
+    /// in flight this made the bridge 45–55% faster on the 2-core VM; a lone
+    /// request is faster only where waking an idle vCPU is cheap
     /// (docs/decisions/0019-callers-on-the-spokes-event-loop.md).
     ///
     /// Whatever such a task does between requests holds the connection's
     /// loop, so its reading and writing wait meanwhile: prefer it for callers
-    /// that mostly wait on the mesh (the admin CLI, a benchmark's callers),
-    /// not for long computation. It must never block waiting for the loop
+    /// that mostly wait on the mesh (many requests in flight), not for long
+    /// computation. It must never block waiting for the loop
     /// (`EventLoopFuture.wait()`).
     public var executor: any TaskExecutor { loopExecutor }
 
