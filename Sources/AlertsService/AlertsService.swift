@@ -151,28 +151,13 @@ actor AlertsService: ServiceBehaviour {
 
     // MARK: Helpers
 
-    /// A write transaction for a request: `body`'s own errors come out as
-    /// they are, any other failure as `storage` (``writeToEnd(_:)``).
+    /// A write transaction for a request, awaited (``ServiceDatabase/writeToEnd(_:storageError:)``):
+    /// the database's writer is often in the middle of a batch of decisions
+    /// (up to about 20 ms), and a blocking write held the actor, and one of
+    /// the pool's threads, until it was done. `body`'s own errors come out
+    /// as they are, any other failure as `storage`.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws(AlertsError) -> T) async throws(AlertsError) -> T {
-        do {
-            return try await writeToEnd { db in try body(db) }
-        } catch let error as AlertsError {
-            throw error
-        } catch {
-            throw .storage("\(error)")
-        }
-    }
-
-    /// A write transaction, awaited rather than waited for: the database's
-    /// writer is often in the middle of a batch of decisions (up to about
-    /// 20 ms), and a blocking write held the actor, and one of the pool's
-    /// threads, until it was done. It runs in a task of its own, so it is
-    /// not cancelled with the caller: a graceful stop lets it commit (the
-    /// outbox records the attempts it let finish; an erasure or retention
-    /// pass is not cut short and logged as a failure).
-    func writeToEnd<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let writer = database.writer
-        return try await Task { try await writer.write(body) }.value
+        try await database.writeToEnd(body, storageError: AlertsError.storage)
     }
 
     func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws(AlertsError) -> T {

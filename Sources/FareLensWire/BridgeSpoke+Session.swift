@@ -78,7 +78,7 @@ extension BridgeSpoke {
         let logger = self.logger, factory = configuration.metricsFactory
         let holder = ConnectionHolder()
         do {
-            _ = try await ClientBootstrap(group: eventLoop)
+            _ = try await ClientBootstrap(group: executor.eventLoop)
                 .channelInitializer { channel in
                     let connection = PeerConnection(channel: channel, logger: logger, limits: limits, metrics: ConnectionMetrics(peer: "hub", factory: factory))
                     holder.connection = connection

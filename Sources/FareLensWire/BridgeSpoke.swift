@@ -17,11 +17,6 @@ public final class BridgeSpoke: Service, BusTransport {
     let configuration: BridgeConfiguration
     let identity: NodeIdentity
     let logger: Logger
-    /// The loop every connection of this spoke runs on, chosen once so
-    /// ``executor`` stays the connection's across reconnects.
-    let eventLoop: any EventLoop
-    /// Runs jobs on ``eventLoop``; see ``executor``.
-    private let loopExecutor: EventLoopTaskExecutor
     /// Durable events for the hub not yet acknowledged; kept across reconnects.
     let outbox: DurableOutbox
     let state = NIOLockedValueBox(State())
@@ -43,13 +38,13 @@ public final class BridgeSpoke: Service, BusTransport {
         self.configuration = configuration
         self.identity = identity
         self.logger = logger
-        self.eventLoop = eventLoopGroup.next()
-        self.loopExecutor = EventLoopTaskExecutor(eventLoop: eventLoop)
+        self.executor = EventLoopTaskExecutor(eventLoop: eventLoopGroup.next())
         self.outbox = DurableOutbox(capacity: configuration.durableBacklog, peer: "hub", journal: configuration.outboxJournal, metricsFactory: configuration.metricsFactory)
     }
 
-    /// A task executor on the event loop this spoke's connection runs on
-    /// (the same loop for every connection it makes).
+    /// A task executor on the event loop this spoke's connection runs on:
+    /// one loop of the group, chosen once, on which every connection the
+    /// spoke makes runs, so it stays the connection's across reconnects.
     ///
     /// A task that prefers it — `withTaskExecutorPreference(spoke.executor)`
     /// or `Task(executorPreference: spoke.executor)` — writes its requests and
@@ -65,7 +60,7 @@ public final class BridgeSpoke: Service, BusTransport {
     /// that mostly wait on the mesh (many requests in flight), not for long
     /// computation. It must never block waiting for the loop
     /// (`EventLoopFuture.wait()`).
-    public var executor: any TaskExecutor { loopExecutor }
+    public let executor: EventLoopTaskExecutor
 
     /// Topics other nodes want, as last announced (tests).
     var remoteTopicsForTesting: Set<String> { state.withLockedValue { $0.remoteTopics } }

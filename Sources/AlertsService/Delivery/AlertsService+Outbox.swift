@@ -118,7 +118,7 @@ extension AlertsService {
         return attempts.count
     }
 
-    /// Writes the outcomes (one transaction, ``writeToEnd(_:)``), then
+    /// Writes the outcomes (one transaction, ``ServiceDatabase/writeToEnd(_:)``), then
     /// publishes the events that tell of them.
     private func record(_ attempts: [Attempt], skipped: [OutboxRow], stale: [String: Money], disabled: Set<Int>, alerts: [String: AlertRow]) async {
         let now = clock.now()
@@ -168,7 +168,7 @@ extension AlertsService {
         let changedAlerts: [AlertRow]
         do {
             // Not cancelled by a graceful stop: the attempts were made, and what is not recorded is sent again after a restart.
-            changedAlerts = try await writeToEnd { [updatedRows, newlyDisabled, stale] db in
+            changedAlerts = try await database.writeToEnd { [updatedRows, newlyDisabled, stale] db in
                 try Self.writeOutcomes(updatedRows, newlyDisabled: newlyDisabled, stale: stale, in: db)
             }
         } catch {

@@ -31,7 +31,7 @@ extension AlertsService {
         let nowMs = now.unixMilliseconds
         let usersWithState = usersWithState
         do {
-            let deleted = try await writeToEnd { db in
+            let deleted = try await database.writeToEnd { db in
                 // Loaded again by the next batch, without the users whose state has expired.
                 usersWithState.forget()
                 try db.execute(sql: "DELETE FROM outbox WHERE alertID < ?", arguments: [String(cutoff)])

@@ -120,7 +120,7 @@ extension AlertsService {
     /// Erases everything about a deleted user: decisions, outbox rows, mutes, pause.
     func erase(_ userID: String) async {
         do {
-            let erased = try await writeToEnd { db in
+            let erased = try await database.writeToEnd { db in
                 _ = try RouteMuteRow.filter(Column("userID") == userID).deleteAll(db)
                 _ = try AlertPauseRow.deleteOne(db, key: userID)
                 _ = try OutboxRow.filter(Column("userID") == userID).deleteAll(db)

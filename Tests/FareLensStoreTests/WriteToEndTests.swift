@@ -1,0 +1,54 @@
+import FareLensStore
+import FareLensTesting
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+
+/// `ServiceDatabase.writeToEnd`: a write awaited (the caller's thread is
+/// free meanwhile) in a task of its own (not cancelled with the caller).
+@Suite("A write awaited to its end")
+struct WriteToEndTests {
+    struct Refusal: Error, Equatable {
+        let code: String
+    }
+
+    @Test("a caller cancelled while its write waits for the busy writer does not cancel the write: it commits")
+    func notCancelledWithTheCaller() async throws {
+        let database = try ServiceDatabase.inMemory(service: "test", migrations: ServiceDatabaseTests.migrations())
+        let holding = Atomic(false)
+        let release = DispatchSemaphore(value: 0)
+        // Holds the writer (bounded at 5 s), so the caller's write waits behind it.
+        let holder = Task.detached {
+            try database.writer.write { _ in
+                holding.store(true, ordering: .releasing)
+                _ = release.wait(timeout: .now() + 5)  // safe: bounded; signalled as soon as the caller is cancelled
+            }
+        }
+        try await waitUntil("the writer is held", limit: .seconds(5)) { holding.load(ordering: .acquiring) }
+        let caller = Task {
+            try await database.writeToEnd { db in try db.execute(sql: "INSERT INTO fare (route, amountMinor) VALUES ('LHR-JFK', 41000)") }
+        }
+        caller.cancel()
+        release.signal()
+        _ = await caller.result
+        try await holder.value
+        let count = try await database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM fare") }
+        #expect(count == 1)
+    }
+
+    @Test("the body's own error comes out as it is; a failure of the database becomes the storage error")
+    func errors() async throws {
+        let database = try ServiceDatabase.inMemory(service: "test", migrations: ServiceDatabaseTests.migrations())
+        let storage = { (_: String) in Refusal(code: "storage") }
+        let own = await #expect(throws: Refusal.self) {
+            try await database.writeToEnd({ _ throws(Refusal) in throw Refusal(code: "not-allowed") }, storageError: storage)
+        }
+        #expect(own?.code == "not-allowed")
+        try database.close()
+        let closed = await #expect(throws: Refusal.self) {
+            try await database.writeToEnd({ _ throws(Refusal) in 1 }, storageError: storage)
+        }
+        #expect(closed?.code == "storage")
+    }
+}
