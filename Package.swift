@@ -212,7 +212,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AlertsServiceTests",
-            dependencies: ["AlertsService", "SubscriptionService", "AnalyticsService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log, crypto, configuration],
+            dependencies: ["AlertsService", "SubscriptionService", "WatchlistService", "AnalyticsService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log, crypto, configuration],
             swiftSettings: strict
         ),
         .testTarget(

@@ -48,6 +48,12 @@ extension WatchedRoutesRequest: BusRequest {
 }
 extension WatchedRoutesResponse: BusMessage {}
 
+extension RouteWatchersRequest: BusRequest {
+    public typealias Response = RouteWatchersResponse
+    public static var address: ServiceAddress { .watchlist }
+}
+extension RouteWatchersResponse: BusMessage {}
+
 /// Durable: a lost price drop is a lost alert (and a lost digest line).
 extension PriceChanged: BusEvent {
     public static let topic = Topic("watchlist.price-changed", durable: true)

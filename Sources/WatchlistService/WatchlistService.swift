@@ -80,6 +80,7 @@ actor WatchlistService: ServiceBehaviour {
         try bus.serve(ListWatchlistsRequest.self) { request, _ in try await self.list(request) }
         try bus.serve(CheckWatchlistNowRequest.self) { request, context in try await self.checkNow(request, context: context) }
         try bus.serve(WatchedRoutesRequest.self) { request, _ in try await self.watchedRoutes(request) }
+        try bus.serve(RouteWatchersRequest.self) { request, _ in try await self.routeWatchers(request) }
     }
 
     /// Publishes queued events, follows the subscription service's events and

@@ -56,6 +56,17 @@ func servePreferredAirports(on bus: MessageBus) throws {
     }
 }
 
+/// Who watches a route: every other user of the airport asked (the first of
+/// `origins`), so half the deals' candidates carry the watchlist factor.
+func serveRouteWatchers(on bus: MessageBus) throws {
+    try bus.serve(RouteWatchersRequest.self) { request, _ in
+        var response = RouteWatchersResponse()
+        let airport = request.origins.first ?? ""
+        response.userIds = stride(from: 0, to: usersPerAirport, by: 2).map { "u\(airport)\($0)" }
+        return response
+    }
+}
+
 func openDatabase(_ directory: String, _ descriptor: ServiceDescriptor) throws -> ServiceDatabase {
     var migrations = ServiceMigrations()
     migrations.registerInbox()
@@ -71,6 +82,7 @@ func pipelineRound(_ directory: String, withAlerts: Bool, fares: Int, logger: Lo
     try serveUsers(on: bus)
     try serveDirectory(on: bus)
     try servePreferredAirports(on: bus)
+    try serveRouteWatchers(on: bus)
     let scoringDatabase = try openDatabase(directory + "/scoring", ScoringServiceEntry.descriptor)
     let scoring = try ScoringServiceEntry.descriptor.make(ServiceContext(bus: bus, database: scoringDatabase, logger: logger, clock: SystemWallClock()))
     try scoring.register(on: bus)

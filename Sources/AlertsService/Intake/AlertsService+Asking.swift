@@ -52,4 +52,38 @@ extension AlertsService {
         } while !request.pageToken.isEmpty
         return users
     }
+
+    /// The users watching `deal`'s route (``routeWatchers(of:)``), every
+    /// failure but a refusal waited out as for subscription; a refusal
+    /// (watchlist does not accept the route's codes) is logged and nobody
+    /// watches. Nil on cancellation.
+    func routeWatchersWaiting(of deal: Deal) async -> Set<String>? {
+        let asked = await retryingEverySecond("RouteWatchers unanswered; alert decisions wait", level: .warning, metadata: ["deal": "\(deal.dealID)"], isFinal: Self.isRefusal) {
+            () async throws(BusError) in try await routeWatchers(of: deal)
+        }
+        switch asked {
+        case nil: return nil
+        case .success(let watchers)?: return watchers
+        case .failure(let refusal)?:
+            logger.error("exceptional deal ranked without the watchlist factor: watchlist refused its route", metadata: ["deal": "\(deal.dealID)", "route": "\(deal.origin)-\(deal.destination)", "error": "\(refusal)"])
+            return []
+        }
+    }
+
+    /// Every user with an active watchlist on `deal`'s route and cabin, all
+    /// pages. Either end matches as its airport or its metro (a watchlist
+    /// LON→NRT watches a deal LHR→NRT), once ``learnPlaces(_:)`` has learnt them.
+    func routeWatchers(of deal: Deal) async throws(BusError) -> Set<String> {
+        var request = RouteWatchersRequest()
+        request.origins = [deal.origin] + (metro(of: deal.origin).map { [$0] } ?? [])
+        request.destinations = [deal.destination] + (metro(of: deal.destination).map { [$0] } ?? [])
+        request.cabin = deal.cabin
+        var watchers = Set<String>()
+        repeat {
+            let page = try await bus.request(request)
+            watchers.formUnion(page.userIds)
+            request.pageToken = page.nextPageToken
+        } while !request.pageToken.isEmpty
+        return watchers
+    }
 }

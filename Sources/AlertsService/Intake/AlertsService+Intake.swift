@@ -6,39 +6,48 @@ import Foundation
 
 /// From events to candidates: who an event may alert and how much it matters.
 extension AlertsService {
+    /// SPEC § 2's watchlist factor: a candidate on a route the user watches
+    /// ranks 1.2 times higher.
+    static let watchlistFactor = 1.2
+
     /// Candidates competing for a user's cap are ranked by queue score. A
     /// threshold crossing is what the user asked for: it ranks like a perfect
     /// deal on a watchlist (100 × 1.2).
-    static let thresholdQueueScore = 120.0
+    static let thresholdQueueScore = 100 * watchlistFactor
 
     /// Exceptional deals: every user whose preferred airports include the
     /// deal's origin (asked of subscription, page by page), queue score
-    /// `dealScore × (1 + airport weight)` (SPEC § 2's smart queue without the
-    /// watchlist factor, which the watchlist's own events carry).
+    /// `dealScore × (1.2 if the user watches the deal's route) × (1 + airport
+    /// weight)` (SPEC § 2's smart queue; who watches the route is asked of
+    /// watchlist, ``routeWatchers(of:)``).
     ///
-    /// While search (the origin's metro) or subscription cannot answer, this
-    /// waits and asks again every second; nil when cancelled meanwhile (the
-    /// batch is decided later).
+    /// While search (the airports' metros), subscription or watchlist cannot
+    /// answer, this waits and asks again every second; nil when cancelled
+    /// meanwhile (the batch is decided later).
     /// A deal subscription refuses (an origin it does not accept as an
     /// airport code) has no recipients: it is recorded as handled, logged.
+    /// A route watchlist refuses has no watchers: its candidates rank
+    /// without the factor, logged.
     func pendingEvents(_ batch: [Delivery<ExceptionalDeal>]) async -> [PendingEvent]? {
         var pending: [PendingEvent] = []
         for delivery in batch {
             let deal = delivery.event.deal
-            guard await learnPlaces([deal.origin]) else { return nil }
+            guard await learnPlaces([deal.origin, deal.destination]) else { return nil }
             let originMetro = metro(of: deal.origin)
             let asked = await retryingEverySecond("PreferredAirportUsers unanswered; alert decisions wait", level: .warning, metadata: ["deal": "\(deal.dealID)"], isFinal: Self.isRefusal) {
                 () async throws(BusError) in
                 try await preferredAirportUsers(deal.origin, orMetro: originMetro)
             }
-            let candidates: [AlertCandidate]
+            let users: [PreferredAirportUser]
             switch asked {
             case nil: return nil
-            case .success(let users)?: candidates = users.map { user in Self.candidate(for: deal, user: user) }
+            case .success(let answer)?: users = answer
             case .failure(let refusal)?:
                 logger.error("exceptional deal alerts no one: subscription refused its origin", metadata: ["deal": "\(deal.dealID)", "origin": "\(deal.origin)", "error": "\(refusal)"])
-                candidates = []
+                users = []
             }
+            guard let watchers = users.isEmpty ? Set<String>() : await routeWatchersWaiting(of: deal) else { return nil }
+            let candidates = users.map { user in Self.candidate(for: deal, user: user, watchesRoute: watchers.contains(user.userID)) }
             pending.append(PendingEvent(key: InboxKey(delivery.metadata.id), consumer: Self.dealConsumer, candidates: candidates))
         }
         return pending
@@ -75,10 +84,10 @@ extension AlertsService {
         return candidate
     }
 
-    static func candidate(for deal: Deal, user: PreferredAirportUser) -> AlertCandidate {
+    static func candidate(for deal: Deal, user: PreferredAirportUser, watchesRoute: Bool) -> AlertCandidate {
         var candidate = AlertCandidate(
             userID: user.userID, kind: .exceptionalDeal, origin: deal.origin, destination: deal.destination,
-            price: deal.price, queueScore: Double(deal.score.score) * (1 + user.weight))
+            price: deal.price, queueScore: Double(deal.score.score) * (watchesRoute ? watchlistFactor : 1) * (1 + user.weight))
         candidate.dealID = deal.dealID
         candidate.dealScore = deal.score.score
         candidate.trulyExceptional = deal.score.hotDeal
@@ -110,7 +119,7 @@ extension AlertsService {
         let drop = -check.changeBasisPoints
         var candidate = AlertCandidate(
             userID: event.userID, kind: .priceDrop, origin: event.origin, destination: event.destination,
-            price: check.lowestPrice, queueScore: (60 + min(40, Double(drop) / 100)) * 1.2)
+            price: check.lowestPrice, queueScore: (60 + min(40, Double(drop) / 100)) * watchlistFactor)
         candidate.watchlistID = event.watchlistID
         candidate.discountBasisPoints = drop
         candidate.belowDropMinimum = drop < AlertPolicy.minimumDropBasisPoints

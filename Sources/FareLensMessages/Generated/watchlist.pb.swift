@@ -798,6 +798,54 @@ public nonisolated struct WatchedRoutesResponse: Sendable {
   public init() {}
 }
 
+/// The users with an active watchlist on a route, for the alerts service's
+/// queue score (SPEC §2: a deal that matches one of the user's watchlists
+/// ranks 1.2 times higher). A watchlist matches when its origin is one of
+/// `origins`, its destination one of `destinations` and its cabin is `cabin`:
+/// the asker names a deal's airports and their metros (LHR, LON), as a
+/// watchlist may be on either. Paged, in user-id order, each user once.
+/// Errors: invalid-field (no origins or destinations, more than 4 of either,
+/// a code that is not three letters, a cabin that is not one, a page size out
+/// of range).
+public nonisolated struct RouteWatchersRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// IATA airport or metro codes.
+  public var origins: [String] = []
+
+  public var destinations: [String] = []
+
+  /// Unspecified means economy.
+  public var cabin: Cabin = .unspecified
+
+  /// From the previous response; empty for the first page.
+  public var pageToken: String = String()
+
+  /// 0 means 1,000; at most 10,000.
+  public var pageSize: Int32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct RouteWatchersResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var userIds: [String] = []
+
+  /// Empty on the last page.
+  public var nextPageToken: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 /// A check finished: the latest lowest price and its change. Published for
 /// every check, including unchanged prices and the first check (no change).
 /// Topic watchlist.price-changed (durable: a lost drop is a lost alert).
@@ -2095,6 +2143,91 @@ nonisolated extension WatchedRoutesResponse: SwiftProtobuf.Message, SwiftProtobu
 
   public static func ==(lhs: WatchedRoutesResponse, rhs: WatchedRoutesResponse) -> Bool {
     if lhs.routes != rhs.routes {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension RouteWatchersRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RouteWatchersRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}origins\0\u{1}destinations\0\u{1}cabin\0\u{3}page_token\0\u{3}page_size\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedStringField(value: &self.origins) }()
+      case 2: try { try decoder.decodeRepeatedStringField(value: &self.destinations) }()
+      case 3: try { try decoder.decodeSingularEnumField(value: &self.cabin) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.pageToken) }()
+      case 5: try { try decoder.decodeSingularInt32Field(value: &self.pageSize) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.origins.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.origins, fieldNumber: 1)
+    }
+    if !self.destinations.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.destinations, fieldNumber: 2)
+    }
+    if self.cabin != .unspecified {
+      try visitor.visitSingularEnumField(value: self.cabin, fieldNumber: 3)
+    }
+    if !self.pageToken.isEmpty {
+      try visitor.visitSingularStringField(value: self.pageToken, fieldNumber: 4)
+    }
+    if self.pageSize != 0 {
+      try visitor.visitSingularInt32Field(value: self.pageSize, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: RouteWatchersRequest, rhs: RouteWatchersRequest) -> Bool {
+    if lhs.origins != rhs.origins {return false}
+    if lhs.destinations != rhs.destinations {return false}
+    if lhs.cabin != rhs.cabin {return false}
+    if lhs.pageToken != rhs.pageToken {return false}
+    if lhs.pageSize != rhs.pageSize {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension RouteWatchersResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RouteWatchersResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_ids\0\u{3}next_page_token\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedStringField(value: &self.userIds) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.nextPageToken) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.userIds.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.userIds, fieldNumber: 1)
+    }
+    if !self.nextPageToken.isEmpty {
+      try visitor.visitSingularStringField(value: self.nextPageToken, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: RouteWatchersResponse, rhs: RouteWatchersResponse) -> Bool {
+    if lhs.userIds != rhs.userIds {return false}
+    if lhs.nextPageToken != rhs.nextPageToken {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -209,7 +209,7 @@ import Testing
         deal.score.discountBasisPoints = 3_500
         deal.expiresAtUnixMs = fixture.clock.now().addingTimeInterval(6 * 3_600 + 60).unixMilliseconds
         let users = try await fixture.alerts.preferredAirportUsers("JFK")
-        let candidates = users.map { AlertsService.candidate(for: deal, user: $0) }
+        let candidates = users.map { AlertsService.candidate(for: deal, user: $0, watchesRoute: false) }
         let rows = await fixture.alerts.decide([PendingEvent(key: InboxKey(publisher: "scoring", sequence: 1), consumer: AlertsService.dealConsumer, candidates: candidates)])
         #expect(Set(rows.map(\.userID)) == [one, other])
         #expect(!rows.contains { $0.userID == elsewhere })

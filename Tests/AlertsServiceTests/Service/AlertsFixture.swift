@@ -7,6 +7,7 @@ import FareLensTesting
 import Foundation
 import Logging
 @testable import SubscriptionService
+@testable import WatchlistService
 
 /// Search as the alerts tests control it: the airport directory (with city
 /// names) and one offer per search at the price set for its route.
@@ -62,8 +63,8 @@ final class RecordingChannel: AlertDeliveryChannel {
     var deliveredIDs: [String] { received.get().map(\.alertID) }
 }
 
-/// Subscription, a fake directory/search and the alerts service on one bus,
-/// in-memory databases and one manual clock.
+/// Subscription, watchlist, a fake directory/search and the alerts service
+/// on one bus, in-memory databases and one manual clock.
 struct AlertsFixture {
     /// 2026-06-10 12:00 in New York (16:00Z), a Wednesday.
     static let noonNewYork = Date(timeIntervalSince1970: 1_781_107_200)
@@ -72,6 +73,8 @@ struct AlertsFixture {
     let directory = FakeDirectory()
     let channel = RecordingChannel()
     let subscription: SubscriptionService
+    /// The real watchlist service: alerts asks it who watches a deal's route.
+    let watchlists: WatchlistService
     let alerts: AlertsService
     let database: ServiceDatabase
     let bus: MessageBus
@@ -84,6 +87,9 @@ struct AlertsFixture {
             database: try Self.database("subscription", SubscriptionServiceEntry.migrations), airports: BusAirportChecker(bus: bus), clock: clock, bus: bus,
             logger: quietLogger())
         try subscription.register(on: bus)
+        watchlists = WatchlistService(
+            database: try Self.database("watchlist", WatchlistServiceEntry.migrations), bus: bus, clock: clock, checkTick: .seconds(3_600), logger: quietLogger())
+        try watchlists.register(on: bus)
         database = try Self.database("alerts", AlertsServiceEntry.migrations)
         alerts = Self.service(database: database, bus: alertsBus ?? bus, clock: clock, channels: channels ?? [channel])
         try alerts.register(on: alertsBus ?? bus)
@@ -127,6 +133,26 @@ struct AlertsFixture {
             _ = try await subscription.setTier(set)
         }
         return id
+    }
+
+    /// Answers ``RouteWatchersRequest`` on `alertsBus` from the fixture's
+    /// watchlist service (for tests that give the alerts service a bus of its own).
+    func serveRouteWatchers(on alertsBus: MessageBus) throws {
+        try alertsBus.serve(RouteWatchersRequest.self) { request, _ in try await watchlists.routeWatchers(request) }
+    }
+
+    /// An active watchlist of `user` on `origin`→`destination` (any dates, 7–14 days), its id.
+    @discardableResult
+    func watch(_ user: String, _ origin: String, _ destination: String, cabin: Cabin = .economy) async throws -> String {
+        var request = CreateWatchlistRequest()
+        request.userID = user
+        request.origin = origin
+        request.destination = destination
+        request.cabin = cabin
+        var flexible = FlexibleDates()
+        (flexible.minTripDays, flexible.maxTripDays) = (7, 14)
+        request.dates.flexible = flexible
+        return try await watchlists.create(request).watchlist.watchlistID
     }
 
     /// A pending threshold crossing for `user` on `route`, at `cents` USD, with a unique inbox key.

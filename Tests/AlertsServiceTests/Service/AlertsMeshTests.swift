@@ -56,4 +56,36 @@ import Testing
             #expect(try await mesh.serverBus.request(mute).mutedUntilUnixMs > 0)
         }
     }
+
+    @Test("an exceptional deal published on the server is ranked by alerts on the client with the watchlist factor, who watches its route asked of watchlist across the bridge", arguments: MeshShape.allCases)
+    func exceptionalDealWithTheWatchlistFactor(shape: MeshShape) async throws {
+        let holder = Holder()
+        try await withTestMesh(shape, deadline: .seconds(20)) { server, client in
+            // Subscription, watchlist and the directory on the server (the hub when split); alerts on the client.
+            holder.fixture.set(try AlertsFixture(bus: server, alertsBus: client))
+        } body: { mesh in
+            let fixture = try #require(holder.fixture.get())
+            let watcher = try await fixture.user("watcher@example.com", tier: .pro)
+            let other = try await fixture.user("other@example.com", tier: .pro)
+            try await fixture.watch(watcher, "JFK", "NRT")
+            let task = Task { try await fixture.alerts.run() }
+            defer { task.cancel() }
+            var event = ExceptionalDeal()
+            event.deal = WatchlistFactorTests.deal("d-mesh", "JFK", "NRT", score: 90)
+            try await mesh.serverBus.publish(event)
+            func history(_ user: String) async throws -> [AlertRecord] {
+                var request = AlertHistoryRequest()
+                request.userID = user
+                return try await mesh.serverBus.request(request).alerts
+            }
+            try await waitUntil("the deal decided for both") {
+                let decided = (try? await history(watcher))?.count ?? 0
+                let decidedOther = (try? await history(other))?.count ?? 0
+                return decided == 1 && decidedOther == 1
+            }
+            #expect(try await history(watcher).map(\.queueScore) == [90 * 1.2 * 2])
+            #expect(try await history(other).map(\.queueScore) == [90 * 2])
+            #expect(try await history(watcher).map(\.decision) == [.sent])
+        }
+    }
 }

@@ -18,6 +18,7 @@ import Testing
         try alertsBus.serve(GetUserRequest.self) { request, _ in try await fixture.subscription.user(request) }
         try alertsBus.serve(GetUsersRequest.self) { request, _ in try await fixture.subscription.users(request) }
         try alertsBus.serve(PreferredAirportUsersRequest.self) { request, _ in try await fixture.subscription.preferredAirportUsers(request) }
+        try fixture.serveRouteWatchers(on: alertsBus)
         let jo = try await fixture.user("jo@example.com", tier: .pro, airports: ["LON"])
         let kai = try await fixture.user("kai@example.com", tier: .pro, airports: ["SFO"])
         var mute = MuteRouteRequest()

@@ -144,7 +144,7 @@ import Testing
                         var user = PreferredAirportUser()
                         user.userID = person.id
                         user.weight = 1
-                        candidate = AlertsService.candidate(for: deal, user: user)
+                        candidate = AlertsService.candidate(for: deal, user: user, watchesRoute: Bool.random(using: &random))
                     }
                     pending.append(PendingEvent(key: InboxKey(publisher: "week", sequence: sequence), consumer: AlertsService.crossingConsumer, candidates: [candidate]))
                 }

@@ -29,6 +29,7 @@ import Testing
         let alertsBus = MessageBus()
         let fixture = try AlertsFixture(alertsBus: alertsBus)
         try fixture.directory.serve(on: alertsBus)
+        try fixture.serveRouteWatchers(on: alertsBus)
         let user = try await fixture.user("jo@example.com", tier: .pro, airports: ["JFK"])
         let running = Task { try await fixture.alerts.run() }
         defer { running.cancel() }

@@ -1,0 +1,119 @@
+@testable import AlertsService
+@testable import FareLensBus
+import FareLensMessages
+import FareLensTesting
+import Foundation
+import Testing
+@testable import SubscriptionService
+@testable import WatchlistService
+
+/// SPEC § 2's queue score for exceptional-deal alerts: `dealScore × (1.2 if
+/// the deal matches one of the user's watchlists) × (1 + preferred-airport
+/// weight)`, who watches a route asked of the watchlist service.
+@Suite struct WatchlistFactorTests {
+    static func deal(_ id: String, _ origin: String, _ destination: String, score: Int32, cabin: Cabin = .economy) -> Deal {
+        var deal = Deal()
+        deal.dealID = id
+        deal.origin = origin
+        deal.destination = destination
+        deal.cabin = cabin
+        deal.price = usd(65_000)
+        deal.score.score = score
+        deal.score.discountBasisPoints = 3_500
+        return deal
+    }
+
+    static func delivery(_ deal: Deal, sequence: UInt64) -> Delivery<ExceptionalDeal> {
+        var event = ExceptionalDeal()
+        event.deal = deal
+        let metadata = EventMetadata(
+            id: EventID(publisher: "scoring", sequence: sequence), topic: ExceptionalDeal.topic, typeName: "farelens.scoring.v1.ExceptionalDeal", traceID: .random())
+        return Delivery(event: event, metadata: metadata)
+    }
+
+    static func scores(_ pending: [PendingEvent]) -> [String: Double] {
+        Dictionary(uniqueKeysWithValues: pending.flatMap(\.candidates).map { ($0.userID, $0.queueScore) })
+    }
+
+    @Test("a deal ranks 1.2× higher for a user with an active watchlist on its route, by airport or by metro, in its cabin; another cabin, another route or a deleted watchlist does not count")
+    func factorForWatchers() async throws {
+        let fixture = try AlertsFixture()
+        let byMetro = try await fixture.user("ann@example.com", airports: ["LHR"])
+        let byAirport = try await fixture.user("bo@example.com", airports: ["LHR"])
+        let otherCabin = try await fixture.user("cy@example.com", airports: ["LHR"])
+        let otherRoute = try await fixture.user("di@example.com", airports: ["LHR"])
+        let deleted = try await fixture.user("ed@example.com", airports: ["LHR"])
+        let none = try await fixture.user("flo@example.com", airports: ["LHR"])
+        try await fixture.watch(byMetro, "LON", "NRT")
+        try await fixture.watch(byAirport, "LHR", "NRT")
+        try await fixture.watch(byAirport, "LON", "NRT")
+        try await fixture.watch(otherCabin, "LHR", "NRT", cabin: .business)
+        try await fixture.watch(otherRoute, "LHR", "JFK")
+        var delete = DeleteWatchlistRequest()
+        delete.userID = deleted
+        delete.watchlistID = try await fixture.watch(deleted, "LHR", "NRT")
+        _ = try await fixture.watchlists.delete(delete)
+
+        let pending = try #require(await fixture.alerts.pendingEvents([Self.delivery(Self.deal("d-1", "LHR", "NRT", score: 90), sequence: 1)]))
+        let scores = Self.scores(pending)
+        #expect(scores.count == 6)
+        for watcher in [byMetro, byAirport] {
+            #expect(abs((scores[watcher] ?? 0) - 90 * 1.2 * 2) < 1e-9, "90 × 1.2 × (1 + 1)")
+        }
+        for other in [otherCabin, otherRoute, deleted, none] {
+            #expect(abs((scores[other] ?? 0) - 90 * 2) < 1e-9, "90 × (1 + 1)")
+        }
+        // In business, only the business watchlist counts.
+        let business = try #require(await fixture.alerts.pendingEvents([Self.delivery(Self.deal("d-2", "LHR", "NRT", score: 90, cabin: .business), sequence: 2)]))
+        #expect(Self.scores(business).filter { $0.value > 90 * 2 + 1e-9 }.map(\.key) == [otherCabin])
+    }
+
+    @Test("the factor decides the last place under a Free user's cap: a watched route's lower deal score beats an unwatched higher one")
+    func factorDecidesTheCap() async throws {
+        let fixture = try AlertsFixture()
+        let user = try await fixture.user("gil@example.com", airports: ["LHR"])
+        try await fixture.watch(user, "LHR", "JFK")
+        // Two of Free's three immediate alerts used today.
+        let earlier = await fixture.alerts.decide([fixture.crossing(user, "JFK", "LAX", sequence: 1), fixture.crossing(user, "JFK", "SFO", sequence: 2)])
+        #expect(earlier.map(\.decisionValue) == [.sent, .sent])
+        // Unwatched 95 × 2 = 190 against watched 85 × 1.2 × 2 = 204; without the factor 170 would lose.
+        let deals = [Self.delivery(Self.deal("d-unwatched", "LHR", "NRT", score: 95), sequence: 3), Self.delivery(Self.deal("d-watched", "LHR", "JFK", score: 85), sequence: 4)]
+        let pending = try #require(await fixture.alerts.pendingEvents(deals))
+        let rows = await fixture.alerts.decide(pending)
+        let decisions = Dictionary(uniqueKeysWithValues: rows.map { ($0.dealID, $0.decisionValue) })
+        #expect(decisions == ["d-watched": .sent, "d-unwatched": .capped])
+    }
+
+    @Test("a route the watchlist service refuses (a code that is no IATA code) ranks without the factor and still reaches its users")
+    func refusedRouteRanksWithoutTheFactor() async throws {
+        let fixture = try AlertsFixture()
+        let user = try await fixture.user("hu@example.com", airports: ["JFK"])
+        let pending = try #require(await fixture.alerts.pendingEvents([Self.delivery(Self.deal("d-1", "JFK", "N1T", score: 90), sequence: 1)]))
+        #expect(Self.scores(pending) == [user: 180])
+    }
+
+    @Test("while the watchlist service is away, deals wait for it and are then decided with the factor")
+    func dealsWaitForTheWatchlistService() async throws {
+        // The alerts service on a bus of its own: subscription and the directory answer, watchlist only later.
+        let alertsBus = MessageBus()
+        let fixture = try AlertsFixture(alertsBus: alertsBus)
+        try fixture.directory.serve(on: alertsBus)
+        try alertsBus.serve(PreferredAirportUsersRequest.self) { request, _ in try await fixture.subscription.preferredAirportUsers(request) }
+        try alertsBus.serve(GetUsersRequest.self) { request, _ in try await fixture.subscription.users(request) }
+        let user = try await fixture.user("ida@example.com", tier: .pro, airports: ["JFK"])
+        try await fixture.watch(user, "JFK", "NRT")
+        let running = Task { try await fixture.alerts.run() }
+        defer { running.cancel() }
+        var event = ExceptionalDeal()
+        event.deal = Self.deal("d-1", "JFK", "NRT", score: 90)
+        try await alertsBus.publish(event)
+        // Away for more than one retry interval (1 s): the route is asked about at least twice meanwhile.
+        try await Task.sleep(for: .milliseconds(1_500))  // safe: a bounded window in which nothing may be recorded
+        #expect(try fixture.rows(user).isEmpty)
+        try fixture.serveRouteWatchers(on: alertsBus)
+        try await waitUntil("the deal decided once watchlist answers", limit: .seconds(20)) { ((try? fixture.rows(user)) ?? []).count == 1 }
+        let row = try #require(try fixture.rows(user).first)
+        #expect(row.decisionValue == .sent)
+        #expect(abs(row.queueScore - 90 * 1.2 * 2) < 1e-9)
+    }
+}
