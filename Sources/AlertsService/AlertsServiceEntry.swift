@@ -33,6 +33,7 @@ public enum AlertsServiceEntry {
             try ChannelStateRow.migrate(db)
         }
         migrations.register("alerts-002-sent-by-user", AlertRow.migrateSentIndex)
+        migrations.register("alerts-003-set-aside-events", SetAsideEventRow.migrate)
         return migrations
     }
 }

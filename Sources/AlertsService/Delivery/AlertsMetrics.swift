@@ -13,6 +13,10 @@ enum AlertsMetrics {
         (decision.rawValue, Counter(label: "farelens_alerts_decided_total", dimensions: [("decision", "\(decision)")]))
     })
 
+    /// Events set aside because their decisions cannot be recorded for a
+    /// reason in their data (``AlertsService/setAside(_:failure:)``).
+    static let setAside = Counter(label: "farelens_alerts_events_set_aside_total")
+
     /// One recorded decision (`sent`, `held`, `capped`, …).
     static func decided(_ decision: AlertDecision) {
         decisions[decision.rawValue]?.increment()

@@ -18,7 +18,8 @@ extension AlertsService {
     /// While subscription or search cannot be asked, or the transaction fails, this
     /// waits and tries again every second (the events stay unacknowledged)
     /// until it succeeds or the task is cancelled; cancelled, it records
-    /// nothing.
+    /// nothing. A transaction that fails for a reason in its data is split
+    /// instead, and the event at fault set aside (``record(_:)``).
     ///
     /// - Returns: the recorded decisions.
     @discardableResult
@@ -195,9 +196,15 @@ extension AlertsService {
     /// the first and every tenth attempt, until it commits, each retry
     /// deciding everything again at the clock's current instant; nil when the
     /// task is cancelled first (nothing recorded, the batch left unsettled).
+    /// A transaction that fails for a reason in its data
+    /// (``isDataError(_:)``), which trying again cannot change, is not
+    /// retried: its events are decided one at a time and the one that fails
+    /// alone is set aside (``recordOneByOne(_:)``).
     func record(_ prepared: PreparedDecisions) async -> [AlertRow]? {
         var attempts = 0
-        let recorded = await retryingEverySecond("alert decisions not recorded; trying again every second", level: .error, metadata: ["events": "\(prepared.pending.count)"]) {
+        let recorded = await retryingEverySecond(
+            "alert decisions not recorded; trying again every second", level: .error, metadata: ["events": "\(prepared.pending.count)"], isFinal: Self.isDataError
+        ) {
             attempts += 1
             let first = attempts == 1
             let now = first ? prepared.instant : clock.now()
@@ -206,8 +213,11 @@ extension AlertsService {
                 try Self.decideAndRecord(prepared, at: now, decidedAhead: first ? prepared.decidedAhead : [:], usersWithState: usersWithState, in: db)
             }
         }
-        guard case .success(let rows)? = recorded else { return nil }
-        return rows
+        switch recorded {
+        case nil: return nil
+        case .success(let rows)?: return rows
+        case .failure(let failure)?: return await recordOneByOne(prepared, failure: failure)
+        }
     }
 
     /// After the commit: `AlertDecided` for every row, the metrics, and the

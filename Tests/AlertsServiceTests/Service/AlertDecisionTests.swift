@@ -33,13 +33,13 @@ import Testing
         let fixture = try AlertsFixture()
         let user = try await fixture.user("dee@example.com")
         let attempts = Locked(0)
-        // Every insert into `alert` fails, counted, until the trigger is dropped.
+        // Every insert into `alert` fails with SQLite's SQLITE_FULL, counted, until the trigger is dropped.
         try await fixture.database.writer.write { db in
             db.add(function: DatabaseFunction("refuse_alert", argumentCount: 0, pure: false) { _ in
                 attempts.update { $0 += 1 }
-                return "database or disk is full"
+                throw DatabaseError(resultCode: .SQLITE_FULL, message: "database or disk is full")
             })
-            try db.execute(sql: "CREATE TEMP TRIGGER refuse BEFORE INSERT ON alert BEGIN SELECT RAISE(ABORT, 'disk full') WHERE refuse_alert() IS NOT NULL; END")
+            try db.execute(sql: "CREATE TEMP TRIGGER refuse BEFORE INSERT ON alert BEGIN SELECT refuse_alert(); END")
         }
         let deciding = Task { await fixture.alerts.decide([fixture.crossing(user, sequence: 1)]) }
         try await waitUntil("the transaction failed twice") { attempts.get() >= 2 }
@@ -55,7 +55,7 @@ import Testing
 
         // Cancelled while failing: nothing recorded, and the call returns.
         try await fixture.database.writer.write { db in
-            try db.execute(sql: "CREATE TEMP TRIGGER refuse BEFORE INSERT ON alert BEGIN SELECT RAISE(ABORT, 'disk full') WHERE refuse_alert() IS NOT NULL; END")
+            try db.execute(sql: "CREATE TEMP TRIGGER refuse BEFORE INSERT ON alert BEGIN SELECT refuse_alert(); END")
         }
         let failedBefore = attempts.get()
         let cancelled = Task { await fixture.alerts.decide([fixture.crossing(user, "JFK", "LAX", sequence: 2)]) }

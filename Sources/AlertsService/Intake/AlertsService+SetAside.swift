@@ -1,0 +1,90 @@
+import FareLensStore
+import Foundation
+import GRDB
+
+/// A batch whose transaction fails for a reason in its data — a constraint,
+/// a value too big — fails the same way every time it is tried: retried,
+/// it would hold up its topic for ever. Its events are decided one at a
+/// time instead, and the one that fails alone is set aside: acknowledged in
+/// the inbox and kept in `set_aside_event`, logged and counted
+/// (docs/alerts.md, "A batch that cannot be recorded"). A failure of the
+/// database itself — a full disk, an I/O error, a corrupt file — is no data
+/// error: that batch is waited out, as nothing else could be recorded either.
+extension AlertsService {
+    /// Whether `error`, from a decision transaction, comes from the data
+    /// written rather than from the database: SQLite's `CONSTRAINT`,
+    /// `MISMATCH`, `TOOBIG` or `RANGE`, or a value that cannot be encoded.
+    static func isDataError(_ error: any Error) -> Bool {
+        if let error = error as? DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_CONSTRAINT, .SQLITE_MISMATCH, .SQLITE_TOOBIG, .SQLITE_RANGE: return true
+            default: return false
+            }
+        }
+        return error is EncodingError
+    }
+
+    /// `prepared`'s events recorded each in its own transaction, at the
+    /// clock's current instant, in order; the rows of those recorded. With
+    /// one event, that event is set aside (``setAside(_:failure:)``).
+    /// Nil when cancelled meanwhile: the events recorded so far are
+    /// announced, the rest are left unsettled (redelivered, the inbox skips
+    /// the recorded ones).
+    func recordOneByOne(_ prepared: PreparedDecisions, failure: any Error) async -> [AlertRow]? {
+        guard prepared.pending.count > 1 else {
+            guard let only = prepared.pending.first else { return [] }
+            return await setAside(only, failure: failure)
+        }
+        logger.warning(
+            "alert decisions failed for a reason in their data; deciding the batch's events one at a time",
+            metadata: ["events": "\(prepared.pending.count)", "error": "\(Self.describe(failure))"])
+        var rows: [AlertRow] = []
+        for event in prepared.pending {
+            var single = prepared
+            single.pending = [event]
+            single.byUser = Self.candidatesByUser([event], known: prepared.recipients)
+            single.instant = clock.now()
+            single.decidedAhead = [:]
+            guard let recorded = await record(single) else {
+                if !rows.isEmpty { announce(rows) }
+                return nil
+            }
+            rows += recorded
+        }
+        return rows
+    }
+
+    /// Records `event` as applied in the inbox and in `set_aside_event`,
+    /// without its decisions; logged at error and counted
+    /// (`farelens_alerts_events_set_aside_total`). This write is waited out
+    /// like a decision's. Nil when cancelled first.
+    func setAside(_ event: PendingEvent, failure: any Error) async -> [AlertRow]? {
+        let now = clock.now()
+        let row = SetAsideEventRow(
+            publisher: event.key.publisher, sequence: Int64(bitPattern: event.key.sequence), consumer: event.consumer,
+            candidates: event.candidates.count, error: Self.describe(failure), setAsideAtUnixMs: now.unixMilliseconds)
+        let recorded = await retryingEverySecond("alert event not set aside; trying again every second", level: .error, metadata: ["event": "\(event.key.publisher)/\(event.key.sequence)"]) {
+            try await database.writer.write { db in
+                // Already applied (a redelivery raced it): nothing to set aside.
+                guard try ServiceDatabase.recordOnce(event.key, consumer: event.consumer, at: now, in: db) else { return false }
+                try row.insert(db)
+                return true
+            }
+        }
+        guard case .success(let isNew)? = recorded else { return nil }
+        if isNew {
+            logger.error(
+                "alert event set aside: its decisions cannot be recorded for a reason in its data; it is acknowledged and not tried again",
+                metadata: ["event": "\(row.publisher)/\(event.key.sequence)", "consumer": "\(row.consumer)", "candidates": "\(row.candidates)", "error": "\(row.error)"])
+            AlertsMetrics.setAside.increment()
+        }
+        return []
+    }
+
+    /// SQLite's result code and message without the statement's arguments
+    /// (they may hold a user's data); any other error's description.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? DatabaseError else { return "\(error)" }
+        return "SQLite error \(error.extendedResultCode.rawValue): \(error.message ?? "")"
+    }
+}
