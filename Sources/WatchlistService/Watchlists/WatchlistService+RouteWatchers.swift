@@ -51,10 +51,7 @@ extension WatchlistService {
         }
         var distinct: [String] = []
         for raw in codes {
-            let code = raw.trimmingCharacters(in: .whitespaces).uppercased()
-            guard code.count == 3, code.allSatisfy({ $0.isASCII && $0.isLetter }) else {
-                throw .invalidField(field, "'\(raw)' is not a three-letter IATA code")
-            }
+            let code = try WatchlistValidator.threeLetterCode(raw, field: field)
             if !distinct.contains(code) { distinct.append(code) }
         }
         return distinct

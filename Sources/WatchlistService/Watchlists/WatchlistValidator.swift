@@ -20,12 +20,19 @@ struct WatchlistValidator: Sendable {
 
     /// A code upper-cased, three letters, known to the directory.
     func airport(_ raw: String, field: String) async throws(WatchlistError) -> String {
+        guard !raw.trimmingCharacters(in: .whitespaces).isEmpty else { throw .invalidField(field, "is required") }
+        let code = try Self.threeLetterCode(raw, field: field)
+        guard try await isKnownAirport(code) else { throw .unknownAirport(code, field: field) }
+        return code
+    }
+
+    /// `raw` trimmed and upper-cased when it is three ASCII letters, whether
+    /// or not the directory knows it; `invalid-field` naming `field` otherwise.
+    static func threeLetterCode(_ raw: String, field: String) throws(WatchlistError) -> String {
         let code = raw.trimmingCharacters(in: .whitespaces).uppercased()
-        guard !code.isEmpty else { throw .invalidField(field, "is required") }
         guard code.count == 3, code.allSatisfy({ $0.isASCII && $0.isLetter }) else {
             throw .invalidField(field, "'\(raw)' is not a three-letter IATA code")
         }
-        guard try await isKnownAirport(code) else { throw .unknownAirport(code, field: field) }
         return code
     }
 
