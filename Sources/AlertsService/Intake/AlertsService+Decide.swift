@@ -197,13 +197,13 @@ extension AlertsService {
     /// deciding everything again at the clock's current instant; nil when the
     /// task is cancelled first (nothing recorded, the batch left unsettled).
     /// A transaction that fails for a reason in its data
-    /// (``isDataError(_:)``), which trying again cannot change, is not
+    /// (``FareLensStore/DatabaseFailure/isCausedByData(_:)``), which trying again cannot change, is not
     /// retried: its events are decided one at a time and the one that fails
     /// alone is set aside (``recordOneByOne(_:)``).
     func record(_ prepared: PreparedDecisions) async -> [AlertRow]? {
         var attempts = 0
         let recorded = await retryingEverySecond(
-            "alert decisions not recorded; trying again every second", level: .error, metadata: ["events": "\(prepared.pending.count)"], isFinal: Self.isDataError
+            "alert decisions not recorded; trying again every second", level: .error, metadata: ["events": "\(prepared.pending.count)"], isFinal: DatabaseFailure.isCausedByData
         ) {
             attempts += 1
             let first = attempts == 1

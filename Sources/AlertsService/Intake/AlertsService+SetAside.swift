@@ -8,22 +8,10 @@ import GRDB
 /// time instead, and the one that fails alone is set aside: acknowledged in
 /// the inbox and kept in `set_aside_event`, logged and counted
 /// (docs/alerts.md, "A batch that cannot be recorded"). A failure of the
-/// database itself — a full disk, an I/O error, a corrupt file — is no data
-/// error: that batch is waited out, as nothing else could be recorded either.
+/// database itself — a full disk, an I/O error, a corrupt file — is not the
+/// data's (``FareLensStore/DatabaseFailure/isCausedByData(_:)``): that batch
+/// is waited out, as nothing else could be recorded either.
 extension AlertsService {
-    /// Whether `error`, from a decision transaction, comes from the data
-    /// written rather than from the database: SQLite's `CONSTRAINT`,
-    /// `MISMATCH`, `TOOBIG` or `RANGE`, or a value that cannot be encoded.
-    static func isDataError(_ error: any Error) -> Bool {
-        if let error = error as? DatabaseError {
-            switch error.resultCode {
-            case .SQLITE_CONSTRAINT, .SQLITE_MISMATCH, .SQLITE_TOOBIG, .SQLITE_RANGE: return true
-            default: return false
-            }
-        }
-        return error is EncodingError
-    }
-
     /// `prepared`'s events recorded each in its own transaction, at the
     /// clock's current instant, in order; the rows of those recorded. With
     /// one event, that event is set aside (``setAside(_:failure:)``).
@@ -37,7 +25,7 @@ extension AlertsService {
         }
         logger.warning(
             "alert decisions failed for a reason in their data; deciding the batch's events one at a time",
-            metadata: ["events": "\(prepared.pending.count)", "error": "\(Self.describe(failure))"])
+            metadata: ["events": "\(prepared.pending.count)", "error": "\(DatabaseFailure.summary(failure))"])
         var rows: [AlertRow] = []
         for event in prepared.pending {
             var single = prepared
@@ -62,7 +50,7 @@ extension AlertsService {
         let now = clock.now()
         let row = SetAsideEventRow(
             publisher: event.key.publisher, sequence: Int64(bitPattern: event.key.sequence), consumer: event.consumer,
-            candidates: event.candidates.count, error: Self.describe(failure), setAsideAtUnixMs: now.unixMilliseconds)
+            candidates: event.candidates.count, error: DatabaseFailure.summary(failure), setAsideAtUnixMs: now.unixMilliseconds)
         let recorded = await retryingEverySecond("alert event not set aside; trying again every second", level: .error, metadata: ["event": "\(event.key.publisher)/\(event.key.sequence)"]) {
             try await database.writer.write { db in
                 // Already applied (a redelivery raced it): nothing to set aside.
@@ -79,12 +67,5 @@ extension AlertsService {
             AlertsMetrics.setAside.increment()
         }
         return []
-    }
-
-    /// SQLite's result code and message without the statement's arguments
-    /// (they may hold a user's data); any other error's description.
-    static func describe(_ error: any Error) -> String {
-        guard let error = error as? DatabaseError else { return "\(error)" }
-        return "SQLite error \(error.extendedResultCode.rawValue): \(error.message ?? "")"
     }
 }

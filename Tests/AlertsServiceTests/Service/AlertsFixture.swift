@@ -82,13 +82,13 @@ struct AlertsFixture {
     /// A bus whose requests wait up to 30 s, not 5: at the start of the
     /// parallel test run every suite starts at once on two cores, and a
     /// first request has been seen to wait longer than 5 s for its turn.
-    static func bus() -> MessageBus {
+    static func patientBus() -> MessageBus {
         var configuration = BusConfiguration()
         configuration.defaultDeadline = .seconds(30)
         return MessageBus(configuration: configuration)
     }
 
-    init(bus: MessageBus = AlertsFixture.bus(), alertsBus: MessageBus? = nil, start: Date = AlertsFixture.noonNewYork, channels: [any AlertDeliveryChannel]? = nil) throws {
+    init(bus: MessageBus = AlertsFixture.patientBus(), alertsBus: MessageBus? = nil, start: Date = AlertsFixture.noonNewYork, channels: [any AlertDeliveryChannel]? = nil) throws {
         self.bus = bus
         clock = ManualWallClock(start)
         try directory.serve(on: bus)

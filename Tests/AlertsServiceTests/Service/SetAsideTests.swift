@@ -25,17 +25,6 @@ import Testing
         try fixture.database.writer.read { db in try SetAsideEventRow.order(Column("sequence")).fetchAll(db) }
     }
 
-    @Test("the failure is told by SQLite's code: a constraint, a mismatch, a value too big or out of range is the data's; a full disk, an I/O error, a corrupt file or a busy database is not")
-    func dataErrors() {
-        for code in [ResultCode.SQLITE_CONSTRAINT, .SQLITE_CONSTRAINT_TRIGGER, .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_MISMATCH, .SQLITE_TOOBIG, .SQLITE_RANGE] {
-            #expect(AlertsService.isDataError(DatabaseError(resultCode: code)), "\(code)")
-        }
-        for code in [ResultCode.SQLITE_FULL, .SQLITE_IOERR, .SQLITE_IOERR_WRITE, .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_NOMEM, .SQLITE_ERROR] {
-            #expect(!AlertsService.isDataError(DatabaseError(resultCode: code)), "\(code)")
-        }
-        #expect(!AlertsService.isDataError(CancellationError()))
-    }
-
     @Test("a batch with one event whose decisions cannot be recorded: the other events are decided, that one is set aside (in the inbox, in set_aside_event, no user id kept) and a redelivery of it decides nothing")
     func poisonedEventSetAside() async throws {
         let fixture = try AlertsFixture()
