@@ -12,8 +12,9 @@ import Logging
 ///
 /// Its state is `alerts.sqlite` (tables `alert`, `outbox`, `route_mute`,
 /// `alert_pause`, `channel_state`), written only from this actor. It follows
-/// `ExceptionalDeal`, `ThresholdCrossed` and `PriceChanged` through the inbox
-/// (exactly once), asks subscription for the users and their settings, the
+/// `ExceptionalDeal`, `ThresholdCrossed`, `PriceChanged` and `TrialEnding`
+/// through the inbox (exactly once), as one stream so that they compete for
+/// a user's cap whatever their topic, and asks subscription for the users and their settings, the
 /// airport directory for city names and search to re-check a fare just
 /// before delivery; it erases a user's alerts on `UserDeleted`.
 ///
@@ -66,11 +67,13 @@ actor AlertsService: ServiceBehaviour {
     var outboxDepth: (pending: Int, at: Date)?
     /// The users whose policy state a batch reads from the database; the rest start empty.
     nonisolated let usersWithState = UsersWithPolicyState()
-    private let exceptionalDeals: EventSubscription<ExceptionalDeal>
-    private let crossings: EventSubscription<ThresholdCrossed>
-    private let priceChanges: EventSubscription<PriceChanged>
+    /// Exceptional deals, threshold crossings, price changes and trial
+    /// endings in one queue, in the order they arrived: one stream of
+    /// decisions, whose batches gather for `gathering`.
+    private let decisionInputs: EventSubscription<any BusEvent>
+    /// The decision stream's gathering window (`alerts.gatherMilliseconds`).
+    let gathering: Duration
     private let deletions: EventSubscription<UserDeleted>
-    private let trialEndings: EventSubscription<TrialEnding>
     /// Poked after alerts are accepted, so they go out at once rather than at the next tick.
     let acceptedSignal: AsyncStream<Void>
     let acceptedContinuation: AsyncStream<Void>.Continuation
@@ -82,11 +85,13 @@ actor AlertsService: ServiceBehaviour {
     static let trialConsumer = "alerts.trial-ending"
     /// Events decided together at most (one batch, one transaction).
     static let batchSize = 1024
+    /// The events that make candidates (``pendingEvents(_:)``).
+    static let decisionInputTypes: [any BusEvent.Type] = [ExceptionalDeal.self, ThresholdCrossed.self, PriceChanged.self, TrialEnding.self]
 
     init(
         database: ServiceDatabase, bus: MessageBus, clock: any WallClock, channels: [any AlertDeliveryChannel],
         backoff: @escaping Backoff, recheck: PriceRecheck? = nil, deliveryTick: Duration = .seconds(1),
-        retention: TimeInterval = 90 * 86_400, logger: Logger
+        retention: TimeInterval = 90 * 86_400, gathering: Duration = AlertDeliverySettings.defaultGatheringWindow, logger: Logger
     ) {
         self.database = database
         self.bus = bus
@@ -97,13 +102,11 @@ actor AlertsService: ServiceBehaviour {
         self.recheck = recheck ?? { row in await Self.searchRecheck(row, bus: bus, now: clock.now()) }
         self.deliveryTick = deliveryTick
         self.retention = retention
+        self.gathering = gathering
         self.logger = logger
         // Subscribed here, before the node's hello, so the topics are routed to this node from the start.
-        self.exceptionalDeals = bus.subscribe(ExceptionalDeal.self)
-        self.crossings = bus.subscribe(ThresholdCrossed.self)
-        self.priceChanges = bus.subscribe(PriceChanged.self)
+        self.decisionInputs = bus.subscribe(Self.decisionInputTypes)
         self.deletions = bus.subscribe(UserDeleted.self)
-        self.trialEndings = bus.subscribe(TrialEnding.self)
         (self.acceptedSignal, self.acceptedContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -125,11 +128,8 @@ actor AlertsService: ServiceBehaviour {
         defer { state = .stopped }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.events.run() }
-            group.addTask { await self.follow(self.exceptionalDeals) { service, batch in await service.pendingEvents(batch) } }
-            group.addTask { await self.follow(self.crossings) { _, batch in Self.pendingEvents(batch) } }
-            group.addTask { await self.follow(self.priceChanges) { _, batch in Self.pendingEvents(batch) } }
+            group.addTask { await self.follow(self.decisionInputs) }
             group.addTask { for await delivery in self.deletions { await self.erase(delivery.event.userID) } }
-            group.addTask { await self.follow(self.trialEndings) { _, batch in Self.pendingEvents(batch) } }
             group.addTask { for await _ in self.acceptedSignal { await self.deliverAllDue() } }
             group.addTask {
                 while !Task.isCancelled {
@@ -139,11 +139,8 @@ actor AlertsService: ServiceBehaviour {
                     try? await Task.sleep(for: self.clock.realDuration(of: self.deliveryTick))  // safe: the outbox's polling tick (tests call deliverDue directly); ends on cancellation
                 }
                 self.acceptedContinuation.finish()
-                self.exceptionalDeals.cancel()
-                self.crossings.cancel()
-                self.priceChanges.cancel()
+                self.decisionInputs.cancel()
                 self.deletions.cancel()
-                self.trialEndings.cancel()
                 self.events.finish()
             }
         }

@@ -20,7 +20,7 @@ public enum AlertsServiceEntry {
         return AlertsService(
             database: context.database, bus: context.bus, clock: context.clock, channels: channels,
             backoff: { attempt, retryAfter in policy.delay(afterAttempt: attempt, retryAfter: retryAfter) },
-            retention: TimeInterval(settings.retentionDays) * 86_400, logger: context.logger)
+            retention: TimeInterval(settings.retentionDays) * 86_400, gathering: settings.gatheringWindow, logger: context.logger)
     }
 
     static var migrations: ServiceMigrations {

@@ -14,14 +14,34 @@ extension EventSubscription {
     /// events: done while the bus runs, never acknowledged once it is
     /// shutting down (the sender redelivers it to the node's next life). A
     /// batch is what is already buffered (up to `maximum`), or the next
-    /// event when nothing is: it never waits to fill up.
-    public func settlingBatches(maximum: Int) -> SettlingDeliveryBatches<Event> {
-        SettlingDeliveryBatches(subscription: self, maximum: Swift.max(1, maximum))
+    /// event when nothing is: it never waits to fill up, unless it gathers.
+    ///
+    /// - Parameter gathering: when longer than zero, a batch is handed out
+    ///   `gathering` after its first event arrived in the subscriber's
+    ///   buffer, or as soon as `maximum` events are in hand, whichever is
+    ///   first: events that arrive within `gathering` after the first are
+    ///   handed out with it (for a consumer whose events compete, such as
+    ///   alerts under a daily cap). Events that waited in the buffer while
+    ///   the consumer worked on an earlier batch are not held back longer.
+    ///   Arrivals are timed from this call on; events buffered before it
+    ///   are taken as arriving when the consumer takes them. Zero, the
+    ///   default: nothing waits.
+    public func settlingBatches(maximum: Int, gathering: Duration = .zero) -> SettlingDeliveryBatches<Event> {
+        if gathering > .zero { queue.timeArrivals() }
+        return SettlingDeliveryBatches(subscription: self, maximum: Swift.max(1, maximum), gathering: Swift.max(.zero, gathering))
     }
 
-    /// Moves every buffered delivery into `pending`, waiting for one when none is buffered.
-    func fill(_ pending: inout Deque<ErasedDelivery>) async {
-        await queue.nextBatch(into: &pending)
+    /// Moves every buffered delivery into `pending`, waiting for one when
+    /// none is buffered; then, with a `gathering` window, waits for more
+    /// (up to `maximum` in all) until the window has passed since the first
+    /// one's arrival.
+    func fill(_ pending: inout Deque<ErasedDelivery>, maximum: Int, gathering: Duration) async {
+        let firstArrival = await queue.nextBatch(into: &pending)
+        guard gathering > .zero, !pending.isEmpty, pending.count < maximum else { return }
+        // Unknown for events that arrived before the queue timed arrivals (before `settlingBatches` was asked for):
+        // taken as arriving now, so that they too gather (a service's first batch, published before it ran).
+        let since = firstArrival ?? .now
+        await queue.gather(maximum - pending.count, until: since.advanced(by: gathering), into: &pending)
     }
 }
 
@@ -31,11 +51,13 @@ public struct SettlingDeliveryBatches<Event: Sendable>: AsyncSequence, Sendable 
     public typealias Element = DeliveryBatch<Event>
     let subscription: EventSubscription<Event>
     let maximum: Int
+    let gathering: Duration
 
     /// Keeps the subscription alive while iterating.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let subscription: EventSubscription<Event>
         let maximum: Int
+        let gathering: Duration
         let taken = TakenDeliveries()
 
         /// Whether a delivery is already waiting, so ``next()`` would
@@ -46,7 +68,7 @@ public struct SettlingDeliveryBatches<Event: Sendable>: AsyncSequence, Sendable 
 
         public mutating func next() async -> DeliveryBatch<Event>? {
             while true {
-                if taken.pending.isEmpty { await subscription.fill(&taken.pending) }
+                if taken.pending.isEmpty { await subscription.fill(&taken.pending, maximum: maximum, gathering: gathering) }
                 guard !taken.pending.isEmpty else { return nil }
                 let count = Swift.min(maximum, taken.pending.count)
                 var deliveries: [Delivery<Event>] = []
@@ -67,7 +89,7 @@ public struct SettlingDeliveryBatches<Event: Sendable>: AsyncSequence, Sendable 
         }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(subscription: subscription, maximum: maximum) }
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(subscription: subscription, maximum: maximum, gathering: gathering) }
 }
 
 /// Deliveries taken from the queue but not yet handed out in a batch; given

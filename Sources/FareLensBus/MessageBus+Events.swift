@@ -91,6 +91,25 @@ extension MessageBus {
         return subscription(on: queue)
     }
 
+    /// Subscribes to several event types, each on its topic, in one queue:
+    /// the consumer sees their events in the order they arrived, whatever
+    /// their topic (a consumer whose inputs compete with each other, such
+    /// as alerts under a daily cap). The types are registered for decoding
+    /// (``registerEventTypes(_:)``), so events from other nodes arrive too.
+    ///
+    /// - Parameter bufferSize: events buffered for this subscriber, all
+    ///   types together; defaults to the configuration's.
+    public func subscribe(_ types: [any BusEvent.Type], bufferSize: Int? = nil) -> EventSubscription<any BusEvent> {
+        registerEventTypes(types)
+        let queue = SubscriberQueue(capacity: bufferSize ?? configuration.subscriberBufferSize, eventType: nil)
+        // A closure, not a key path: `\.topic.name` on an existential metatype crashes Swift 6.3.1's SIL generation.
+        let topics = Set(types.map { type in type.topic.name })
+        subscriptions.withLock { table in
+            for topic in topics { table.add(queue, topic: topic) }
+        }
+        return subscription(on: queue)
+    }
+
     /// Subscribes to every topic (what analytics does).
     public func subscribeAll(bufferSize: Int? = nil) -> EventSubscription<any BusEvent> {
         let queue = SubscriberQueue(capacity: bufferSize ?? configuration.subscriberBufferSize, eventType: nil)

@@ -35,8 +35,18 @@ final class SubscriberQueue: Sendable {
     private struct State {
         var buffer: Deque<ErasedDelivery> = []
         var consumer: UnsafeContinuation<Void, Never>?
+        /// How many buffered events wake the parked consumer: 1, except
+        /// while it gathers a batch (``gather(_:until:into:)``).
+        var consumerWakesAt = 1
+        /// When the consumer gathering a batch stops waiting for more.
+        var gatheringDeadline: ContinuousClock.Instant?
         var roomWaiters: [UnsafeContinuation<Void, Never>] = []
         var closed = false
+        /// Whether ``firstArrival`` is kept (``timeArrivals()``): off, the
+        /// publish path reads no clock.
+        var timesArrivals = false
+        /// When the oldest buffered event arrived in an empty buffer.
+        var firstArrival: ContinuousClock.Instant?
     }
     let capacity: Int
     /// The one event type this subscriber takes; nil for a subscriber to
@@ -64,7 +74,9 @@ final class SubscriberQueue: Sendable {
             if state.closed { return (.closed, nil) }
             guard state.buffer.count < capacity else { return (durable ? .mustWait : .dropped, nil) }
             delivery.settlement?.hold()
+            if state.timesArrivals && state.buffer.isEmpty { state.firstArrival = .now }
             state.buffer.append(delivery)
+            guard state.buffer.count >= state.consumerWakesAt else { return (.enqueued, nil) }
             defer { state.consumer = nil }
             return (.enqueued, state.consumer)
         }
@@ -105,33 +117,91 @@ final class SubscriberQueue: Sendable {
     /// so a busy consumer does not contend with its publisher per event),
     /// waiting for one if none is buffered. Leaves `batch` empty once the
     /// subscription is closed and drained.
-    nonisolated(nonsending) func nextBatch(into batch: inout Deque<ErasedDelivery>) async {
+    ///
+    /// - Returns: when the first of the events taken arrived, if the queue
+    ///   times arrivals (``timeArrivals()``) and it arrived in an empty
+    ///   buffer since.
+    @discardableResult
+    nonisolated(nonsending) func nextBatch(into batch: inout Deque<ErasedDelivery>) async -> ContinuousClock.Instant? {
         while true {
-            let (waiters, finished): ([UnsafeContinuation<Void, Never>], Bool) = state.withLockedValue { state in
-                if state.buffer.isEmpty { return ([], state.closed) }
+            let (waiters, finished, arrival): ([UnsafeContinuation<Void, Never>], Bool, ContinuousClock.Instant?) = state.withLockedValue { state in
+                if state.buffer.isEmpty { return ([], state.closed, nil) }
                 swap(&batch, &state.buffer)
                 // Taking the buffer frees room: publishers waiting for it
                 // must be woken here, or with every publisher parked
                 // nobody would ever wake them (a lost wakeup).
-                defer { state.roomWaiters = [] }
-                return (state.roomWaiters, false)
+                defer { state.roomWaiters = []; state.firstArrival = nil }
+                return (state.roomWaiters, false, state.firstArrival)
             }
             for waiter in waiters { waiter.resume() }
-            if !batch.isEmpty || finished { return }
+            if !batch.isEmpty || finished { return arrival }
             await waitForEvents()
         }
     }
 
-    /// Parks the consumer until an event is buffered or the queue closes.
-    private nonisolated(nonsending) func waitForEvents() async {
+    /// Keeps, from now on, when an event arrives in an empty buffer (what
+    /// ``nextBatch(into:)`` returns). A consumer that gathers batches
+    /// turns it on; the others' publishers read no clock.
+    func timeArrivals() {
+        state.withLockedValue { $0.timesArrivals = true }
+    }
+
+    /// Waits until `count` more events are buffered, the queue closes or
+    /// `deadline` passes, whichever comes first, then appends everything
+    /// buffered to `batch` without waiting further.
+    nonisolated(nonsending) func gather(_ count: Int, until deadline: ContinuousClock.Instant, into batch: inout Deque<ErasedDelivery>) async {
+        if count > 0, ContinuousClock.now < deadline {
+            // Wakes the consumer at the deadline. safe: a bounded sleep (the gathering window), cancelled once the consumer is awake.
+            let timer = Task { [self] in
+                guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+                wakeGatheringConsumer()
+            }
+            await waitForEvents(count, until: deadline)
+            timer.cancel()
+        }
+        let waiters: [UnsafeContinuation<Void, Never>] = state.withLockedValue { state in
+            batch.append(contentsOf: state.buffer)
+            state.buffer.removeAll(keepingCapacity: true)
+            state.firstArrival = nil
+            defer { state.roomWaiters = [] }
+            return state.roomWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Wakes the consumer parked by ``gather(_:until:into:)`` (its deadline passed).
+    private func wakeGatheringConsumer() {
+        let consumer: UnsafeContinuation<Void, Never>? = state.withLockedValue { state in
+            guard state.gatheringDeadline != nil else { return nil }
+            defer { state.consumer = nil }
+            return state.consumer
+        }
+        consumer?.resume()
+    }
+
+    /// Parks the consumer until `count` events are buffered or the queue
+    /// closes, or, when `deadline` is given, until it passes (then
+    /// ``wakeGatheringConsumer()`` resumes it).
+    private nonisolated(nonsending) func waitForEvents(_ count: Int = 1, until deadline: ContinuousClock.Instant? = nil) async {
         await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                 let wakeNow = state.withLockedValue { state in
-                    if !state.buffer.isEmpty || state.closed { return true }
+                    if state.buffer.count >= count || state.closed { return true }
+                    // The deadline's timer may have fired before this park: it found no consumer to wake.
+                    if let deadline, ContinuousClock.now >= deadline { return true }
                     state.consumer = continuation
+                    state.consumerWakesAt = count
+                    state.gatheringDeadline = deadline
                     return false
                 }
                 if wakeNow { continuation.resume() }
+            }
+            // Back to the plain wait; that one costs no second lock.
+            if count != 1 || deadline != nil {
+                state.withLockedValue { state in
+                    state.consumerWakesAt = 1
+                    state.gatheringDeadline = nil
+                }
             }
         } onCancel: {
             close()

@@ -17,6 +17,8 @@ final class FakeSearch: Sendable {
     /// When set, every search fails with this code.
     let failure = Locked<String?>(nil)
     let requests = Locked<[SearchFlightsRequest]>([])
+    /// Searches of a route ("ORIGIN-DESTINATION") with a gate here wait until it opens.
+    let gates = Locked<[String: Gate]>([:])
 
     func setPrice(_ route: String, _ cents: Int64) { prices.update { $0[route] = cents } }
 
@@ -28,6 +30,7 @@ final class FakeSearch: Sendable {
         }
         try bus.serve(SearchFlightsRequest.self) { request, _ in
             self.requests.update { $0.append(request) }
+            if let gate = self.gates.get()["\(request.origin)-\(request.destination)"] { await gate.wait() }
             if let code = self.failure.get() { throw FakeSearchError(code: code, message: "search failed (\(code))") }
             guard let cents = self.prices.get()["\(request.origin)-\(request.destination)"] else {
                 throw FakeSearchError(code: "no-fares-available", message: "no fares")

@@ -136,3 +136,36 @@ struct WatchlistScheduleTests {
         }
     }
 }
+
+/// A scheduled check run publishes a user's events together, after the
+/// user's last check, so that alerts decides them in one batch and they
+/// compete for the user's daily cap (docs/alerts.md, "Which candidates compete").
+@Suite struct CheckRunPublicationTests {
+    @Test("a user's scheduled check run queues no event until its last watchlist is checked, then all of them in check order")
+    func eventsQueuedAfterTheLastCheck() async throws {
+        let fixture = try WatchlistFixture(bus: MessageBus())
+        // Not `running`: nothing drains the deferred publisher, so its queue shows what the run has published.
+        try await withTimeLimit("the check run") {
+            let user = try await fixture.user(tier: .pro)
+            fixture.search.setPrice("JFK-NRT", 70_000)
+            fixture.search.setPrice("JFK-LHR", 40_000)
+            let first = try await fixture.watchlists.create(addRequest(user) { $0.priceThreshold = usd(75_000) }).watchlist.watchlistID
+            _ = try await fixture.watchlists.create(addRequest(user, "JFK", "LHR"))
+            let gate = Gate()
+            fixture.search.gates.update { $0["JFK-LHR"] = gate }
+            let owner = try #require(try fixture.owner(user))
+            fixture.clock.advance(by: WatchlistService.date(owner.nextCheckAtUnixMs).timeIntervalSince(fixture.clock.now()))
+            // The creations' WatchlistChanged events wait there too.
+            let before = await fixture.watchlists.events.pending
+            let run = Task { await fixture.watchlists.runDueChecks() }
+            // The second search is asked: the first watchlist's check is recorded.
+            try await gate.waitForArrivals(1)
+            #expect(try fixture.rows(user).first { $0.watchlistID == first }?.lastPriceMinorUnits == 70_000)
+            #expect(await fixture.watchlists.events.pending == before, "the first check's events wait for the run's end")
+            gate.open()
+            #expect(await run.value == 2)
+            // The first watchlist's PriceChanged and ThresholdCrossed, then the second's PriceChanged.
+            #expect(await fixture.watchlists.events.pending == before + 3)
+        }
+    }
+}

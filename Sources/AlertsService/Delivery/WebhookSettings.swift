@@ -32,6 +32,7 @@ public struct WebhookSettings: Sendable {
 /// | `webhook.maxBackoffSeconds` | longest delay between attempts | 1800 |
 /// | `log.path` | JSON-lines file the log channel appends to | absent: the service logger |
 /// | `retentionDays` | decisions (and their outbox rows) older than this are deleted | 90 |
+/// | `gatherMilliseconds` | events arriving within this of each other are decided together, so they compete for the cap (0: no wait) | 100 |
 public struct AlertDeliverySettings: Sendable {
     /// Nil when `alerts.webhook.url` is absent: there is no webhook channel.
     public var webhook: WebhookSettings?
@@ -41,6 +42,13 @@ public struct AlertDeliverySettings: Sendable {
     public var logPath: String?
     /// `alerts.retentionDays`: how long decisions are kept.
     public var retentionDays = 90
+    /// `alerts.gatherMilliseconds`: events that arrive within this of the
+    /// first of a batch are decided with it, so they compete for the daily
+    /// cap (docs/alerts.md, "Which candidates compete").
+    public var gatheringWindow = Self.defaultGatheringWindow
+    /// 100 ms: a watchlist publishes a user's check run at once, and over
+    /// the socket its events arrive within microseconds of each other.
+    public static let defaultGatheringWindow = Duration.milliseconds(100)
 
     /// No webhook, default retries, the log channel on the logger.
     public init() {}
@@ -61,6 +69,7 @@ public struct AlertDeliverySettings: Sendable {
         retryPolicy = RetryPolicy(maxAttempts: attempts, initialBackoff: .seconds(initial), maxBackoff: .seconds(maximum))
 
         retentionDays = try Self.number(reader, "retentionDays", range: 1 ... 36_500) ?? retentionDays
+        if let milliseconds = try Self.number(reader, "gatherMilliseconds", range: 0 ... 10_000) { gatheringWindow = .milliseconds(milliseconds) }
         if let path = reader.string(forKey: "log.path") {
             guard !path.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw AlertDeliverySettingsError(key: "alerts.log.path", message: "is empty; leave it out to log to the service logger")

@@ -34,20 +34,20 @@ extension AlertsService {
     /// transaction commits on the database's writer: the writer's work and
     /// the rest overlap on two cores. At most one transaction is in flight,
     /// so each batch's policy state includes every earlier batch's
-    /// decisions. A batch is settled — its events from other nodes
-    /// acknowledged — after its commit and its `AlertDecided` events;
-    /// cancelled before its transaction, a batch is left unsettled (docs/alerts.md).
-    func follow<Event: Sendable>(
-        _ subscription: EventSubscription<Event>,
-        _ pendingEvents: @Sendable (AlertsService, [Delivery<Event>]) async -> [PendingEvent]?
-    ) async {
-        var recording: (rows: Task<[AlertRow]?, Never>, batch: DeliveryBatch<Event>)?
+    /// decisions. A batch gathers the events that arrive within
+    /// `gathering` of its first (``FareLensBus/EventSubscription/settlingBatches(maximum:gathering:)``),
+    /// so candidates published together compete whatever their topic. A
+    /// batch is settled — its events from other nodes acknowledged — after
+    /// its commit and its `AlertDecided` events; cancelled before its
+    /// transaction, a batch is left unsettled (docs/alerts.md).
+    func follow(_ subscription: EventSubscription<any BusEvent>) async {
+        var recording: (rows: Task<[AlertRow]?, Never>, batch: DeliveryBatch<any BusEvent>)?
         // Announcing and settling, in batch order, off the actor: the actor goes on to prepare the next batch.
         var announcing: Task<Void, Never>?
-        var batches = subscription.settlingBatches(maximum: Self.batchSize).makeAsyncIterator()
+        var batches = subscription.settlingBatches(maximum: Self.batchSize, gathering: gathering).makeAsyncIterator()
         following: while let batch = await batches.next() {
             // Nil when cancelled while subscription was away: this batch is left unsettled.
-            guard let pending = await pendingEvents(self, batch.deliveries), let prepared = await prepare(pending) else { break }
+            guard let pending = await pendingEvents(batch.deliveries), let prepared = await prepare(pending) else { break }
             let previous = recording
             var previousRows: [AlertRow] = []
             if let previous {
@@ -75,7 +75,7 @@ extension AlertsService {
     /// Announces `rows` and settles `batch` once `previous` (the batch
     /// before's) is done, on the global executor: batches are announced and
     /// settled in order, and the actor is not held up by it.
-    private nonisolated func finish<Event>(_ rows: [AlertRow], _ batch: DeliveryBatch<Event>, after previous: Task<Void, Never>?) -> Task<Void, Never> {
+    private nonisolated func finish(_ rows: [AlertRow], _ batch: DeliveryBatch<any BusEvent>, after previous: Task<Void, Never>?) -> Task<Void, Never> {
         Task {
             await previous?.value
             announce(rows)

@@ -15,7 +15,34 @@ extension AlertsService {
     /// deal on a watchlist (100 × 1.2).
     static let thresholdQueueScore = 100 * watchlistFactor
 
-    /// Exceptional deals: every user whose preferred airports include the
+    /// The candidates of a batch of the decision stream, one pending event
+    /// per delivery in the order they arrived, whatever its topic:
+    /// an exceptional deal's users (``pendingEvent(for:key:)``) or the one user of a watchlist event or trial ending. Nil when cancelled while a
+    /// service an exceptional deal needs was away (the batch is decided later).
+    func pendingEvents(_ batch: [Delivery<any BusEvent>]) async -> [PendingEvent]? {
+        var pending: [PendingEvent] = []
+        pending.reserveCapacity(batch.count)
+        for delivery in batch {
+            let key = InboxKey(delivery.metadata.id)
+            switch delivery.event {
+            case let crossing as ThresholdCrossed:
+                pending.append(PendingEvent(key: key, consumer: Self.crossingConsumer, candidates: [Self.candidate(for: crossing)]))
+            case let change as PriceChanged:
+                pending.append(PendingEvent(key: key, consumer: Self.priceConsumer, candidates: Self.candidate(for: change).map { [$0] } ?? []))
+            case let deal as ExceptionalDeal:
+                guard let event = await pendingEvent(for: deal, key: key) else { return nil }
+                pending.append(event)
+            case let ending as TrialEnding:
+                pending.append(PendingEvent(key: key, consumer: Self.trialConsumer, candidates: Self.candidate(for: ending).map { [$0] } ?? []))
+            default:
+                // Unreachable: the stream subscribes to those four types only (decisionInputTypes), one per topic.
+                logger.error("an event of an unexpected type reached the decision stream; not decided", metadata: ["type": "\(delivery.metadata.typeName)", "event": "\(delivery.metadata.id)"])
+            }
+        }
+        return pending
+    }
+
+    /// An exceptional deal: every user whose preferred airports include the
     /// deal's origin (asked of subscription, page by page), queue score
     /// `dealScore × (1.2 if the user watches the deal's route) × (1 + airport
     /// weight)` (SPEC § 2's smart queue; who watches the route is asked of
@@ -28,53 +55,25 @@ extension AlertsService {
     /// airport code) has no recipients: it is recorded as handled, logged.
     /// A route watchlist refuses has no watchers: its candidates rank
     /// without the factor, logged.
-    func pendingEvents(_ batch: [Delivery<ExceptionalDeal>]) async -> [PendingEvent]? {
-        var pending: [PendingEvent] = []
-        for delivery in batch {
-            let deal = delivery.event.deal
-            guard await learnPlaces([deal.origin, deal.destination]) else { return nil }
-            let originMetro = metro(of: deal.origin)
-            let asked = await retryingEverySecond("PreferredAirportUsers unanswered; alert decisions wait", level: .warning, metadata: ["deal": "\(deal.dealID)"], isFinal: Self.isRefusal) {
-                () async throws(BusError) in
-                try await preferredAirportUsers(deal.origin, orMetro: originMetro)
-            }
-            let users: [PreferredAirportUser]
-            switch asked {
-            case nil: return nil
-            case .success(let answer)?: users = answer
-            case .failure(let refusal)?:
-                logger.error("exceptional deal alerts no one: subscription refused its origin", metadata: ["deal": "\(deal.dealID)", "origin": "\(deal.origin)", "error": "\(refusal)"])
-                users = []
-            }
-            guard let watchers = users.isEmpty ? Set<String>() : await routeWatchersWaiting(of: deal) else { return nil }
-            let candidates = users.map { user in Self.candidate(for: deal, user: user, watchesRoute: watchers.contains(user.userID)) }
-            pending.append(PendingEvent(key: InboxKey(delivery.metadata.id), consumer: Self.dealConsumer, candidates: candidates))
+    func pendingEvent(for event: ExceptionalDeal, key: InboxKey) async -> PendingEvent? {
+        let deal = event.deal
+        guard await learnPlaces([deal.origin, deal.destination]) else { return nil }
+        let originMetro = metro(of: deal.origin)
+        let asked = await retryingEverySecond("PreferredAirportUsers unanswered; alert decisions wait", level: .warning, metadata: ["deal": "\(deal.dealID)"], isFinal: Self.isRefusal) {
+            () async throws(BusError) in
+            try await preferredAirportUsers(deal.origin, orMetro: originMetro)
         }
-        return pending
-    }
-
-    /// Threshold crossings: one candidate for the watchlist's owner.
-    static func pendingEvents(_ batch: [Delivery<ThresholdCrossed>]) -> [PendingEvent] {
-        batch.map { delivery in
-            PendingEvent(key: InboxKey(delivery.metadata.id), consumer: crossingConsumer, candidates: [candidate(for: delivery.event)])
+        let users: [PreferredAirportUser]
+        switch asked {
+        case nil: return nil
+        case .success(let answer)?: users = answer
+        case .failure(let refusal)?:
+            logger.error("exceptional deal alerts no one: subscription refused its origin", metadata: ["deal": "\(deal.dealID)", "origin": "\(deal.origin)", "error": "\(refusal)"])
+            users = []
         }
-    }
-
-    /// Price changes: a candidate when the price dropped. A rise, a first
-    /// check, or a check already at or below the threshold (its crossing is
-    /// the alert) is no candidate and is not recorded.
-    static func pendingEvents(_ batch: [Delivery<PriceChanged>]) -> [PendingEvent] {
-        batch.map { delivery in
-            PendingEvent(key: InboxKey(delivery.metadata.id), consumer: priceConsumer, candidates: candidate(for: delivery.event).map { [$0] } ?? [])
-        }
-    }
-
-    /// Trial endings: a notice the day before (SPEC § 4); the end itself
-    /// alerts nothing (the tier change says it), but is recorded as handled.
-    static func pendingEvents(_ batch: [Delivery<TrialEnding>]) -> [PendingEvent] {
-        batch.map { delivery in
-            PendingEvent(key: InboxKey(delivery.metadata.id), consumer: trialConsumer, candidates: candidate(for: delivery.event).map { [$0] } ?? [])
-        }
+        guard let watchers = users.isEmpty ? Set<String>() : await routeWatchersWaiting(of: deal) else { return nil }
+        let candidates = users.map { user in Self.candidate(for: deal, user: user, watchesRoute: watchers.contains(user.userID)) }
+        return PendingEvent(key: key, consumer: Self.dealConsumer, candidates: candidates)
     }
 
     static func candidate(for event: TrialEnding) -> AlertCandidate? {

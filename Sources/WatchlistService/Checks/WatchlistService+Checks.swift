@@ -8,6 +8,15 @@ extension WatchlistService {
     struct CheckOutcome: Sendable {
         var watchlist: WatchlistRecord
         var thresholdCrossed: Bool
+        /// What the check publishes (``publish(_:parent:)``).
+        var events: CheckEvents?
+    }
+
+    /// The events of one check: its `PriceChanged`, and its
+    /// `ThresholdCrossed` on a crossing.
+    struct CheckEvents: Sendable {
+        var changed: PriceChanged
+        var crossing: ThresholdCrossed?
     }
 
     /// Checks one active watchlist now (on demand); publishes what a
@@ -20,6 +29,7 @@ extension WatchlistService {
         let owner: OwnerRecord
         if let stored { owner = stored } else { owner = try await currentOwner(request.userID) }
         let outcome = try await check(record, owner: owner, parent: context)
+        if let events = outcome.events { publish(events, parent: context) }
         var response = CheckWatchlistNowResponse()
         response.watchlist = outcome.watchlist.message
         response.thresholdCrossed = outcome.thresholdCrossed
@@ -62,21 +72,27 @@ extension WatchlistService {
         return checked
     }
 
-    /// Checks the user's active watchlists one after another, then plans the
-    /// next check (unless a time zone or tier change planned it meanwhile).
+    /// Checks the user's active watchlists one after another, then
+    /// publishes their events together, so that the alerts service decides
+    /// them in one batch and they compete for the user's daily cap
+    /// (docs/alerts.md, "Which candidates compete"); then plans the next
+    /// check (unless a time zone or tier change planned it meanwhile).
     private func checkAll(of owner: OwnerRecord, now: Date) async -> Int {
         let watchlists = (try? read { db in
             try WatchlistRecord.filter(Column("userID") == owner.userID && Column("active") == true).order(Column("createdAtUnixMs")).fetchAll(db)
         }) ?? []
         var checked = 0
+        var run: [CheckEvents] = []
         for watchlist in watchlists {
             do {
-                _ = try await check(watchlist, owner: owner, parent: nil)
+                let outcome = try await check(watchlist, owner: owner, parent: nil)
+                if let events = outcome.events { run.append(events) }
                 checked += 1
             } catch {
                 logger.notice("watchlist check failed; nothing published", metadata: ["watchlist": "\(watchlist.watchlistID)", "error": "\(error)"])
             }
         }
+        for events in run { publish(events, parent: nil) }
         planNext(owner, after: now)
         return checked
     }
@@ -98,8 +114,8 @@ extension WatchlistService {
     }
 
     /// One check: asks search over the bus, records the lowest price, its
-    /// change and the threshold's state, and publishes `PriceChanged` (and
-    /// `ThresholdCrossed` on a crossing). A failed search, stale (cached)
+    /// change and the threshold's state, and returns the `PriceChanged` (and
+    /// `ThresholdCrossed` on a crossing) to publish. A failed search, stale (cached)
     /// prices or no fares record and publish nothing. If the watchlist was
     /// deleted, deactivated or given another trip while search answered,
     /// the answer is dropped.
@@ -146,12 +162,20 @@ extension WatchlistService {
         guard let (checked, previous, crossed) = result else {
             throw .notFound(record.watchlistID)
         }
-        publishCheck(checked, checkID: checkID, previous: previous, crossed: crossed, parent: parent)
-        return CheckOutcome(watchlist: checked, thresholdCrossed: crossed)
+        let events = checkEvents(checked, checkID: checkID, previous: previous, crossed: crossed)
+        return CheckOutcome(watchlist: checked, thresholdCrossed: crossed, events: events)
     }
 
-    private func publishCheck(_ record: WatchlistRecord, checkID: String, previous: Money?, crossed: Bool, parent: RequestContext?) {
-        guard let check = record.lastCheck else { return }
+    /// Queues one check's events for publishing, the price change first.
+    func publish(_ events: CheckEvents, parent: RequestContext?) {
+        _ = self.events.enqueue(events.changed, parent: parent)
+        guard let crossing = events.crossing else { return }
+        _ = self.events.enqueue(crossing, parent: parent)
+        logger.info("threshold crossed", metadata: ["watchlist": "\(crossing.watchlistID)", "price": "\(crossing.check.lowestPrice.minorUnits) \(crossing.check.lowestPrice.currency)"])
+    }
+
+    private func checkEvents(_ record: WatchlistRecord, checkID: String, previous: Money?, crossed: Bool) -> CheckEvents? {
+        guard let check = record.lastCheck else { return nil }
         var changed = PriceChanged()
         changed.checkID = checkID
         changed.watchlistID = record.watchlistID
@@ -163,8 +187,7 @@ extension WatchlistService {
         changed.muteUntilUnixMs = record.muteUntilUnixMs
         if let previous { changed.previousPrice = previous }
         changed.check = check
-        _ = events.enqueue(changed, parent: parent)
-        guard crossed, let threshold = record.threshold else { return }
+        guard crossed, let threshold = record.threshold else { return CheckEvents(changed: changed) }
         var crossing = ThresholdCrossed()
         crossing.checkID = checkID
         crossing.watchlistID = record.watchlistID
@@ -176,8 +199,7 @@ extension WatchlistService {
         crossing.muteUntilUnixMs = record.muteUntilUnixMs
         crossing.priceThreshold = threshold
         crossing.check = check
-        _ = events.enqueue(crossing, parent: parent)
-        logger.info("threshold crossed", metadata: ["watchlist": "\(record.watchlistID)", "price": "\(check.lowestPrice.minorUnits) \(check.lowestPrice.currency)"])
+        return CheckEvents(changed: changed, crossing: crossing)
     }
 
     /// The local departure date of a journey's first segment as `yyyymmdd`; 0 if unreadable.

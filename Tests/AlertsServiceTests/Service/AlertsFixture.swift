@@ -88,7 +88,12 @@ struct AlertsFixture {
         return MessageBus(configuration: configuration)
     }
 
-    init(bus: MessageBus = AlertsFixture.patientBus(), alertsBus: MessageBus? = nil, start: Date = AlertsFixture.noonNewYork, channels: [any AlertDeliveryChannel]? = nil) throws {
+    /// - Parameter gathering: the decision stream's gathering window; zero
+    ///   (no wait) unless a test is about which events compete.
+    init(
+        bus: MessageBus = AlertsFixture.patientBus(), alertsBus: MessageBus? = nil, start: Date = AlertsFixture.noonNewYork, channels: [any AlertDeliveryChannel]? = nil,
+        gathering: Duration = .zero
+    ) throws {
         self.bus = bus
         clock = ManualWallClock(start)
         try directory.serve(on: bus)
@@ -100,19 +105,20 @@ struct AlertsFixture {
             database: try Self.database("watchlist", WatchlistServiceEntry.migrations), bus: bus, clock: clock, checkTick: .seconds(3_600), logger: quietLogger())
         try watchlists.register(on: bus)
         database = try Self.database("alerts", AlertsServiceEntry.migrations)
-        alerts = Self.service(database: database, bus: alertsBus ?? bus, clock: clock, channels: channels ?? [channel])
+        alerts = Self.service(database: database, bus: alertsBus ?? bus, clock: clock, channels: channels ?? [channel], gathering: gathering)
         try alerts.register(on: alertsBus ?? bus)
     }
 
     /// An alerts service on `database`: the fixture's, or a restarted one on the same database.
     static func service(
         database: ServiceDatabase, bus: MessageBus, clock: ManualWallClock, channels: [any AlertDeliveryChannel], tick: Duration = .milliseconds(20),
-        logger: Logger = quietLogger()
+        gathering: Duration = .zero, logger: Logger = quietLogger()
     ) -> AlertsService {
         let policy = RetryPolicy(maxAttempts: 3, initialBackoff: .seconds(10), maxBackoff: .seconds(60), jitter: 0)
         return AlertsService(
             database: database, bus: bus, clock: clock, channels: channels,
-            backoff: { attempt, retryAfter in policy.delay(afterAttempt: attempt, retryAfter: retryAfter) }, deliveryTick: tick, logger: logger)
+            backoff: { attempt, retryAfter in policy.delay(afterAttempt: attempt, retryAfter: retryAfter) }, deliveryTick: tick, gathering: gathering,
+            logger: logger)
     }
 
     static func database(_ service: String, _ serviceMigrations: ServiceMigrations) throws -> ServiceDatabase {

@@ -88,4 +88,26 @@ import Testing
             #expect(try await history(watcher).map(\.decision) == [.sent])
         }
     }
+
+    @Test("a drop and a crossing for one Free user, published on the server on two topics, compete on the client for the cap's last place: the crossing wins", arguments: MeshShape.allCases)
+    func dropAndCrossingCompete(shape: MeshShape) async throws {
+        let holder = Holder()
+        try await withTestMesh(shape, deadline: .seconds(20)) { server, client in
+            holder.fixture.set(try AlertsFixture(bus: server, alertsBus: client, gathering: .milliseconds(1_500)))
+        } body: { mesh in
+            let fixture = try #require(holder.fixture.get())
+            let user = try await CompetingTopicsTests.userWithOnePlaceLeft(fixture)
+            let task = Task { try await fixture.alerts.run() }
+            defer { task.cancel() }
+            try await mesh.serverBus.publish(CompetingTopicsTests.drop(user, "JFK", "LHR"))
+            try await Task.sleep(for: .milliseconds(50))  // safe: the gap between the two events, well inside the 1.5 s window
+            try await mesh.serverBus.publish(CompetingTopicsTests.crossing(user, "JFK", "NRT"))
+            var history = AlertHistoryRequest()
+            history.userID = user
+            try await waitUntil("both decided") { ((try? await mesh.serverBus.request(history))?.alerts.count ?? 0) == 4 }
+            let alerts = try await mesh.serverBus.request(history).alerts
+            #expect(alerts.first { $0.destination == "NRT" }?.decision == .sent)
+            #expect(alerts.first { $0.destination == "LHR" }?.decision == .capped)
+        }
+    }
 }

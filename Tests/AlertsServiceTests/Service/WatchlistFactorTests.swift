@@ -23,12 +23,12 @@ import Testing
         return deal
     }
 
-    static func delivery(_ deal: Deal, sequence: UInt64) -> Delivery<ExceptionalDeal> {
+    static func delivery(_ deal: Deal, sequence: UInt64) -> Delivery<any BusEvent> {
         var event = ExceptionalDeal()
         event.deal = deal
         let metadata = EventMetadata(
             id: EventID(publisher: "scoring", sequence: sequence), topic: ExceptionalDeal.topic, typeName: "farelens.scoring.v1.ExceptionalDeal", traceID: .random())
-        return Delivery(event: event, metadata: metadata)
+        return Delivery<any BusEvent>(event: event, metadata: metadata)
     }
 
     static func scores(_ pending: [PendingEvent]) -> [String: Double] {
