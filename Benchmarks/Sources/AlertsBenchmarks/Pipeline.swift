@@ -90,7 +90,7 @@ func pipelineRound(_ directory: String, withAlerts: Bool, fares: Int, logger: Lo
     var alertsDatabase: ServiceDatabase?
     if withAlerts {
         let database = try openDatabase(directory + "/alerts", AlertsServiceEntry.descriptor)
-        let configuration = ConfigReader(provider: InMemoryProvider(values: ["log.path": ConfigValue(.string("/dev/null"), isSecret: false)]))
+        let configuration = alertsConfiguration(["log.path": ConfigValue(.string("/dev/null"), isSecret: false)])
         let alerts = try AlertsServiceEntry.descriptor.make(ServiceContext(bus: bus, database: database, logger: logger, clock: SystemWallClock(), configuration: configuration))
         try alerts.register(on: bus)
         tasks.append(Task { try await alerts.run() })

@@ -25,7 +25,7 @@ func runSplitDecisionsBenchmark(root: String, logger: Logger) async throws {
         let database = try openDatabase("\(root)/split-\(round)")
         let context = ServiceContext(
             bus: spokeBus, database: database, logger: logger, clock: SystemWallClock(),
-            configuration: ConfigReader(provider: InMemoryProvider(values: ["log.path": ConfigValue(.string("/dev/null"), isSecret: false)])))
+            configuration: alertsConfiguration(["log.path": ConfigValue(.string("/dev/null"), isSecret: false)]))
         // Made before the spoke joins, so its subscriptions travel in the hello.
         let service = try AlertsServiceEntry.descriptor.make(context)
         try service.register(on: spokeBus)

@@ -100,13 +100,24 @@ func count(_ database: ServiceDatabase, _ sql: String) async throws -> Int {
     try await database.writer.read { db in try Int.fetchOne(db, sql: sql) ?? 0 }
 }
 
+/// The alerts service's configuration for a benchmark: `values`, with
+/// `alerts.gatherMilliseconds` from `FARELENS_BENCH_GATHER_MS` when set (to
+/// compare a window with none in one sitting); otherwise the default window.
+func alertsConfiguration(_ values: [AbsoluteConfigKey: ConfigValue]) -> ConfigReader {
+    var values = values
+    if let milliseconds = ProcessInfo.processInfo.environment["FARELENS_BENCH_GATHER_MS"].flatMap(Int.init) {
+        values["gatherMilliseconds"] = ConfigValue(.int(milliseconds), isSecret: false)
+    }
+    return ConfigReader(provider: InMemoryProvider(values: values))
+}
+
 /// Runs the alerts service on a new bus with `values` as its configuration; returns the bus, its database and the running task.
 func startService(_ directory: String, _ values: [AbsoluteConfigKey: ConfigValue], logger: Logger) async throws -> (MessageBus, ServiceDatabase, Task<Void, any Error>) {
     let bus = MessageBus()
     try serveUsers(on: bus)
     try serveDirectory(on: bus)
     let database = try openDatabase(directory)
-    let context = ServiceContext(bus: bus, database: database, logger: logger, clock: SystemWallClock(), configuration: ConfigReader(provider: InMemoryProvider(values: values)))
+    let context = ServiceContext(bus: bus, database: database, logger: logger, clock: SystemWallClock(), configuration: alertsConfiguration(values))
     let service = try AlertsServiceEntry.descriptor.make(context)
     try service.register(on: bus)
     let running = Task { try await service.run() }
@@ -120,6 +131,7 @@ func runAlertsBenchmarks() async throws {
     defer { try? FileManager.default.removeItem(atPath: root) }
     // FARELENS_BENCH_ONLY=pipeline runs only part 3; =held only the held decisions of part 1, =sent only its sent ones (for profiling); =split only part 1b.
     let only = ProcessInfo.processInfo.environment["FARELENS_BENCH_ONLY"]
+    print("alerts' gathering window: \(ProcessInfo.processInfo.environment["FARELENS_BENCH_GATHER_MS"].map { "\($0) ms (FARELENS_BENCH_GATHER_MS)" } ?? "the default, \(AlertDeliverySettings.defaultGatheringWindow)")")
     if only == "pipeline" {
         try await runPipelineBenchmark(root: root, logger: logger)
         return

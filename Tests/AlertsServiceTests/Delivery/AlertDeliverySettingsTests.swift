@@ -25,6 +25,7 @@ struct AlertDeliverySettingsTests {
         #expect(settings.webhook == nil)
         #expect(settings.logPath == nil)
         #expect(settings.retryPolicy == RetryPolicy())
+        #expect(settings.gatheringWindow == .milliseconds(100))
     }
 
     @Test("every key read")
@@ -34,7 +35,7 @@ struct AlertDeliverySettingsTests {
             "alerts.webhook.secrets": "\(DeliveryFixtures.secretText)  \(DeliveryFixtures.oldSecretText)",
             "alerts.webhook.timeoutSeconds": "20", "alerts.webhook.maxAttempts": "5",
             "alerts.webhook.initialBackoffSeconds": "3", "alerts.webhook.maxBackoffSeconds": "90",
-            "alerts.log.path": "/var/log/farelens/alerts.jsonl",
+            "alerts.log.path": "/var/log/farelens/alerts.jsonl", "alerts.gatherMilliseconds": "250",
         ]))
         let webhook = try #require(settings.webhook)
         #expect(webhook.url == "https://hooks.example.com/farelens")
@@ -45,6 +46,8 @@ struct AlertDeliverySettingsTests {
         #expect(webhook.timeout == .seconds(20))
         #expect(settings.retryPolicy == RetryPolicy(maxAttempts: 5, initialBackoff: .seconds(3), maxBackoff: .seconds(90)))
         #expect(settings.logPath == "/var/log/farelens/alerts.jsonl")
+        #expect(settings.gatheringWindow == .milliseconds(250))
+        #expect(try AlertDeliverySettings(reader: reader(["alerts.gatherMilliseconds": "0"])).gatheringWindow == .zero)
         let plain = try #require(try AlertDeliverySettings(reader: reader([
             "alerts.webhook.url": "http://127.0.0.1:9000/hook", "alerts.webhook.secrets": DeliveryFixtures.secretText,
         ])).webhook)
@@ -64,6 +67,8 @@ struct AlertDeliverySettingsTests {
         (["alerts.webhook.initialBackoffSeconds": "-1"], "alerts.webhook.initialBackoffSeconds"),
         (["alerts.webhook.initialBackoffSeconds": "60", "alerts.webhook.maxBackoffSeconds": "30"], "alerts.webhook.maxBackoffSeconds"),
         (["alerts.log.path": ""], "alerts.log.path"),
+        (["alerts.gatherMilliseconds": "10001"], "alerts.gatherMilliseconds"),
+        (["alerts.gatherMilliseconds": "-1"], "alerts.gatherMilliseconds"),
     ])
     func badValues(values: [String: String], key: String) {
         let error = error(values)
