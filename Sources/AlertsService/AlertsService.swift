@@ -108,6 +108,7 @@ actor AlertsService: ServiceBehaviour {
         self.decisionInputs = bus.subscribe(Self.decisionInputTypes)
         self.deletions = bus.subscribe(UserDeleted.self)
         (self.acceptedSignal, self.acceptedContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        AlertsMetrics.makeAll()
     }
 
     nonisolated func register(on bus: MessageBus) throws {

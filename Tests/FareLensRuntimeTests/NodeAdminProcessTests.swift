@@ -8,11 +8,11 @@ import Testing
 /// two real `farelens` processes, and `/metrics` scraped over HTTP.
 @Suite("Node admin across processes", .serialized)
 struct NodeAdminProcessTests {
-    /// A hub (search, scoring) with `/metrics` on a system-chosen port and a spoke (subscription), both joined.
-    static func startSplit() async throws -> (hub: NodeProcess, spoke: NodeProcess, socket: String, metricsPort: Int) {
+    /// A hub (`hubServices`: search and scoring unless given) with `/metrics` on a system-chosen port and a spoke (subscription), both joined.
+    static func startSplit(hubServices: String = "search,scoring") async throws -> (hub: NodeProcess, spoke: NodeProcess, socket: String, metricsPort: Int) {
         let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
         let socket = directory + "/hub.sock"
-        let hub = try NodeProcess.start(["--services", "search,scoring", "--node-name", "hub", "--data-dir", directory + "/hub", "--listen", socket,
+        let hub = try NodeProcess.start(["--services", hubServices, "--node-name", "hub", "--data-dir", directory + "/hub", "--listen", socket,
                                          "--log-level", "info", "--metrics-listen", "127.0.0.1:0"])
         do {
             try await hub.waitForOutput(containing: "farelens ready")
@@ -35,7 +35,7 @@ struct NodeAdminProcessTests {
 
     @Test("farelensctl metrics shows both nodes of a split mesh, and the hub's text has the same request count as its /metrics scraped over HTTP")
     func metricsOfBothNodes() async throws {
-        let (hub, spoke, socket, port) = try await Self.startSplit()
+        let (hub, spoke, socket, port) = try await Self.startSplit(hubServices: "search,scoring,alerts")
         defer { spoke.kill(); hub.kill() }
         for _ in 0 ..< 2 {
             let change = try await farelensctl(["--socket", socket, "log-level", "info", "--node", "hub"])
@@ -60,6 +60,9 @@ struct NodeAdminProcessTests {
         try await client.shutdown()
         #expect(scraped.contains(line))
         #expect(scraped.contains("farelens_search_cache_misses_total 1\n") && scraped.contains("farelens_search_cache_hits_total 1\n"))
+        // The alerts service's figures are there from its start, before any changes them.
+        #expect(scraped.contains("farelens_alerts_events_set_aside_total 0\n"))
+        #expect(scraped.contains(#"farelens_alerts_decided_total{decision="sent"} 0"#))
         let all = try await farelensctl(["--socket", socket, "metrics"])
         #expect(all.status == 0, "\(all.stderr)")
         #expect(all.stdout.contains("# node: hub\n") && all.stdout.contains("# node: spoke\n"))

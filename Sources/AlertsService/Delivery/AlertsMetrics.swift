@@ -17,6 +17,16 @@ enum AlertsMetrics {
     /// reason in their data (``AlertsService/setAside(_:failure:)``).
     static let setAside = Counter(label: "farelens_alerts_events_set_aside_total")
 
+    /// Makes every figure now, so that `/metrics` shows each from the
+    /// service's start (a counter at 0) rather than from its first change:
+    /// a scraper alerting on `farelens_alerts_events_set_aside_total` sees
+    /// it before the first event is set aside.
+    static func makeAll() {
+        _ = outboxDepth
+        _ = decisions
+        _ = setAside
+    }
+
     /// One recorded decision (`sent`, `held`, `capped`, …).
     static func decided(_ decision: AlertDecision) {
         decisions[decision.rawValue]?.increment()
