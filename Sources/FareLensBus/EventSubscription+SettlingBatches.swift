@@ -22,7 +22,8 @@ extension EventSubscription {
     ///   first: events that arrive within `gathering` after the first are
     ///   handed out with it (for a consumer whose events compete, such as
     ///   alerts under a daily cap). Events that waited in the buffer while
-    ///   the consumer worked on an earlier batch are not held back longer.
+    ///   the consumer worked on an earlier batch are held only until their
+    ///   own window ends, not a whole window from when they are taken.
     ///   Arrivals are timed from this call on; events buffered before it
     ///   are taken as arriving when the consumer takes them. Zero, the
     ///   default: nothing waits.

@@ -151,9 +151,9 @@ final class SubscriberQueue: Sendable {
     /// buffered to `batch` without waiting further.
     nonisolated(nonsending) func gather(_ count: Int, until deadline: ContinuousClock.Instant, into batch: inout Deque<ErasedDelivery>) async {
         if count > 0, ContinuousClock.now < deadline {
-            // Wakes the consumer at the deadline. safe: a bounded sleep (the gathering window), cancelled once the consumer is awake.
+            // Wakes the consumer at the deadline.
             let timer = Task { [self] in
-                guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+                guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }  // safe: bounded by the gathering window, cancelled once the consumer is awake
                 wakeGatheringConsumer()
             }
             await waitForEvents(count, until: deadline)

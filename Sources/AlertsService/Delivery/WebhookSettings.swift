@@ -32,7 +32,7 @@ public struct WebhookSettings: Sendable {
 /// | `webhook.maxBackoffSeconds` | longest delay between attempts | 1800 |
 /// | `log.path` | JSON-lines file the log channel appends to | absent: the service logger |
 /// | `retentionDays` | decisions (and their outbox rows) older than this are deleted | 90 |
-/// | `gatherMilliseconds` | events arriving within this of each other are decided together, so they compete for the cap (0: no wait) | 100 |
+/// | `gatherMilliseconds` | events arriving within this of a batch's first are decided with it, so they compete for the cap (0: no wait) | 100 |
 public struct AlertDeliverySettings: Sendable {
     /// Nil when `alerts.webhook.url` is absent: there is no webhook channel.
     public var webhook: WebhookSettings?
@@ -46,8 +46,9 @@ public struct AlertDeliverySettings: Sendable {
     /// first of a batch are decided with it, so they compete for the daily
     /// cap (docs/alerts.md, "Which candidates compete").
     public var gatheringWindow = Self.defaultGatheringWindow
-    /// 100 ms: a watchlist publishes a user's check run at once, and over
-    /// the socket its events arrive within microseconds of each other.
+    /// 100 ms: a watchlist publishes a user's check run at once, so its
+    /// events arrive one right after the other, even over the socket; the
+    /// rest is room for a busy machine's scheduling.
     public static let defaultGatheringWindow = Duration.milliseconds(100)
 
     /// No webhook, default retries, the log channel on the logger.

@@ -76,6 +76,8 @@ extension AlertsService {
         return PendingEvent(key: key, consumer: Self.dealConsumer, candidates: candidates)
     }
 
+    /// Trial endings: a notice the day before (SPEC § 4); the end itself
+    /// alerts nothing (the tier change says it), but is recorded as handled.
     static func candidate(for event: TrialEnding) -> AlertCandidate? {
         guard event.stage == .oneDayLeft else { return nil }
         var candidate = AlertCandidate(userID: event.userID, kind: .trialEnding, origin: "", destination: "", price: Money(), queueScore: 0)
@@ -110,8 +112,11 @@ extension AlertsService {
         return candidate
     }
 
-    /// Queue score of a drop: `(60 + percent dropped, at most 40) × 1.2`, so
-    /// a 20% drop ranks like an 80-point deal on a watchlist.
+    /// Price changes: a candidate when the price dropped. A rise, a first
+    /// check, or a check already at or below the threshold (its crossing is
+    /// the alert) is no candidate and is not recorded. Queue score of a
+    /// drop: `(60 + percent dropped, at most 40) × 1.2`, so a 20% drop ranks
+    /// like an 80-point deal on a watchlist.
     static func candidate(for event: PriceChanged) -> AlertCandidate? {
         let check = event.check
         guard check.hasChangeBasisPoints, check.changeBasisPoints < 0, !check.belowThreshold else { return nil }
