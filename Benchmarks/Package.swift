@@ -123,6 +123,7 @@ let package = Package(
         .executableTarget(
             name: "soak-benchmarks",
             dependencies: [
+                "BenchmarkHarness",
                 .product(name: "FareLensBus", package: "FareLens"),
                 .product(name: "FareLensMessages", package: "FareLens"),
                 .product(name: "FareLensRuntime", package: "FareLens"),

@@ -129,7 +129,8 @@ func runAlertsBenchmarks() async throws {
     logger.logLevel = ProcessInfo.processInfo.environment["BENCH_LOG"] == nil ? .error : .debug
     let root = NSTemporaryDirectory() + "farelens-alerts-bench-\(getpid())"
     defer { try? FileManager.default.removeItem(atPath: root) }
-    // FARELENS_BENCH_ONLY=pipeline runs only part 3; =held only the held decisions of part 1, =sent only its sent ones (for profiling); =split only part 1b.
+    // FARELENS_BENCH_ONLY=pipeline runs only part 3; =held only the held decisions of part 1, =sent only its sent ones (for profiling); =split only part 1b;
+    // =state-memory only the memory of the users-with-state set at 1 M users.
     let only = ProcessInfo.processInfo.environment["FARELENS_BENCH_ONLY"]
     print("alerts' gathering window: \(ProcessInfo.processInfo.environment["FARELENS_BENCH_GATHER_MS"].map { "\($0) ms (FARELENS_BENCH_GATHER_MS)" } ?? "the default, \(AlertDeliverySettings.defaultGatheringWindow)")")
     if only == "pipeline" {
@@ -138,6 +139,10 @@ func runAlertsBenchmarks() async throws {
     }
     if only == "split" {
         try await runSplitDecisionsBenchmark(root: root, logger: logger)
+        return
+    }
+    if only == "state-memory" {
+        runStateMemoryBenchmark()
         return
     }
 

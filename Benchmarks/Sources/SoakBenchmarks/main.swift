@@ -1,3 +1,4 @@
+import func BenchmarkHarness.residentMiB
 import Configuration
 import FareLensBus
 import FareLensMessages
@@ -34,14 +35,6 @@ struct Options {
             }
         }
     }
-}
-
-/// Resident set size in MiB, from /proc/self/statm (second field, pages).
-func residentMiB() -> Double {
-    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return .nan }
-    let fields = text.split(separator: " ")
-    guard fields.count > 1, let pages = Double(fields[1]) else { return .nan }
-    return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
 }
 
 func format(_ value: Double, _ decimals: Int = 1) -> String { String(format: "%.\(decimals)f", value) }

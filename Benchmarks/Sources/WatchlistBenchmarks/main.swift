@@ -21,14 +21,6 @@ let zones = [
 ]
 let routes = [("JFK", "NRT"), ("LIS", "JFK"), ("LHR", "SFO"), ("CDG", "DEL"), ("SYD", "LAX"), ("BOS", "OPO"), ("LGA", "MIA"), ("EWR", "BCN")]
 
-/// Resident set size in MiB, from /proc/self/statm (second field, pages).
-func residentMiB() -> Double {
-    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return .nan }
-    let fields = text.split(separator: " ")
-    guard fields.count > 1, let pages = Double(fields[1]) else { return .nan }
-    return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
-}
-
 func userID(_ index: Int) -> String { "u-" + String(format: "%016x", index) }
 
 /// Writes the owners and watchlists straight into the service's tables (the
