@@ -9,6 +9,7 @@ public struct AlertsError: ServiceError, Equatable, CustomStringConvertible {
         case unknownUser
         case notFound
         case notDeadLettered
+        case notSetAside
         case subscriptionUnavailable
         case storage
     }
@@ -30,6 +31,7 @@ public struct AlertsError: ServiceError, Equatable, CustomStringConvertible {
         case .unknownUser: "unknown-user"
         case .notFound: "not-found"
         case .notDeadLettered: "not-dead-lettered"
+        case .notSetAside: "not-set-aside"
         case .subscriptionUnavailable: "subscription-unavailable"
         case .storage: "storage"
         }
@@ -52,6 +54,10 @@ public struct AlertsError: ServiceError, Equatable, CustomStringConvertible {
     /// The alert was not dead-lettered, so replaying it would send it twice or send a decision that was not to send.
     public static func notDeadLettered(_ alertID: String, state: String) -> AlertsError {
         .init(.notDeadLettered, field: "alert_id", "alert '\(alertID)' is \(state), not dead-lettered; only dead letters are replayed")
+    }
+    /// No set-aside event with this publisher and sequence (never set aside, or already retried).
+    public static func notSetAside(_ publisher: String, sequence: UInt64) -> AlertsError {
+        .init(.notSetAside, field: "events", "no set-aside event '\(publisher)/\(sequence)'")
     }
     /// The subscription service could not be asked.
     public static func subscriptionUnavailable(_ reason: String) -> AlertsError {

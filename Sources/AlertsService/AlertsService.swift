@@ -70,7 +70,7 @@ actor AlertsService: ServiceBehaviour {
     /// Exceptional deals, threshold crossings, price changes and trial
     /// endings in one queue, in the order they arrived: one stream of
     /// decisions, whose batches gather for `gathering`.
-    private let decisionInputs: EventSubscription<any BusEvent>
+    private let decisionStream: EventSubscription<any BusEvent>
     /// The decision stream's gathering window (`alerts.gatherMilliseconds`).
     let gathering: Duration
     private let deletions: EventSubscription<UserDeleted>
@@ -85,8 +85,18 @@ actor AlertsService: ServiceBehaviour {
     static let trialConsumer = "alerts.trial-ending"
     /// Events decided together at most (one batch, one transaction).
     static let batchSize = 1024
-    /// The events that make candidates (``pendingEvents(_:)``).
-    static let decisionInputTypes: [any BusEvent.Type] = [ExceptionalDeal.self, ThresholdCrossed.self, PriceChanged.self, TrialEnding.self]
+    /// The events that make candidates (``pendingEvents(_:)``), each with its inbox consumer.
+    static let decisionInputs: [(consumer: String, type: any BusEvent.Type)] = [
+        (dealConsumer, ExceptionalDeal.self), (crossingConsumer, ThresholdCrossed.self), (priceConsumer, PriceChanged.self), (trialConsumer, TrialEnding.self),
+    ]
+    /// ``decisionInputs``' types.
+    // A closure, not `\.type`: a key path over an existential metatype crashes Swift 6.3.1's compiler.
+    static let decisionInputTypes: [any BusEvent.Type] = decisionInputs.map { $0.type }
+
+    /// The event type whose inbox consumer is `consumer`; nil for another name.
+    static func decisionInputType(ofConsumer consumer: String) -> (any BusEvent.Type)? {
+        decisionInputs.first { $0.consumer == consumer }?.type
+    }
 
     init(
         database: ServiceDatabase, bus: MessageBus, clock: any WallClock, channels: [any AlertDeliveryChannel],
@@ -105,7 +115,7 @@ actor AlertsService: ServiceBehaviour {
         self.gathering = gathering
         self.logger = logger
         // Subscribed here, before the node's hello, so the topics are routed to this node from the start.
-        self.decisionInputs = bus.subscribe(Self.decisionInputTypes)
+        self.decisionStream = bus.subscribe(Self.decisionInputTypes)
         self.deletions = bus.subscribe(UserDeleted.self)
         (self.acceptedSignal, self.acceptedContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         AlertsMetrics.makeAll()
@@ -119,6 +129,8 @@ actor AlertsService: ServiceBehaviour {
         try bus.serve(ResumeAlertsRequest.self) { request, _ in try await self.resume(request) }
         try bus.serve(AlertSettingsRequest.self) { request, _ in try await self.settings(request) }
         try bus.serve(ReplayAlertsRequest.self) { request, _ in try await self.replay(request) }
+        try bus.serve(SetAsideEventsRequest.self) { _, _ in try await self.setAsideEvents() }
+        try bus.serve(RetrySetAsideRequest.self) { request, _ in try await self.retrySetAside(request) }
     }
 
     /// Follows the inputs, sends due digests and delivers the outbox every
@@ -129,7 +141,7 @@ actor AlertsService: ServiceBehaviour {
         defer { state = .stopped }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.events.run() }
-            group.addTask { await self.follow(self.decisionInputs) }
+            group.addTask { await self.follow(self.decisionStream) }
             group.addTask { for await delivery in self.deletions { await self.erase(delivery.event.userID) } }
             group.addTask { for await _ in self.acceptedSignal { await self.deliverAllDue() } }
             group.addTask {
@@ -140,7 +152,7 @@ actor AlertsService: ServiceBehaviour {
                     try? await Task.sleep(for: self.clock.realDuration(of: self.deliveryTick))  // safe: the outbox's polling tick (tests call deliverDue directly); ends on cancellation
                 }
                 self.acceptedContinuation.finish()
-                self.decisionInputs.cancel()
+                self.decisionStream.cancel()
                 self.deletions.cancel()
                 self.events.finish()
             }

@@ -48,6 +48,18 @@ extension ReplayAlertsRequest: BusRequest {
 }
 extension ReplayAlertsResponse: BusMessage {}
 
+extension SetAsideEventsRequest: BusRequest {
+    public typealias Response = SetAsideEventsResponse
+    public static var address: ServiceAddress { .alerts }
+}
+extension SetAsideEventsResponse: BusMessage {}
+
+extension RetrySetAsideRequest: BusRequest {
+    public typealias Response = RetrySetAsideResponse
+    public static var address: ServiceAddress { .alerts }
+}
+extension RetrySetAsideResponse: BusMessage {}
+
 /// Durable: analytics' alerts report counts every decision exactly once,
 /// also when it runs in another process that was down for a while (its
 /// report is checked against alerts' own records end to end).

@@ -3,12 +3,12 @@ import FareLensMessages
 import Foundation
 import SwiftProtobuf
 
-/// `farelensctl alerts history|tail|mute|unmute|pause|resume|settings|replay`: the alerts service.
+/// `farelensctl alerts history|tail|mute|unmute|pause|resume|settings|replay|set-aside|retry-set-aside`: the alerts service.
 struct AlertsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "alerts",
-        abstract: "Alert decisions and why, live alerts, mutes, pauses and dead-letter replay (the alerts service).",
-        subcommands: [History.self, Tail.self, Mute.self, Unmute.self, Pause.self, Resume.self, Settings.self, Replay.self]
+        abstract: "Alert decisions and why, live alerts, mutes, pauses, dead-letter replay and set-aside events (the alerts service).",
+        subcommands: [History.self, Tail.self, Mute.self, Unmute.self, Pause.self, Resume.self, Settings.self, Replay.self, SetAside.self, RetrySetAside.self]
     )
 
     /// `alerts history`: every decision with its reason.

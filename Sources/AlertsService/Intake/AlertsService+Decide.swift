@@ -227,7 +227,8 @@ extension AlertsService {
         if rows.contains(where: { $0.decisionValue == .sent }) { acceptedContinuation.yield() }
     }
 
-    /// The transaction of ``record(_:)``: each event once (the inbox), then
+    /// The transaction of ``record(_:)``: each event once (the inbox, or for
+    /// a retry the set-aside events), then
     /// each user's candidates through the policy, every outcome recorded
     /// and a sent one put into the outbox. Only the users in
     /// `usersWithState` have their state read from the database. A user's
@@ -238,7 +239,7 @@ extension AlertsService {
     static func decideAndRecord(
         _ prepared: PreparedDecisions, at now: Date, decidedAhead: [String: [AlertRow]], usersWithState: UsersWithPolicyState, in db: Database
     ) throws -> [AlertRow] {
-        let fresh = try freshEvents(prepared.pending, at: now, in: db)
+        let fresh = prepared.retryingSetAside ? try takenFromSetAside(prepared.pending, in: db) : try freshEvents(prepared.pending, at: now, in: db)
         let allFresh = fresh.count == prepared.pending.count
         let byUser = allFresh ? prepared.byUser : candidatesByUser(fresh, known: prepared.recipients)
         let ahead = allFresh ? decidedAhead : [:]
@@ -283,6 +284,17 @@ extension AlertsService {
             for (index, isFresh) in zip(indices, recorded) { fresh[index] = isFresh }
         }
         return zip(pending, fresh).filter(\.1).map(\.0)
+    }
+
+    /// The events of `pending` still set aside, in order, each deleted from
+    /// `set_aside_event`: a retry's counterpart of the inbox (the events are
+    /// in the inbox already), so that two retries of one event decide it once.
+    static func takenFromSetAside(_ pending: [PendingEvent], in db: Database) throws -> [PendingEvent] {
+        let delete = try db.cachedStatement(sql: "DELETE FROM set_aside_event WHERE publisher = ? AND sequence = ? AND consumer = ?")
+        return try pending.filter { event in
+            try delete.execute(arguments: [event.key.publisher, Int64(bitPattern: event.key.sequence), event.consumer])
+            return db.changesCount > 0
+        }
     }
 
     /// Puts `row` into the outbox once per channel, due now, with its payload fixed.
@@ -346,6 +358,9 @@ struct PreparedDecisions: Sendable {
     /// The decisions made while preparing, at `instant`, for users who had
     /// no policy state then (``AlertsService/decideAhead(_:mayHaveState:cities:metros:at:)``).
     var decidedAhead: [String: [AlertRow]]
+    /// Set-aside events decided again (``AlertsService/retrySetAside(_:)``):
+    /// each is taken out of `set_aside_event` instead of recorded in the inbox.
+    var retryingSetAside = false
 }
 
 /// One user's candidates of a batch: they compete under the policy.

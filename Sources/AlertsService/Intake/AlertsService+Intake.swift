@@ -16,30 +16,64 @@ extension AlertsService {
     static let thresholdQueueScore = 100 * watchlistFactor
 
     /// The candidates of a batch of the decision stream, one pending event
-    /// per delivery in the order they arrived, whatever its topic:
-    /// an exceptional deal's users (``pendingEvent(for:key:)``) or the one user of a watchlist event or trial ending. Nil when cancelled while a
-    /// service an exceptional deal needs was away (the batch is decided later).
+    /// per delivery in the order they arrived, whatever its topic
+    /// (``pendingEvent(for:key:)``). Nil when cancelled while a service an
+    /// exceptional deal needs was away (the batch is decided later).
     func pendingEvents(_ batch: [Delivery<any BusEvent>]) async -> [PendingEvent]? {
         var pending: [PendingEvent] = []
         pending.reserveCapacity(batch.count)
         for delivery in batch {
-            let key = InboxKey(delivery.metadata.id)
-            switch delivery.event {
-            case let crossing as ThresholdCrossed:
-                pending.append(PendingEvent(key: key, consumer: Self.crossingConsumer, candidates: [Self.candidate(for: crossing)]))
-            case let change as PriceChanged:
-                pending.append(PendingEvent(key: key, consumer: Self.priceConsumer, candidates: Self.candidate(for: change).map { [$0] } ?? []))
-            case let deal as ExceptionalDeal:
-                guard let event = await pendingEvent(for: deal, key: key) else { return nil }
-                pending.append(event)
-            case let ending as TrialEnding:
-                pending.append(PendingEvent(key: key, consumer: Self.trialConsumer, candidates: Self.candidate(for: ending).map { [$0] } ?? []))
-            default:
-                // Unreachable: the stream subscribes to those four types only (decisionInputTypes), one per topic.
+            switch await pendingEvent(for: delivery.event, key: InboxKey(delivery.metadata.id)) {
+            case .pending(let event): pending.append(event)
+            case .cancelled: return nil
+            case .notAnInput:
+                // Unreachable: the stream subscribes to the decision inputs only (decisionInputTypes), one per topic.
                 logger.error("an event of an unexpected type reached the decision stream; not decided", metadata: ["type": "\(delivery.metadata.typeName)", "event": "\(delivery.metadata.id)"])
             }
         }
         return pending
+    }
+
+    /// What ``pendingEvent(for:key:)`` made of an event.
+    enum PendingEventOutcome {
+        case pending(PendingEvent)
+        /// Cancelled while a service an exceptional deal needs was away.
+        case cancelled
+        /// Not one of ``decisionInputs``' types.
+        case notAnInput
+    }
+
+    /// One event's candidates, with the event kept beside them (in case it
+    /// has to be set aside): an exceptional deal's users
+    /// (``pendingEvent(for:key:)-(ExceptionalDeal,_)``), or the one user of a
+    /// watchlist event or trial ending.
+    func pendingEvent(for event: any BusEvent, key: InboxKey) async -> PendingEventOutcome {
+        var pending: PendingEvent
+        switch event {
+        case let crossing as ThresholdCrossed:
+            pending = PendingEvent(key: key, consumer: Self.crossingConsumer, candidates: [Self.candidate(for: crossing)])
+        case let change as PriceChanged:
+            pending = PendingEvent(key: key, consumer: Self.priceConsumer, candidates: Self.candidate(for: change).map { [$0] } ?? [])
+        case let deal as ExceptionalDeal:
+            guard let made = await pendingEvent(for: deal, key: key) else { return .cancelled }
+            pending = made
+        case let ending as TrialEnding:
+            pending = PendingEvent(key: key, consumer: Self.trialConsumer, candidates: Self.candidate(for: ending).map { [$0] } ?? [])
+        default:
+            return .notAnInput
+        }
+        pending.event = event
+        return .pending(pending)
+    }
+
+    /// The user an event names, empty for an exceptional deal (which names none).
+    static func userID(of event: any BusEvent) -> String {
+        switch event {
+        case let crossing as ThresholdCrossed: crossing.userID
+        case let change as PriceChanged: change.userID
+        case let ending as TrialEnding: ending.userID
+        default: ""
+        }
     }
 
     /// An exceptional deal: every user whose preferred airports include the
@@ -147,4 +181,6 @@ struct PendingEvent: Sendable {
     var key: InboxKey
     var consumer: String
     var candidates: [AlertCandidate]
+    /// The event itself, kept in case it is set aside (``AlertsService/setAside(_:failure:)``); nil in tests that make candidates directly.
+    var event: (any BusEvent)? = nil
 }

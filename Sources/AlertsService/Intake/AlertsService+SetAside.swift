@@ -1,12 +1,13 @@
 import FareLensStore
 import Foundation
 import GRDB
+import Logging
 
 /// A batch whose transaction fails for a reason in its data — a constraint,
 /// a value too big — fails the same way every time it is tried: retried,
 /// it would hold up its topic for ever. Its events are decided one at a
 /// time instead, and the one that fails alone is set aside: acknowledged in
-/// the inbox and kept in `set_aside_event`, logged and counted
+/// the inbox and kept in `set_aside_event` with its content, logged and counted
 /// (docs/alerts.md, "A batch that cannot be recorded"). A failure of the
 /// database itself — a full disk, an I/O error, a corrupt file — is not the
 /// data's (``FareLensStore/DatabaseFailure/isCausedByData(_:)``): that batch
@@ -42,15 +43,14 @@ extension AlertsService {
         return rows
     }
 
-    /// Records `event` as applied in the inbox and in `set_aside_event`,
+    /// Records `event` as applied in the inbox and in `set_aside_event`
+    /// with its content (to be retried by an operator, ``retrySetAside(_:)``),
     /// without its decisions; logged at error and counted
     /// (`farelens_alerts_events_set_aside_total`). This write is waited out
     /// like a decision's. Nil when cancelled first.
     func setAside(_ event: PendingEvent, failure: any Error) async -> [AlertRow]? {
         let now = clock.now()
-        let row = SetAsideEventRow(
-            publisher: event.key.publisher, sequence: Int64(bitPattern: event.key.sequence), consumer: event.consumer,
-            candidates: event.candidates.count, error: DatabaseFailure.summary(failure), setAsideAtUnixMs: now.unixMilliseconds)
+        let row = Self.setAsideRow(event, failure: failure, at: now, logger: logger)
         let recorded = await retryingEverySecond("alert event not set aside; trying again every second", level: .error, metadata: ["event": "\(event.key.publisher)/\(event.key.sequence)"]) {
             try await database.writer.write { db in
                 // Already applied (a redelivery raced it): nothing to set aside.
@@ -67,5 +67,22 @@ extension AlertsService {
             AlertsMetrics.setAside.increment()
         }
         return []
+    }
+
+    /// `event`'s row in `set_aside_event`, with its content in its wire
+    /// encoding and the user it names.
+    static func setAsideRow(_ event: PendingEvent, failure: any Error, at now: Date, logger: Logger) -> SetAsideEventRow {
+        var row = SetAsideEventRow(
+            publisher: event.key.publisher, sequence: Int64(bitPattern: event.key.sequence), consumer: event.consumer,
+            candidates: event.candidates.count, error: DatabaseFailure.summary(failure), setAsideAtUnixMs: now.unixMilliseconds)
+        guard let content = event.event else { return row }
+        row.userID = userID(of: content)
+        do {
+            row.payload = Data(try content.wireEncoded())
+        } catch {
+            // Kept without its content: listed, not retriable.
+            logger.error("set-aside event's content not encoded; it cannot be retried", metadata: ["event": "\(row.publisher)/\(event.key.sequence)", "error": "\(error)"])
+        }
+        return row
     }
 }

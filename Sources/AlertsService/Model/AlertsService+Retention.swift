@@ -21,14 +21,17 @@ extension AlertsService {
     /// Deletes decisions decided more than ``retention`` before `now`, with
     /// their outbox rows (delivered, dead-lettered or still pending: after
     /// that long a fare alert is worthless), and mutes and pauses that have
-    /// ended. Alert ids begin with their decision time, so the old rows are
-    /// a prefix of the primary key: no table scan.
+    /// ended, and events set aside as long ago (their content may name a
+    /// user, and a fare that old is worthless). Alert ids begin with their
+    /// decision time, so the old rows are a prefix of the primary key: no
+    /// table scan.
     ///
     /// - Returns: the decisions deleted; nil when the database failed (logged).
     @discardableResult
     func applyRetention(now: Date) async -> Int? {
         let cutoff = Self.newAlertID(at: now.addingTimeInterval(-retention)).prefix(13)  // "a" + 12 hex digits of milliseconds
         let nowMs = now.unixMilliseconds
+        let setAsideCutoffMs = now.addingTimeInterval(-retention).unixMilliseconds
         let usersWithState = usersWithState
         do {
             let deleted = try await database.writeToEnd { db in
@@ -39,6 +42,7 @@ extension AlertsService {
                 let alerts = db.changesCount
                 try db.execute(sql: "DELETE FROM route_mute WHERE mutedUntilUnixMs <= ?", arguments: [nowMs])
                 try db.execute(sql: "DELETE FROM alert_pause WHERE pausedUntilUnixMs <= ?", arguments: [nowMs])
+                try db.execute(sql: "DELETE FROM set_aside_event WHERE setAsideAtUnixMs < ?", arguments: [setAsideCutoffMs])
                 return alerts
             }
             if deleted > 0 { logger.info("old alert decisions deleted", metadata: ["alerts": "\(deleted)", "olderThanDays": "\(Int(retention / 86_400))"]) }

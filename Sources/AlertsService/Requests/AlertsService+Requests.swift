@@ -117,13 +117,15 @@ extension AlertsService {
         return response
     }
 
-    /// Erases everything about a deleted user: decisions, outbox rows, mutes, pause.
+    /// Erases everything about a deleted user: decisions, outbox rows, mutes,
+    /// pause, and the user's set-aside events (their content names the user).
     func erase(_ userID: String) async {
         do {
             let erased = try await database.writeToEnd { db in
                 _ = try RouteMuteRow.filter(Column("userID") == userID).deleteAll(db)
                 _ = try AlertPauseRow.deleteOne(db, key: userID)
                 _ = try OutboxRow.filter(Column("userID") == userID).deleteAll(db)
+                _ = try SetAsideEventRow.filter(Column("userID") == userID).deleteAll(db)
                 return try AlertRow.filter(Column("userID") == userID).deleteAll(db)
             }
             logger.info("deleted user's alerts erased", metadata: ["user": "\(userID)", "alerts": "\(erased)"])

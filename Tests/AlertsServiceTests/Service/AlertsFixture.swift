@@ -181,7 +181,9 @@ struct AlertsFixture {
         event.check.lowestPrice = Money(minorUnits: cents, currency: "USD")
         event.check.departureDate = CalendarDate(year: 2026, month: 9, day: 1)!.message
         event.check.belowThreshold = true
-        return PendingEvent(key: InboxKey(publisher: "watchlist-test", sequence: sequence), consumer: AlertsService.crossingConsumer, candidates: [AlertsService.candidate(for: event)])
+        return PendingEvent(
+            key: InboxKey(publisher: "watchlist-test", sequence: sequence), consumer: AlertsService.crossingConsumer, candidates: [AlertsService.candidate(for: event)],
+            event: event)
     }
 
     func rows(_ user: String) throws -> [AlertRow] {

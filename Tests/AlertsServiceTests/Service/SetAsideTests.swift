@@ -25,7 +25,7 @@ import Testing
         try fixture.database.writer.read { db in try SetAsideEventRow.order(Column("sequence")).fetchAll(db) }
     }
 
-    @Test("a batch with one event whose decisions cannot be recorded: the other events are decided, that one is set aside (in the inbox, in set_aside_event, no user id kept) and a redelivery of it decides nothing")
+    @Test("a batch with one event whose decisions cannot be recorded: the other events are decided, that one is set aside (in the inbox, and in set_aside_event with its content; no user id in the error) and a redelivery of it decides nothing")
     func poisonedEventSetAside() async throws {
         let fixture = try AlertsFixture()
         let ann = try await fixture.user("ann@example.com")
