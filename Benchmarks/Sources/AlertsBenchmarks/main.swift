@@ -155,10 +155,15 @@ func runAlertsBenchmarks() async throws {
         let (bus, database, running) = try await startService("\(root)/decide-\(round)", ["log.path": ConfigValue(.string("/dev/null"), isSecret: false)], logger: logger)
         let start = ContinuousClock.now
         for index in 0..<events { try await bus.publish(crossing(index, users: users, prefix: prefix)) }
-        while try await count(database, "SELECT COALESCE(MAX(rowid), 0) FROM alert") < events {
+        // Also when 90% were decided: the rate before the round's tail, whose last batch waits out the gathering window
+        // (a latency: no event of a steady stream waits longer than its window).
+        var ninetyPercentSeconds: Double?
+        while case let decided = try await count(database, "SELECT COALESCE(MAX(rowid), 0) FROM alert"), decided < events {
+            if ninetyPercentSeconds == nil, decided >= events * 9 / 10 { ninetyPercentSeconds = nanoseconds(ContinuousClock.now - start) / 1e9 }
             try await Task.sleep(for: .milliseconds(10))  // safe: polling the benchmark's own progress
         }
         let seconds = nanoseconds(ContinuousClock.now - start) / 1e9
+        let steady = Double(events * 9 / 10) / (ninetyPercentSeconds ?? seconds) / 1e3
         let decisions = try await database.writer.read { db in
             try Row.fetchAll(db, sql: "SELECT decision, COUNT(*) AS n FROM alert GROUP BY decision").map { "\(($0["decision"] as Int)):\(($0["n"] as Int))" }
         }
@@ -185,7 +190,7 @@ func runAlertsBenchmarks() async throws {
             }
         }
         let referenceSeconds = nanoseconds(ContinuousClock.now - referenceStart) / 1e9
-        print("[\(round)] alert decisions, \(events) threshold crossings for \(users) users through the bus (inbox, GetUsers, policy, record\(held ? "; all held in quiet hours" : ", outbox; all sent and delivered meanwhile")): \(format(Double(events) / seconds / 1e3)) k decisions/s [\(decisions.joined(separator: " "))] | reference: the decisions' rows alone (alert rows, the inbox row), 1,024 per transaction \(format(Double(events) / referenceSeconds / 1e3)) k/s | ratio \(format(seconds / referenceSeconds))x (target >= 100 k/s: \(Double(events) / seconds >= 1e5 ? "meets" : "MISSES"))")
+        print("[\(round)] alert decisions, \(events) threshold crossings for \(users) users through the bus (inbox, GetUsers, policy, record\(held ? "; all held in quiet hours" : ", outbox; all sent and delivered meanwhile")): \(format(Double(events) / seconds / 1e3)) k decisions/s (the first 90%: \(format(steady)) k/s) [\(decisions.joined(separator: " "))] | reference: the decisions' rows alone (alert rows, the inbox row), 1,024 per transaction \(format(Double(events) / referenceSeconds / 1e3)) k/s | ratio \(format(seconds / referenceSeconds))x (target >= 100 k/s: \(Double(events) / seconds >= 1e5 ? "meets" : "MISSES"))")
     }
 
     if only == "held" || only == "sent" { return }

@@ -14,7 +14,7 @@ enum AlertsMetrics {
     })
 
     /// Events set aside because their decisions cannot be recorded for a
-    /// reason in their data (``AlertsService/setAside(_:failure:)``).
+    /// reason in their data (``AlertsService/setAside(_:content:failure:)``).
     static let setAside = Counter(label: "farelens_alerts_events_set_aside_total")
 
     /// Makes every figure now, so that `/metrics` shows each from the

@@ -22,9 +22,10 @@ extension AlertsService {
     /// instead, and the event at fault set aside (``record(_:)``).
     ///
     /// - Returns: the recorded decisions.
+    /// - Parameter contents: the events themselves, kept if one is set aside.
     @discardableResult
-    func decide(_ pending: [PendingEvent]) async -> [AlertRow] {
-        guard let prepared = await prepare(pending), let rows = await record(prepared) else { return [] }
+    func decide(_ pending: [PendingEvent], contents: EventContents = .none) async -> [AlertRow] {
+        guard let prepared = await prepare(pending, contents: contents), let rows = await record(prepared) else { return [] }
         announce(rows)
         return rows
     }
@@ -47,7 +48,7 @@ extension AlertsService {
         var batches = subscription.settlingBatches(maximum: Self.batchSize, gathering: gathering).makeAsyncIterator()
         following: while let batch = await batches.next() {
             // Nil when cancelled while subscription was away: this batch is left unsettled.
-            guard let pending = await pendingEvents(batch.deliveries), let prepared = await prepare(pending) else { break }
+            guard let pending = await pendingEvents(batch.deliveries), let prepared = await prepare(pending, contents: EventContents(batch.deliveries)) else { break }
             let previous = recording
             var previousRows: [AlertRow] = []
             if let previous {
@@ -94,8 +95,9 @@ extension AlertsService {
     /// round trips) and the city names for the wording, with metros so that
     /// LON→EDI and LHR→EDI are one route for mutes and dedupe, each waited
     /// for while its service cannot answer. Nil on cancellation
-    /// (``recipientsWaiting(_:)``, ``learnPlaces(_:)``).
-    func prepare(_ pending: [PendingEvent]) async -> PreparedDecisions? {
+    /// (``recipientsWaiting(_:)``, ``learnPlaces(_:)``). `contents`, the
+    /// events themselves, is kept beside them in case one is set aside.
+    func prepare(_ pending: [PendingEvent], contents: EventContents = .none) async -> PreparedDecisions? {
         // An event without a user names no one to ask about: its candidates are skipped like an unknown user's.
         let userIDs = Set(pending.flatMap { $0.candidates.map(\.userID) }).filter { !$0.isEmpty }.sorted()
         guard let recipients = await recipientsWaiting(userIDs) else { return nil }
@@ -103,10 +105,12 @@ extension AlertsService {
         for candidate in pending.lazy.flatMap(\.candidates) { codes.insert(candidate.origin); codes.insert(candidate.destination) }
         guard await learnPlaces(codes) else { return nil }
         let instant = clock.now()
-        return await Self.prepared(
+        var prepared = await Self.prepared(
             pending, recipients: recipients, cities: cities, metros: metros, channels: channels.map(\.channel.rawValue),
             usersWithState: usersWithState, at: instant
         )
+        prepared.contents = contents
+        return prepared
     }
 
     /// The rest of ``prepare(_:)``, the batch's longest stretch of work, off
@@ -358,6 +362,8 @@ struct PreparedDecisions: Sendable {
     /// The decisions made while preparing, at `instant`, for users who had
     /// no policy state then (``AlertsService/decideAhead(_:mayHaveState:cities:metros:at:)``).
     var decidedAhead: [String: [AlertRow]]
+    /// The events themselves, for an event that has to be set aside.
+    var contents = EventContents.none
     /// Set-aside events decided again (``AlertsService/retrySetAside(_:)``):
     /// each is taken out of `set_aside_event` instead of recorded in the inbox.
     var retryingSetAside = false

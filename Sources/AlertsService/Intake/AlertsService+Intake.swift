@@ -16,17 +16,23 @@ extension AlertsService {
     static let thresholdQueueScore = 100 * watchlistFactor
 
     /// The candidates of a batch of the decision stream, one pending event
-    /// per delivery in the order they arrived, whatever its topic
-    /// (``pendingEvent(for:key:)``). Nil when cancelled while a service an
-    /// exceptional deal needs was away (the batch is decided later).
+    /// per delivery in the order they arrived, whatever its topic:
+    /// the one user of a watchlist event or trial ending
+    /// (``pendingUserEvent(_:key:)``) or an exceptional deal's users
+    /// (``pendingEvent(for:key:)-(ExceptionalDeal,_)``). Nil when cancelled
+    /// while a service an exceptional deal needs was away (the batch is
+    /// decided later).
     func pendingEvents(_ batch: [Delivery<any BusEvent>]) async -> [PendingEvent]? {
         var pending: [PendingEvent] = []
         pending.reserveCapacity(batch.count)
         for delivery in batch {
-            switch await pendingEvent(for: delivery.event, key: InboxKey(delivery.metadata.id)) {
-            case .pending(let event): pending.append(event)
-            case .cancelled: return nil
-            case .notAnInput:
+            let key = InboxKey(delivery.metadata.id)
+            if let event = Self.pendingUserEvent(delivery.event, key: key) {
+                pending.append(event)
+            } else if let deal = delivery.event as? ExceptionalDeal {
+                guard let event = await pendingEvent(for: deal, key: key) else { return nil }
+                pending.append(event)
+            } else {
                 // Unreachable: the stream subscribes to the decision inputs only (decisionInputTypes), one per topic.
                 logger.error("an event of an unexpected type reached the decision stream; not decided", metadata: ["type": "\(delivery.metadata.typeName)", "event": "\(delivery.metadata.id)"])
             }
@@ -34,7 +40,7 @@ extension AlertsService {
         return pending
     }
 
-    /// What ``pendingEvent(for:key:)`` made of an event.
+    /// What ``pendingEvent(for:key:)-(any BusEvent,_)`` made of an event.
     enum PendingEventOutcome {
         case pending(PendingEvent)
         /// Cancelled while a service an exceptional deal needs was away.
@@ -43,27 +49,27 @@ extension AlertsService {
         case notAnInput
     }
 
-    /// One event's candidates, with the event kept beside them (in case it
-    /// has to be set aside): an exceptional deal's users
-    /// (``pendingEvent(for:key:)-(ExceptionalDeal,_)``), or the one user of a
-    /// watchlist event or trial ending.
+    /// One event's candidates, as ``pendingEvents(_:)`` makes them (for a
+    /// retried set-aside event).
     func pendingEvent(for event: any BusEvent, key: InboxKey) async -> PendingEventOutcome {
-        var pending: PendingEvent
+        if let pending = Self.pendingUserEvent(event, key: key) { return .pending(pending) }
+        guard let deal = event as? ExceptionalDeal else { return .notAnInput }
+        return await pendingEvent(for: deal, key: key).map { .pending($0) } ?? .cancelled
+    }
+
+    /// The candidate of an event about one user — a threshold crossing, a
+    /// price change, a trial ending — or nil for an event of another type.
+    static func pendingUserEvent(_ event: any BusEvent, key: InboxKey) -> PendingEvent? {
         switch event {
         case let crossing as ThresholdCrossed:
-            pending = PendingEvent(key: key, consumer: Self.crossingConsumer, candidates: [Self.candidate(for: crossing)])
+            PendingEvent(key: key, consumer: crossingConsumer, candidates: [candidate(for: crossing)])
         case let change as PriceChanged:
-            pending = PendingEvent(key: key, consumer: Self.priceConsumer, candidates: Self.candidate(for: change).map { [$0] } ?? [])
-        case let deal as ExceptionalDeal:
-            guard let made = await pendingEvent(for: deal, key: key) else { return .cancelled }
-            pending = made
+            PendingEvent(key: key, consumer: priceConsumer, candidates: candidate(for: change).map { [$0] } ?? [])
         case let ending as TrialEnding:
-            pending = PendingEvent(key: key, consumer: Self.trialConsumer, candidates: Self.candidate(for: ending).map { [$0] } ?? [])
+            PendingEvent(key: key, consumer: trialConsumer, candidates: candidate(for: ending).map { [$0] } ?? [])
         default:
-            return .notAnInput
+            nil
         }
-        pending.event = event
-        return .pending(pending)
     }
 
     /// The user an event names, empty for an exceptional deal (which names none).
@@ -181,6 +187,28 @@ struct PendingEvent: Sendable {
     var key: InboxKey
     var consumer: String
     var candidates: [AlertCandidate]
-    /// The event itself, kept in case it is set aside (``AlertsService/setAside(_:failure:)``); nil in tests that make candidates directly.
-    var event: (any BusEvent)? = nil
+}
+
+/// The events a batch was made from, by inbox key: the content a set-aside
+/// event keeps (``AlertsService/setAside(_:content:failure:)``). It holds the
+/// batch's deliveries as they are, so the batch pays nothing for it; the
+/// rare lookup scans them.
+struct EventContents: Sendable {
+    private var deliveries: [Delivery<any BusEvent>] = []
+    private var events: [InboxKey: any BusEvent] = [:]
+
+    /// No contents: an event set aside is kept without (not retriable).
+    static let none = EventContents()
+
+    private init() {}
+
+    /// The contents of a batch of the decision stream.
+    init(_ deliveries: [Delivery<any BusEvent>]) { self.deliveries = deliveries }
+
+    /// Given contents (a retry, tests).
+    init(_ events: [InboxKey: any BusEvent]) { self.events = events }
+
+    func event(for key: InboxKey) -> (any BusEvent)? {
+        events[key] ?? deliveries.first { InboxKey($0.metadata.id) == key }?.event
+    }
 }

@@ -1,3 +1,4 @@
+import FareLensBus
 import FareLensStore
 import Foundation
 import GRDB
@@ -15,14 +16,14 @@ import Logging
 extension AlertsService {
     /// `prepared`'s events recorded each in its own transaction, at the
     /// clock's current instant, in order; the rows of those recorded. With
-    /// one event, that event is set aside (``setAside(_:failure:)``).
+    /// one event, that event is set aside (``setAside(_:content:failure:)``).
     /// Nil when cancelled meanwhile: the events recorded so far are
     /// announced, the rest are left unsettled (redelivered, the inbox skips
     /// the recorded ones).
     func recordOneByOne(_ prepared: PreparedDecisions, failure: any Error) async -> [AlertRow]? {
         guard prepared.pending.count > 1 else {
             guard let only = prepared.pending.first else { return [] }
-            return await setAside(only, failure: failure)
+            return await setAside(only, content: prepared.contents.event(for: only.key), failure: failure)
         }
         logger.warning(
             "alert decisions failed for a reason in their data; deciding the batch's events one at a time",
@@ -48,9 +49,9 @@ extension AlertsService {
     /// without its decisions; logged at error and counted
     /// (`farelens_alerts_events_set_aside_total`). This write is waited out
     /// like a decision's. Nil when cancelled first.
-    func setAside(_ event: PendingEvent, failure: any Error) async -> [AlertRow]? {
+    func setAside(_ event: PendingEvent, content: (any BusEvent)?, failure: any Error) async -> [AlertRow]? {
         let now = clock.now()
-        let row = Self.setAsideRow(event, failure: failure, at: now, logger: logger)
+        let row = Self.setAsideRow(event, content: content, failure: failure, at: now, logger: logger)
         let recorded = await retryingEverySecond("alert event not set aside; trying again every second", level: .error, metadata: ["event": "\(event.key.publisher)/\(event.key.sequence)"]) {
             try await database.writer.write { db in
                 // Already applied (a redelivery raced it): nothing to set aside.
@@ -69,13 +70,13 @@ extension AlertsService {
         return []
     }
 
-    /// `event`'s row in `set_aside_event`, with its content in its wire
-    /// encoding and the user it names.
-    static func setAsideRow(_ event: PendingEvent, failure: any Error, at now: Date, logger: Logger) -> SetAsideEventRow {
+    /// `event`'s row in `set_aside_event`, with `content` (the event) in its
+    /// wire encoding and the user it names; without, when it is not known.
+    static func setAsideRow(_ event: PendingEvent, content: (any BusEvent)?, failure: any Error, at now: Date, logger: Logger) -> SetAsideEventRow {
         var row = SetAsideEventRow(
             publisher: event.key.publisher, sequence: Int64(bitPattern: event.key.sequence), consumer: event.consumer,
             candidates: event.candidates.count, error: DatabaseFailure.summary(failure), setAsideAtUnixMs: now.unixMilliseconds)
-        guard let content = event.event else { return row }
+        guard let content else { return row }
         row.userID = userID(of: content)
         do {
             row.payload = Data(try content.wireEncoded())

@@ -70,7 +70,7 @@ extension AlertsService {
             return result
         }
         let key = InboxKey(publisher: row.publisher, sequence: UInt64(bitPattern: row.sequence))
-        guard case .pending(let pending) = await pendingEvent(for: event, key: key), var prepared = await prepare([pending]) else {
+        guard case .pending(let pending) = await pendingEvent(for: event, key: key), var prepared = await prepare([pending], contents: EventContents([key: event])) else {
             result.error = "the service stopped before it was decided"
             return result
         }

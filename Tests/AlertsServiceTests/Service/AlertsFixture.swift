@@ -172,6 +172,12 @@ struct AlertsFixture {
 
     /// A pending threshold crossing for `user` on `route`, at `cents` USD, with a unique inbox key.
     func crossing(_ user: String, _ origin: String = "JFK", _ destination: String = "NRT", cents: Int64 = 65_000, sequence: UInt64) -> PendingEvent {
+        let event = crossingEvent(user, origin, destination, cents: cents)
+        return PendingEvent(key: InboxKey(publisher: "watchlist-test", sequence: sequence), consumer: AlertsService.crossingConsumer, candidates: [AlertsService.candidate(for: event)])
+    }
+
+    /// The threshold crossing ``crossing(_:_:_:cents:sequence:)`` makes candidates of.
+    func crossingEvent(_ user: String, _ origin: String = "JFK", _ destination: String = "NRT", cents: Int64 = 65_000) -> ThresholdCrossed {
         var event = ThresholdCrossed()
         event.userID = user
         event.watchlistID = "w-\(origin)\(destination)"
@@ -181,9 +187,7 @@ struct AlertsFixture {
         event.check.lowestPrice = Money(minorUnits: cents, currency: "USD")
         event.check.departureDate = CalendarDate(year: 2026, month: 9, day: 1)!.message
         event.check.belowThreshold = true
-        return PendingEvent(
-            key: InboxKey(publisher: "watchlist-test", sequence: sequence), consumer: AlertsService.crossingConsumer, candidates: [AlertsService.candidate(for: event)],
-            event: event)
+        return event
     }
 
     func rows(_ user: String) throws -> [AlertRow] {
