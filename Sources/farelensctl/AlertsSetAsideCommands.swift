@@ -42,10 +42,10 @@ extension AlertsCommand {
             abstract: "Decide set-aside events again from their kept content, once the fault is fixed; each decided event is no longer set aside.",
             discussion: """
                 Exits 1 when an event was not decided (it failed again, or its content was not kept); it stays set aside.
-                Example: farelensctl alerts retry-set-aside node-7f3a/1042   or   farelensctl alerts retry-set-aside --all
+                Example: farelensctl alerts retry-set-aside farelens#1x9k3q2m7z/1042   or   farelensctl alerts retry-set-aside --all
                 """
         )
-        @Argument(help: "Events as PUBLISHER/SEQUENCE, as `alerts set-aside` lists them.") var events: [String] = []
+        @Argument(help: "Events as PUBLISHER/SEQUENCE (the publisher is a node name and its epoch, farelens#1x9k3q2m7z), as `alerts set-aside` lists them.") var events: [String] = []
         @Flag(name: .long, help: "Every set-aside event.") var all = false
         @OptionGroup var options: ConnectionOptions
 

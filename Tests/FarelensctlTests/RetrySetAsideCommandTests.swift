@@ -6,8 +6,8 @@ import Testing
 struct RetrySetAsideCommandTests {
     @Test("an event is PUBLISHER/SEQUENCE, split at the last slash (a publisher may hold one)")
     func keys() throws {
-        let plain = try AlertsCommand.RetrySetAside.key("node-7f3a/1042")
-        #expect(plain.publisher == "node-7f3a" && plain.sequence == 1042)
+        let plain = try AlertsCommand.RetrySetAside.key("farelens#1x9k3q2m7z/1042")
+        #expect(plain.publisher == "farelens#1x9k3q2m7z" && plain.sequence == 1042)
         let slashed = try AlertsCommand.RetrySetAside.key("hub/alerts/7")
         #expect(slashed.publisher == "hub/alerts" && slashed.sequence == 7)
     }
