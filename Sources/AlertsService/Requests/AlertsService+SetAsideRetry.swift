@@ -24,7 +24,8 @@ extension AlertsService {
     /// once; one that fails again stays set aside, with the new error. An
     /// event whose content was not kept (set aside before `alerts-004`) is
     /// reported and left. Like the stream, this waits while subscription or
-    /// search cannot answer.
+    /// search cannot answer: a caller whose deadline passes meanwhile gets
+    /// its timeout, and the retry still finishes.
     ///
     /// - Throws: `invalid-field` (events) when neither events nor `all` is
     ///   given, or both; `not-set-aside` for an event that is not set aside
