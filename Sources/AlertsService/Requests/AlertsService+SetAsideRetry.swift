@@ -24,8 +24,9 @@ extension AlertsService {
     /// once; one that fails again stays set aside, with the new error. An
     /// event whose content was not kept (set aside before `alerts-004`) is
     /// reported and left. Like the stream, this waits while subscription or
-    /// search cannot answer: a caller whose deadline passes meanwhile gets
-    /// its timeout, and the retry still finishes.
+    /// search cannot answer. Cancelled (the service stopping, or a caller
+    /// across the bridge gone), it stops: an event whose transaction has
+    /// begun is decided, the rest stay set aside.
     ///
     /// - Throws: `invalid-field` (events) when neither events nor `all` is
     ///   given, or both; `not-set-aside` for an event that is not set aside
@@ -72,7 +73,7 @@ extension AlertsService {
         }
         let key = InboxKey(publisher: row.publisher, sequence: UInt64(bitPattern: row.sequence))
         guard case .pending(let pending) = await pendingEvent(for: event, key: key), var prepared = await prepare([pending], contents: EventContents([key: event])) else {
-            result.error = "the service stopped before it was decided"
+            result.error = "not decided: cancelled (the service stopping, or the caller gone) while subscription or search was asked"
             return result
         }
         prepared.retryingSetAside = true
