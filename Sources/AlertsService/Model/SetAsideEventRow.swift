@@ -54,6 +54,11 @@ struct SetAsideEventRow: Codable, Sendable, Equatable, FetchableRecord, Persista
         }
     }
 
+    /// Whether `key` (publisher and sequence, as an operator names an event) names this row.
+    func isNamed(by key: SetAsideEventKey) -> Bool {
+        publisher == key.publisher && UInt64(bitPattern: sequence) == key.sequence
+    }
+
     /// The row as its request answers it.
     var message: SetAsideEvent {
         var event = SetAsideEvent()

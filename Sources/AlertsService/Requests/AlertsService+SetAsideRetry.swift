@@ -36,15 +36,10 @@ extension AlertsService {
             throw .invalidField("events", request.all ? "name no events when all is set" : "name at least one event, or set all")
         }
         let setAside = try read { db in try Self.setAsideRows(in: db) }
-        var chosen: [SetAsideEventRow] = setAside
-        if !request.all {
-            chosen = []
-            for key in request.events {
-                let matching = setAside.filter { $0.publisher == key.publisher && UInt64(bitPattern: $0.sequence) == key.sequence }
-                guard !matching.isEmpty else { throw .notSetAside(key.publisher, sequence: key.sequence) }
-                chosen += matching.filter { row in !chosen.contains { $0.publisher == row.publisher && $0.sequence == row.sequence && $0.consumer == row.consumer } }
-            }
+        for key in request.events where !setAside.contains(where: { $0.isNamed(by: key) }) {
+            throw .notSetAside(key.publisher, sequence: key.sequence)
         }
+        let chosen = request.all ? setAside : setAside.filter { row in request.events.contains { row.isNamed(by: $0) } }
         var response = RetrySetAsideResponse()
         for row in chosen { response.events.append(await retry(row)) }
         return response
