@@ -44,28 +44,33 @@ func sentRowsFloorSeconds(_ directory: String, events: Int, users: Int, body: Da
         }
     }
     let inserted = ContinuousClock.now
+    var updated = 0
     for batch in stride(from: 0, to: events, by: 256) {
-        try await database.writer.write { db in
+        updated += try await database.writer.write { db in
             let outbox = try db.cachedStatement(sql: """
                 UPDATE outbox SET status = ?, attempts = ?, nextAttemptAtUnixMs = ?, lastError = ?, finishedAtUnixMs = ?
                 WHERE alertID = ? AND channel = ?
                 """)
             let alert = try db.cachedStatement(sql: "UPDATE alert SET deliveryState = ?, deliveryError = ?, attempts = ?, deliveredAtUnixMs = ? WHERE alertID = ?")
             let nowMs = Date().unixMilliseconds
+            var changed = 0
             for index in batch..<min(events, batch + 256) {
                 let alertID = floorAlertID(index)
                 for channel in channels {
-                    try outbox.executeBinding { values in
+                    changed += try outbox.executeBinding { values in
                         values.bind(2); values.bind(1); values.bind(nowMs); values.bind(""); values.bind(nowMs); values.bind(alertID); values.bind(channel)
                     }
                 }
-                try alert.executeBinding { values in
+                changed += try alert.executeBinding { values in
                     values.bind(2); values.bind(""); values.bind(1); values.bind(nowMs); values.bind(alertID)
                 }
             }
+            return changed
         }
     }
     let end = ContinuousClock.now
+    // Every update found its row: the outcomes were written, not skipped.
+    guard updated == events * (channels.count + 1) else { throw FloorError(updated: updated, expected: events * (channels.count + 1)) }
     try database.close()
     return (nanoseconds(inserted - start) / 1e9, nanoseconds(end - inserted) / 1e9)
 }
@@ -74,4 +79,11 @@ func sentRowsFloorSeconds(_ directory: String, events: Int, users: Int, body: Da
 private func floorAlertID(_ index: Int) -> String {
     let digits = String(index)
     return "a" + String(repeating: "0", count: max(0, 9 - digits.count)) + digits
+}
+
+/// The floor's updates changed fewer rows than it inserted: it measured less than it claims.
+struct FloorError: Error, CustomStringConvertible {
+    let updated: Int
+    let expected: Int
+    var description: String { "the floor's outcome updates changed \(updated) rows, not \(expected)" }
 }
