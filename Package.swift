@@ -221,7 +221,7 @@ let package = Package(
             swiftSettings: strict
         ),
         /// The shared definitions in FareLensMessages (the attribution sub-id).
-        .testTarget(name: "FareLensMessagesTests", dependencies: ["FareLensMessages", "FareLensTesting"], swiftSettings: strict),
+        .testTarget(name: "FareLensMessagesTests", dependencies: ["FareLensMessages", "FareLensTesting", crypto, protobuf], swiftSettings: strict),
         .testTarget(name: "FarelensctlTests", dependencies: ["farelensctl", "FareLensMessages"], swiftSettings: strict),
     ] + serviceTargets
 )

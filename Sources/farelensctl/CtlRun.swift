@@ -1,5 +1,6 @@
 import ArgumentParser
 import FareLensBus
+import FareLensMessages
 import FareLensWire
 import Foundation
 import SwiftProtobuf
@@ -45,11 +46,11 @@ enum CtlRun {
         print(try jsonText(message))
     }
 
-    /// `message` as protobuf's JSON with the `.proto` (snake_case) field names.
+    /// `message` as protobuf's JSON with the `.proto` (snake_case) field
+    /// names, keys sorted, and the fields left at their defaults printed too
+    /// (an empty list as `[]`, not left out): ``ProtoJSONWithDefaults``.
     static func jsonText(_ message: any SwiftProtobuf.Message) throws -> String {
-        var options = JSONEncodingOptions()
-        options.preserveProtoFieldNames = true
-        return try message.jsonString(options: options)
+        try ProtoJSONWithDefaults.fareLens.text(of: message)
     }
 
     /// `text` as a JSON string literal, quoted and escaped (a `/` left as it is: event ids are `publisher/sequence`).

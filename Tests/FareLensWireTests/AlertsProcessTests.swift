@@ -54,6 +54,9 @@ struct AlertsProcessTests {
         let created = try await ctl(["users", "create", "--email", "k@example.com", "--time-zone", Self.daytimeZone(), "--json"])
         #expect(created.status == 0, "\(created.stderr)")
         let user = try #require((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["id"] as? String)
+        // No decisions yet: the list is there and empty, not a missing key (protobuf's own JSON prints `{}`).
+        let none = try await ctl(["alerts", "history", "--user", user, "--json"])
+        #expect(none.status == 0 && none.stdout == #"{"alerts":[]}"# + "\n", "\(none.stdout)\(none.stderr)")
         let from = ServiceProcessTests.isoDate(daysFromNow: 40), to = ServiceProcessTests.isoDate(daysFromNow: 47)
         // The simulated market prices a trip from New York in USD (the origin's currency); a threshold in another currency never crosses.
         let added = try await ctl(["watchlists", "add", "--user", user, "JFK", "CDG", "--from", from, "--to", to, "--threshold", "99999.00USD", "--json"])
