@@ -71,8 +71,7 @@ public struct ProtoJSONWithDefaults: Sendable {
     /// field without presence, on one line. A message whose descriptor is
     /// not known is printed as protobuf prints it (keys in field order, no defaults).
     ///
-    /// - Throws: SwiftProtobuf's `JSONEncodingError` when the message cannot be
-    ///   written as JSON (a float that is not finite).
+    /// - Throws: what SwiftProtobuf's `jsonString(options:)` throws for the message.
     public func text(of message: any SwiftProtobuf.Message) throws -> String {
         var options = JSONEncodingOptions()
         options.preserveProtoFieldNames = true
@@ -92,9 +91,9 @@ public struct ProtoJSONWithDefaults: Sendable {
         guard let descriptor = messages[typeName] else { return object }
         var object = object
         for field in descriptor.field {
-            let nested = field.typeName.hasPrefix(".") ? String(field.typeName.dropFirst()) : field.typeName
+            let nested = Self.fullName(field.typeName)
             if let value = object[field.name] {
-                if field.type == .message || field.type == .group { object[field.name] = filledValue(value, field: field, type: nested) }
+                if field.type == .message || field.type == .group { object[field.name] = filledValue(value, type: nested) }
                 continue
             }
             if let value = defaultValue(of: field, type: nested, inProto3: proto3.contains(typeName)) { object[field.name] = value }
@@ -103,15 +102,11 @@ public struct ProtoJSONWithDefaults: Sendable {
     }
 
     /// A present message-typed value with the messages inside it filled: one
-    /// message, a list of them, or a map whose values are messages.
-    private func filledValue(_ value: Any, field: Google_Protobuf_FieldDescriptorProto, type nested: String) -> Any {
-        if mapEntries.contains(nested) {
-            guard let map = value as? [String: Any],
-                  let valueField = messages[nested]?.field.first(where: { $0.number == 2 }), valueField.type == .message
-            else { return value }
-            let valueType = String(valueField.typeName.drop { $0 == "." })
-            return map.mapValues { ($0 as? [String: Any]).map { filled($0, type: valueType) } ?? $0 }
-        }
+    /// message or a list of them. A map is left as it is: FareLens's maps
+    /// hold scalars, and a map of messages would print its values as
+    /// protobuf does.
+    private func filledValue(_ value: Any, type nested: String) -> Any {
+        if mapEntries.contains(nested) { return value }
         if let list = value as? [Any] { return list.map { ($0 as? [String: Any]).map { filled($0, type: nested) } ?? $0 } }
         if let message = value as? [String: Any] { return filled(message, type: nested) }
         return value
@@ -132,5 +127,11 @@ public struct ProtoJSONWithDefaults: Sendable {
         case .enum: return zeroEnumNames[nested] ?? 0
         default: return 0
         }
+    }
+
+    /// A descriptor's type reference (".farelens.common.v1.Money") as the
+    /// messages are keyed ("farelens.common.v1.Money").
+    private static func fullName(_ typeName: String) -> String {
+        typeName.hasPrefix(".") ? String(typeName.dropFirst()) : typeName
     }
 }
