@@ -25,6 +25,20 @@ extension MessageBus {
         try await deliver(event, metadata: metadata, settlement: nil, forwardToTransports: true)
     }
 
+    /// Publishes an event under an id its publisher keeps across restarts,
+    /// as a service's event outbox does: every copy published again (after
+    /// a crash before the outbox recorded the first as accepted) carries the
+    /// same id, so other nodes' redelivery windows and consumers' inboxes
+    /// recognise it. Otherwise as ``publish(_:parent:)``.
+    ///
+    /// The caller must never give two different events one id: a publisher
+    /// name of its own, and sequences that are never reused.
+    public nonisolated(nonsending) func publish(_ event: any BusEvent, id: EventID, traceID: TraceID) async throws(BusError) {
+        let type = type(of: event)
+        let metadata = EventMetadata(id: id, topic: type.topic, typeName: type.wireTypeName, traceID: traceID)
+        try await deliver(event, metadata: metadata, settlement: nil, forwardToTransports: true)
+    }
+
     /// Delivers an event that a transport received, keeping its original id.
     /// Not forwarded again.
     ///

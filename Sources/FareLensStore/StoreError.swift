@@ -9,6 +9,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case migrationFailed = "migration-failed"
         case diskFull = "disk-full"
         case writeFailed = "write-failed"
+        case readFailed = "read-failed"
         case backupFailed = "backup-failed"
     }
     private let code: Code
@@ -43,6 +44,9 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     }
     public static func writeFailed(_ path: String, _ reason: String) -> StoreError {
         StoreError(.writeFailed, path, "cannot write to database '\(path)': \(reason)")
+    }
+    public static func readFailed(_ path: String, _ reason: String) -> StoreError {
+        StoreError(.readFailed, path, "cannot read database '\(path)': \(reason)")
     }
     public static func backupFailed(_ path: String, _ reason: String) -> StoreError {
         StoreError(.backupFailed, path, "cannot back up to '\(path)': \(reason)")

@@ -11,9 +11,11 @@ import Logging
 /// docs/subscription.md).
 ///
 /// Its state is the `user` table of `subscription.sqlite`, written only from
-/// this actor. Requests reach it with an actor hop; the events they cause go
-/// through a ``DeferredPublisher``, so a request is answered before any event
-/// backpressure. `run()` publishes those events and moves trials along
+/// this actor. Requests reach it with an actor hop; the events they cause are
+/// written into the same database's event outbox (``EventOutbox``) in the
+/// transaction of the change, so a request is answered before any event
+/// backpressure and a crash after the commit loses no event. `run()`
+/// publishes those events and moves trials along
 /// (a reminder one day before the end, then Free) on `trialCheckInterval`.
 actor SubscriptionService: ServiceBehaviour {
     private enum State {
@@ -29,7 +31,8 @@ actor SubscriptionService: ServiceBehaviour {
     let database: ServiceDatabase
     let validator: UserValidator
     let clock: any WallClock
-    let events: DeferredPublisher
+    /// Where every event this service publishes is written, and published from.
+    let events: EventOutbox
     private let trialCheckInterval: Duration
     let logger: Logger
 
@@ -40,7 +43,10 @@ actor SubscriptionService: ServiceBehaviour {
         self.database = database
         self.validator = UserValidator(airports: airports)
         self.clock = clock
-        self.events = DeferredPublisher(bus: bus, owner: "subscription", logger: logger)
+        self.events = EventOutbox(
+            owner: "subscription", database: database, bus: bus,
+            types: [TierChanged.self, TrialEnding.self, PurchaseRecorded.self, UserPreferencesChanged.self, UserDeleted.self], clock: clock,
+            logger: logger)
         self.trialCheckInterval = trialCheckInterval
         self.logger = logger
     }
@@ -60,8 +66,8 @@ actor SubscriptionService: ServiceBehaviour {
         try bus.serve(PreferredAirportSummaryRequest.self) { request, _ in try await self.preferredAirportSummary(request) }
     }
 
-    /// Publishes queued events and checks trials until cancelled; then
-    /// publishes what is still queued and returns.
+    /// Publishes the outbox's events and checks trials until cancelled;
+    /// then publishes what the outbox holds once more and returns.
     func run() async throws {
         guard case .idle = state else { return }
         state = .running
@@ -74,7 +80,6 @@ actor SubscriptionService: ServiceBehaviour {
                     await self.endPaidPeriods()
                     try? await Task.sleep(for: self.clock.realDuration(of: self.trialCheckInterval))  // safe: the trial schedule itself (tests call advanceTrials directly); ends on cancellation
                 }
-                self.events.finish()
             }
         }
     }
@@ -100,10 +105,10 @@ actor SubscriptionService: ServiceBehaviour {
         try write { db throws(SubscriptionError) in
             guard try Self.catching({ try UserRecord.filter(Column("email") == email).fetchCount(db) }) == 0 else { throw .emailTaken(email) }
             try Self.catching { try record.insert(db) }
+            try self.appendTierChange(record, from: .unspecified, cause: .trialStarted, at: now, parent: context, in: db)
+            try self.appendPreferences(record, at: now, parent: context, in: db)
         }
         logger.info("user created", metadata: ["user": "\(record.userID)", "tier": "trial"])
-        publishTierChange(record, from: .unspecified, cause: .trialStarted, at: now, parent: context)
-        publishPreferences(record, at: now, parent: context)
         var response = CreateUserResponse()
         response.user = record.message
         response.entitlements = TierEntitlements.of(.trial)
@@ -163,6 +168,7 @@ actor SubscriptionService: ServiceBehaviour {
         // Checked against the tier at the time of writing (below), which a concurrent change may have moved.
         let preferred = request.hasPreferredAirports
             ? try await validator.preferredAirports(request.preferredAirports.airports, tier: current.tierValue) : nil
+        let now = clock.now()
         let updated = try write { db throws(SubscriptionError) -> UserRecord in
             guard var record = try Self.catching({ try UserRecord.fetchOne(db, key: request.userID) }) else { throw .unknownUser(request.userID) }
             if let email, email != record.email {
@@ -178,9 +184,9 @@ actor SubscriptionService: ServiceBehaviour {
                 record.preferredAirports = preferred
             }
             try Self.catching { try record.update(db) }
+            try self.appendPreferences(record, at: now, parent: context, in: db)
             return record
         }
-        publishPreferences(updated, at: clock.now(), parent: context)
         var response = UpdateUserResponse()
         response.user = updated.message
         return response
@@ -214,17 +220,20 @@ actor SubscriptionService: ServiceBehaviour {
                     .fetchAll(db)
                 var moved: [(UserRecord, TrialEnding.Stage)] = []
                 for var record in due {
+                    let stage: TrialEnding.Stage
                     if record.trialEndsAtUnixMs <= nowMs {
                         record.tier = Tier.free.rawValue
                         record.trialStage = .over
-                        moved.append((record, .expired))
+                        stage = .expired
                     } else if record.trialStage == .running {
                         record.trialStage = .reminded
-                        moved.append((record, .oneDayLeft))
+                        stage = .oneDayLeft
                     } else {
                         continue
                     }
                     try record.update(db)
+                    try self.appendTrialEnding(record, stage: stage, at: now, in: db)
+                    moved.append((record, stage))
                 }
                 return moved
             }
@@ -233,13 +242,6 @@ actor SubscriptionService: ServiceBehaviour {
             return 0
         }
         for (record, stage) in moved {
-            var ending = TrialEnding()
-            ending.userID = record.userID
-            ending.stage = stage
-            ending.trialEndsAtUnixMs = record.trialEndsAtUnixMs
-            ending.atUnixMs = nowMs
-            _ = events.enqueue(ending)
-            if stage == .expired { publishTierChange(record, from: .trial, cause: .trialExpired, at: now, parent: nil) }
             logger.info("trial moved on", metadata: ["user": "\(record.userID)", "stage": "\(stage)"])
         }
         return moved.count
@@ -269,7 +271,25 @@ actor SubscriptionService: ServiceBehaviour {
         do { return try body() } catch { throw .storage("\(error)") }
     }
 
-    func publishTierChange(_ record: UserRecord, from previous: Tier, cause: TierChangeCause, transactionID: String = "", at now: Date, parent: RequestContext?) {
+    /// Writes `TrialEnding` for `record` at `stage` into the event outbox
+    /// inside the write transaction `db`, and `TierChanged`
+    /// (`TRIAL_EXPIRED`) when the trial is over.
+    nonisolated func appendTrialEnding(_ record: UserRecord, stage: TrialEnding.Stage, at now: Date, in db: Database) throws(SubscriptionError) {
+        var ending = TrialEnding()
+        ending.userID = record.userID
+        ending.stage = stage
+        ending.trialEndsAtUnixMs = record.trialEndsAtUnixMs
+        ending.atUnixMs = Self.unixMs(now)
+        try Self.catching { try events.append(ending, in: db) }
+        if stage == .expired { try appendTierChange(record, from: .trial, cause: .trialExpired, at: now, parent: nil, in: db) }
+    }
+
+    /// Writes `TierChanged` for `record` into the event outbox inside the
+    /// write transaction `db`.
+    nonisolated func appendTierChange(
+        _ record: UserRecord, from previous: Tier, cause: TierChangeCause, transactionID: String = "", at now: Date, parent: RequestContext?,
+        in db: Database
+    ) throws(SubscriptionError) {
         var change = TierChanged()
         change.userID = record.userID
         change.previous = previous
@@ -278,10 +298,12 @@ actor SubscriptionService: ServiceBehaviour {
         change.transactionID = transactionID
         change.entitlements = TierEntitlements.of(record.tierValue)
         change.atUnixMs = Self.unixMs(now)
-        _ = events.enqueue(change, parent: parent)
+        try Self.catching { try events.append(change, parent: parent, in: db) }
     }
 
-    private func publishPreferences(_ record: UserRecord, at now: Date, parent: RequestContext?) {
+    /// Writes `UserPreferencesChanged` for `record` into the event outbox
+    /// inside the write transaction `db`.
+    private nonisolated func appendPreferences(_ record: UserRecord, at now: Date, parent: RequestContext?, in db: Database) throws(SubscriptionError) {
         var changed = UserPreferencesChanged()
         changed.userID = record.userID
         changed.timeZone = record.timeZone
@@ -289,7 +311,7 @@ actor SubscriptionService: ServiceBehaviour {
         changed.preferredAirports = record.message.preferredAirports
         changed.quietHours = record.quietHours
         changed.atUnixMs = Self.unixMs(now)
-        _ = events.enqueue(changed, parent: parent)
+        try Self.catching { try events.append(changed, parent: parent, in: db) }
     }
 
     static func unixMs(_ date: Date) -> Int64 { date.unixMilliseconds }

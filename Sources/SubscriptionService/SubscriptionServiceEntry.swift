@@ -20,6 +20,7 @@ public enum SubscriptionServiceEntry {
             try UserRecord.migrateForPurchases(db)
             try PurchaseRecord.migrate(db)
         }
+        migrations.registerEventOutbox(named: "subscription-003-event-outbox")
         return migrations
     }
 }

@@ -11,12 +11,13 @@ import Logging
 /// docs/watchlist.md).
 ///
 /// Its state is `watchlist.sqlite` (tables `watchlist` and `owner`), written
-/// only from this actor. It asks the subscription service for a user's tier,
+/// only from this actor; the events it publishes are written into the same
+/// database's event outbox in the transaction of the change they report. It asks the subscription service for a user's tier,
 /// limit and time zone, search's directory for airport codes, and search for
 /// prices, all over the bus; it follows `TierChanged` (through the inbox,
 /// exactly once), `UserPreferencesChanged` and `UserDeleted`.
 ///
-/// `run()` publishes queued events, applies those subscriptions, and runs the
+/// `run()` publishes the outbox's events, applies those subscriptions, and runs the
 /// checks that are due every `checkTick`: the first tick runs at once, so a
 /// check that fell due while the process was down runs once on start.
 actor WatchlistService: ServiceBehaviour {
@@ -35,7 +36,8 @@ actor WatchlistService: ServiceBehaviour {
     let database: ServiceDatabase
     let bus: MessageBus
     let clock: any WallClock
-    let events: DeferredPublisher
+    /// Where every event this service publishes is written, and published from.
+    let events: EventOutbox
     let validator: WatchlistValidator
     let checkTick: Duration
     /// Users whose watchlists are checked at the same time.
@@ -55,7 +57,9 @@ actor WatchlistService: ServiceBehaviour {
         self.database = database
         self.bus = bus
         self.clock = clock
-        self.events = DeferredPublisher(bus: bus, owner: "watchlist", logger: logger)
+        self.events = EventOutbox(
+            owner: "watchlist", database: database, bus: bus, types: [PriceChanged.self, ThresholdCrossed.self, WatchlistChanged.self], clock: clock,
+            logger: logger)
         self.validator = WatchlistValidator { code throws(WatchlistError) in
             do {
                 return try await AirportLookupRequest.isKnown(code, on: bus)
@@ -83,9 +87,9 @@ actor WatchlistService: ServiceBehaviour {
         try bus.serve(RouteWatchersRequest.self) { request, _ in try await self.routeWatchers(request) }
     }
 
-    /// Publishes queued events, follows the subscription service's events and
-    /// runs due checks every `checkTick`, until cancelled; then publishes what
-    /// is still queued and returns.
+    /// Publishes the outbox's events, follows the subscription service's
+    /// events and runs due checks every `checkTick`, until cancelled; then
+    /// publishes what the outbox holds once more and returns.
     func run() async throws {
         guard case .idle = state else { return }
         state = .running
@@ -106,7 +110,6 @@ actor WatchlistService: ServiceBehaviour {
                 self.tierChanges.cancel()
                 self.preferenceChanges.cancel()
                 self.deletions.cancel()
-                self.events.finish()
             }
         }
     }
@@ -125,12 +128,16 @@ actor WatchlistService: ServiceBehaviour {
         do { return try body() } catch { throw .storage("\(error)") }
     }
 
-    func publishChange(_ change: WatchlistChanged.Change, _ record: WatchlistRecord, parent: RequestContext?) {
+    /// Writes `WatchlistChanged` for `record` into the event outbox inside
+    /// the write transaction `db`.
+    nonisolated func appendChange(
+        _ change: WatchlistChanged.Change, _ record: WatchlistRecord, at now: Date, parent: RequestContext?, in db: Database
+    ) throws(WatchlistError) {
         var event = WatchlistChanged()
         event.change = change
         event.watchlist = record.message
-        event.atUnixMs = Self.unixMs(clock.now())
-        _ = events.enqueue(event, parent: parent)
+        event.atUnixMs = Self.unixMs(now)
+        try Self.catching { try events.append(event, parent: parent, in: db) }
     }
 
     static func unixMs(_ date: Date) -> Int64 { date.unixMilliseconds }

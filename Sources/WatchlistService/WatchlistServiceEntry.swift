@@ -15,6 +15,7 @@ public enum WatchlistServiceEntry {
             try WatchlistRecord.migrate(db)
             try OwnerRecord.migrate(db)
         }
+        migrations.registerEventOutbox(named: "watchlist-002-event-outbox")
         return migrations
     }
 }

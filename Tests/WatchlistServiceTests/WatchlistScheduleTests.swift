@@ -1,5 +1,6 @@
 import FareLensBus
 import FareLensMessages
+import FareLensStore
 import FareLensTesting
 import Foundation
 import Testing
@@ -137,14 +138,16 @@ struct WatchlistScheduleTests {
     }
 }
 
-/// A scheduled check run publishes a user's events together, after the
-/// user's last check, so that alerts decides them in one batch and they
-/// compete for the user's daily cap (docs/alerts.md, "Which candidates compete").
+/// A scheduled check run records a user's checks and writes their events
+/// into the event outbox in one transaction, after the user's last check,
+/// so that alerts decides them in one batch and they compete for the user's
+/// daily cap (docs/alerts.md, "Which candidates compete"), and a crash
+/// part-way records and publishes nothing of the run.
 @Suite struct CheckRunPublicationTests {
-    @Test("a user's scheduled check run queues no event until its last watchlist is checked, then all of them in check order")
-    func eventsQueuedAfterTheLastCheck() async throws {
+    @Test("a user's scheduled check run writes nothing until its last watchlist is priced, then every check and its events in check order")
+    func eventsWrittenAfterTheLastCheck() async throws {
         let fixture = try WatchlistFixture(bus: MessageBus())
-        // Not `running`: nothing drains the deferred publisher, so its queue shows what the run has published.
+        // Not `running`: nothing publishes the outbox, so its rows show what the run has written.
         try await withTimeLimit("the check run") {
             let user = try await fixture.user(tier: .pro)
             fixture.search.setPrice("JFK-NRT", 70_000)
@@ -156,16 +159,24 @@ struct WatchlistScheduleTests {
             let owner = try #require(try fixture.owner(user))
             fixture.clock.advance(by: WatchlistService.date(owner.nextCheckAtUnixMs).timeIntervalSince(fixture.clock.now()))
             // The creations' WatchlistChanged events wait there too.
-            let before = await fixture.watchlists.events.pending
+            let before = try fixture.database.waitingEvents(limit: 100)
+            #expect(before.map(\.typeName) == [WatchlistChanged.wireTypeName, WatchlistChanged.wireTypeName])
             let run = Task { await fixture.watchlists.runDueChecks() }
-            // The second search is asked: the first watchlist's check is recorded.
+            // The second search is asked: the first watchlist is priced, but nothing is written yet.
             try await gate.waitForArrivals(1)
-            #expect(try fixture.rows(user).first { $0.watchlistID == first }?.lastPriceMinorUnits == 70_000)
-            #expect(await fixture.watchlists.events.pending == before, "the first check's events wait for the run's end")
+            #expect(try fixture.rows(user).first { $0.watchlistID == first }?.lastPriceMinorUnits == nil, "the first check waits for the run's end")
+            #expect(try fixture.database.waitingEvents(limit: 100).count == before.count)
             gate.open()
             #expect(await run.value == 2)
+            #expect(try fixture.rows(user).first { $0.watchlistID == first }?.lastPriceMinorUnits == 70_000)
             // The first watchlist's PriceChanged and ThresholdCrossed, then the second's PriceChanged.
-            #expect(await fixture.watchlists.events.pending == before + 3)
+            let written = try fixture.database.waitingEvents(limit: 100).dropFirst(before.count)
+            #expect(written.map(\.typeName) == [PriceChanged.wireTypeName, ThresholdCrossed.wireTypeName, PriceChanged.wireTypeName])
+            let rows = Array(written)
+            #expect(try PriceChanged(wireEncoded: [UInt8](rows[0].payload)).watchlistID == first)
+            #expect(try ThresholdCrossed(wireEncoded: [UInt8](rows[1].payload)).watchlistID == first)
+            #expect(try PriceChanged(wireEncoded: [UInt8](rows[2].payload)).watchlistID != first)
+            #expect(try fixture.owner(user)?.nextCheckAtUnixMs ?? 0 > owner.nextCheckAtUnixMs, "the next check is planned in the same transaction")
         }
     }
 }

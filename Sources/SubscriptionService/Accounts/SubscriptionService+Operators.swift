@@ -43,10 +43,10 @@ extension SubscriptionService {
                 user.trialStage = .over
             }
             try Self.catching { try user.update(db) }
+            if before != user.tierValue { try self.appendTierChange(user, from: before, cause: .setByOperator, at: now, parent: context, in: db) }
             return (user, before, true)
         }
         if changed, before != user.tierValue {
-            publishTierChange(user, from: before, cause: .setByOperator, at: now, parent: context)
             logger.notice("tier set by operator", metadata: ["user": "\(user.userID)", "tier": "\(user.tierValue)"])
         }
         var response = SetTierResponse()
@@ -80,14 +80,15 @@ extension SubscriptionService {
     /// Deletes a user and their purchase ledger; publishes durable
     /// `UserDeleted` so other services erase what they hold.
     func deleteUser(_ request: DeleteUserRequest, context: RequestContext? = nil) throws(SubscriptionError) -> DeleteUserResponse {
+        var event = UserDeleted()
+        event.userID = request.userID
+        event.atUnixMs = Self.unixMs(clock.now())
+        let deleted = event
         try write { db throws(SubscriptionError) in
             guard try Self.catching({ try UserRecord.deleteOne(db, key: request.userID) }) else { throw .unknownUser(request.userID) }
             _ = try Self.catching { try PurchaseRecord.filter(Column("userID") == request.userID).deleteAll(db) }
+            try Self.catching { try self.events.append(deleted, parent: context, in: db) }
         }
-        var deleted = UserDeleted()
-        deleted.userID = request.userID
-        deleted.atUnixMs = Self.unixMs(clock.now())
-        _ = events.enqueue(deleted, parent: context)
         logger.notice("user deleted", metadata: ["user": "\(request.userID)"])
         var response = DeleteUserResponse()
         response.userID = request.userID

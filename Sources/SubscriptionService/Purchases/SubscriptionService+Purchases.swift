@@ -31,9 +31,6 @@ extension SubscriptionService {
                 if !stale { try after.update(db) }
                 try PurchaseRecord(request, appliedAt: nowMs, tierBefore: user.tierValue, tierAfter: after.tierValue, stale: stale).insert(db)
             }
-            return (after, user.tierValue, cause, false, stale)
-        }
-        if !outcome.duplicate {
             var recorded = PurchaseRecorded()
             recorded.transactionID = request.transactionID
             recorded.originalTransactionID = request.originalTransactionID
@@ -42,14 +39,17 @@ extension SubscriptionService {
             recorded.product = request.product
             if request.hasPrice { recorded.price = request.price }
             recorded.occurredAtUnixMs = request.occurredAtUnixMs
-            recorded.tier = outcome.user.tierValue
-            _ = events.enqueue(recorded, parent: context)
+            recorded.tier = after.tierValue
+            try Self.catching { try self.events.append(recorded, parent: context, in: db) }
+            if let cause {
+                try self.appendTierChange(after, from: user.tierValue, cause: cause, transactionID: request.transactionID, at: now, parent: context, in: db)
+            }
+            return (after, user.tierValue, cause, false, stale)
+        }
+        if !outcome.duplicate {
             logger.info("purchase notification applied", metadata: [
                 "user": "\(request.userID)", "kind": "\(request.kind)", "transaction": "\(request.transactionID)", "stale": "\(outcome.stale)",
             ])
-        }
-        if let cause = outcome.cause {
-            publishTierChange(outcome.user, from: outcome.before, cause: cause, transactionID: request.transactionID, at: now, parent: context)
         }
         var response = ApplyPurchaseNotificationResponse()
         response.duplicate = outcome.duplicate
@@ -99,6 +99,7 @@ extension SubscriptionService {
                     record.graceUntilUnixMs = 0
                     record.autoRenew = false
                     try record.update(db)
+                    try self.appendTierChange(record, from: .pro, cause: cause, at: now, parent: nil, in: db)
                     return (record, cause)
                 }
             }
@@ -107,7 +108,6 @@ extension SubscriptionService {
             return 0
         }
         for (record, cause) in ended {
-            publishTierChange(record, from: .pro, cause: cause, at: now, parent: nil)
             logger.info("paid access ended", metadata: ["user": "\(record.userID)", "cause": "\(cause)"])
         }
         return ended.count

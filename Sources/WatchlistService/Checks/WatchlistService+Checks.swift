@@ -4,32 +4,33 @@ import Foundation
 import GRDB
 
 extension WatchlistService {
-    /// What one successful check did.
+    /// What one recorded check did.
     struct CheckOutcome: Sendable {
         var watchlist: WatchlistRecord
         var thresholdCrossed: Bool
-        /// What the check publishes (``publish(_:parent:)``).
-        var events: CheckEvents?
     }
 
-    /// The events of one check: its `PriceChanged`, and its
-    /// `ThresholdCrossed` on a crossing.
-    struct CheckEvents: Sendable {
-        var changed: PriceChanged
-        var crossing: ThresholdCrossed?
+    /// A check's search answer, not yet recorded: the watchlist as it was
+    /// when search was asked, and the lowest fresh offer.
+    struct PricedCheck: Sendable {
+        var watchlist: WatchlistRecord
+        var lowest: FlightOffer
+        var checkID: String
     }
 
-    /// Checks one active watchlist now (on demand); publishes what a
-    /// scheduled check would. Search's own errors (e.g. `no-fares-available`)
-    /// reach the caller with their codes.
+    /// Checks one active watchlist now (on demand); records and publishes
+    /// what a scheduled check would. Search's own errors (e.g.
+    /// `no-fares-available`) reach the caller with their codes.
     func checkNow(_ request: CheckWatchlistNowRequest, context: RequestContext? = nil) async throws(WatchlistError) -> CheckWatchlistNowResponse {
         let record = try owned(request.watchlistID, by: request.userID)
         guard record.active else { throw .watchlistInactive(record.watchlistID) }
         let stored = try read { db in try OwnerRecord.fetchOne(db, key: request.userID) }
         let owner: OwnerRecord
         if let stored { owner = stored } else { owner = try await currentOwner(request.userID) }
-        let outcome = try await check(record, owner: owner, parent: context)
-        if let events = outcome.events { publish(events, parent: context) }
+        let priced = try await price(record, owner: owner, parent: context)
+        let now = clock.now()
+        let outcome = try write { db throws(WatchlistError) in try self.record(priced, at: now, parent: context, in: db) }
+        guard let outcome else { throw .notFound(record.watchlistID) }
         var response = CheckWatchlistNowResponse()
         response.watchlist = outcome.watchlist.message
         response.thresholdCrossed = outcome.thresholdCrossed
@@ -72,54 +73,50 @@ extension WatchlistService {
         return checked
     }
 
-    /// Checks the user's active watchlists one after another, then
-    /// publishes their events together, so that the alerts service decides
-    /// them in one batch and they compete for the user's daily cap
-    /// (docs/alerts.md, "Which candidates compete"); then plans the next
-    /// check (unless a time zone or tier change planned it meanwhile).
+    /// Asks search for the prices of each of the user's active watchlists,
+    /// one after another, then records them all, writes their events into
+    /// the event outbox and plans the next check (unless a time zone or tier
+    /// change planned it meanwhile) in one transaction. So the run's events
+    /// are published together, after it, and the alerts service decides
+    /// them in one batch, where they compete for the user's daily cap
+    /// (docs/alerts.md, "Which candidates compete"); and a crash part-way
+    /// leaves the user due, with nothing of the run recorded or published.
     private func checkAll(of owner: OwnerRecord, now: Date) async -> Int {
         let watchlists = (try? read { db in
             try WatchlistRecord.filter(Column("userID") == owner.userID && Column("active") == true).order(Column("createdAtUnixMs")).fetchAll(db)
         }) ?? []
-        var checked = 0
-        var run: [CheckEvents] = []
+        var priced: [PricedCheck] = []
         for watchlist in watchlists {
             do {
-                let outcome = try await check(watchlist, owner: owner, parent: nil)
-                if let events = outcome.events { run.append(events) }
-                checked += 1
+                priced.append(try await price(watchlist, owner: owner, parent: nil))
             } catch {
                 logger.notice("watchlist check failed; nothing published", metadata: ["watchlist": "\(watchlist.watchlistID)", "error": "\(error)"])
             }
         }
-        for events in run { publish(events, parent: nil) }
-        planNext(owner, after: now)
-        return checked
-    }
-
-    /// Plans the owner's next check strictly after `now`, unless a time zone
-    /// or tier change planned it meanwhile. Synchronous on purpose: nothing
-    /// can run on this actor between the last check and this plan.
-    private func planNext(_ owner: OwnerRecord, after now: Date) {
         let next = Self.unixMs(owner.schedule.next(after: now, in: owner.zone))
+        let checkedAt = clock.now()
+        let checks = priced
         do {
-            try database.writer.write { db in
-                try db.execute(
-                    sql: "UPDATE owner SET nextCheckAtUnixMs = ? WHERE userID = ? AND nextCheckAtUnixMs = ?",
-                    arguments: [next, owner.userID, owner.nextCheckAtUnixMs])
+            return try write { db throws(WatchlistError) -> Int in
+                var recorded = 0
+                for check in checks where try self.record(check, at: checkedAt, parent: nil, in: db) != nil { recorded += 1 }
+                try Self.catching {
+                    try db.execute(
+                        sql: "UPDATE owner SET nextCheckAtUnixMs = ? WHERE userID = ? AND nextCheckAtUnixMs = ?",
+                        arguments: [next, owner.userID, owner.nextCheckAtUnixMs])
+                }
+                return recorded
             }
         } catch {
-            logger.error("cannot plan the next check; it runs on the next tick", metadata: ["user": "\(owner.userID)", "error": "\(error)"])
+            logger.error("cannot record the user's checks; they run again on the next tick", metadata: ["user": "\(owner.userID)", "error": "\(error)"])
+            return 0
         }
     }
 
-    /// One check: asks search over the bus, records the lowest price, its
-    /// change and the threshold's state, and returns the `PriceChanged` (and
-    /// `ThresholdCrossed` on a crossing) to publish. A failed search, stale (cached)
-    /// prices or no fares record and publish nothing. If the watchlist was
-    /// deleted, deactivated or given another trip while search answered,
-    /// the answer is dropped.
-    func check(_ record: WatchlistRecord, owner: OwnerRecord, parent: RequestContext?) async throws(WatchlistError) -> CheckOutcome {
+    /// Asks search for the watchlist's trip. A failed search, stale
+    /// (cached) prices or no fares throw: such a check records and publishes
+    /// nothing.
+    func price(_ record: WatchlistRecord, owner: OwnerRecord, parent: RequestContext?) async throws(WatchlistError) -> PricedCheck {
         guard let search = PriceCheck.searchRequest(for: record, pro: owner.isPro, today: today(for: owner)) else {
             throw .invalidField("dates.fixed.departure_date", "has passed; there is nothing left to check")
         }
@@ -134,48 +131,51 @@ extension WatchlistService {
         guard let lowest = response.offers.min(by: { $0.price.minorUnits < $1.price.minorUnits }) else {
             throw .passedThrough(code: "no-fares-available", message: "search found no fares for \(record.origin)-\(record.destination)")
         }
-        let now = clock.now()
-        let checkID = Self.newID("c-")
-        let result = try write { db throws(WatchlistError) -> (WatchlistRecord, Money?, Bool)? in
-            guard var current = try Self.catching({ try WatchlistRecord.fetchOne(db, key: record.watchlistID) }), current.active,
-                  current.storedDates == record.storedDates, current.origin == record.origin, current.destination == record.destination,
-                  current.cabin == record.cabin
-            else { return nil }
-            let previous = current.lastPriceMinorUnits.map { Money(minorUnits: $0, currency: current.lastPriceCurrency) }
-            let change = PriceCheck.change(from: previous, to: lowest.price)
-            let threshold = PriceCheck.threshold(current.threshold, price: lowest.price, wasBelow: current.belowThreshold)
-            current.lastPriceMinorUnits = lowest.price.minorUnits
-            current.lastPriceCurrency = lowest.price.currency
-            current.lastChangeMinorUnits = change?.amount
-            current.lastChangeBasisPoints = change?.basisPoints
-            current.lastCheckedAtUnixMs = Self.unixMs(now)
-            current.lastDepartureDate = Self.dateNumber(lowest.outbound)
-            current.lastReturnDate = lowest.hasInbound ? Self.dateNumber(lowest.inbound) : 0
-            current.lastOfferID = lowest.offerID
-            current.lastProvider = lowest.provider
-            current.lastSimulated = lowest.simulated
-            current.lastStale = response.stale
-            current.belowThreshold = threshold.below
-            try Self.catching { try current.update(db) }
-            return (current, previous, threshold.crossed)
-        }
-        guard let (checked, previous, crossed) = result else {
-            throw .notFound(record.watchlistID)
-        }
-        let events = checkEvents(checked, checkID: checkID, previous: previous, crossed: crossed)
-        return CheckOutcome(watchlist: checked, thresholdCrossed: crossed, events: events)
+        return PricedCheck(watchlist: record, lowest: lowest, checkID: Self.newID("c-"))
     }
 
-    /// Queues one check's events for publishing, the price change first.
-    func publish(_ events: CheckEvents, parent: RequestContext?) {
-        _ = self.events.enqueue(events.changed, parent: parent)
-        guard let crossing = events.crossing else { return }
-        _ = self.events.enqueue(crossing, parent: parent)
-        logger.info("threshold crossed", metadata: ["watchlist": "\(crossing.watchlistID)", "price": "\(crossing.check.lowestPrice.minorUnits) \(crossing.check.lowestPrice.currency)"])
+    /// Records a priced check inside the write transaction `db`: the lowest
+    /// price, its change and the threshold's state; and writes its
+    /// `PriceChanged` (and `ThresholdCrossed` on a crossing) into the event
+    /// outbox, so they are published if and only if the transaction commits.
+    ///
+    /// - Returns: nil, recording nothing, when the watchlist was deleted,
+    ///   deactivated or given another trip while search answered.
+    nonisolated func record(_ priced: PricedCheck, at now: Date, parent: RequestContext?, in db: Database) throws(WatchlistError) -> CheckOutcome? {
+        let lowest = priced.lowest
+        guard var current = try Self.catching({ try WatchlistRecord.fetchOne(db, key: priced.watchlist.watchlistID) }), current.active,
+              current.storedDates == priced.watchlist.storedDates, current.origin == priced.watchlist.origin,
+              current.destination == priced.watchlist.destination, current.cabin == priced.watchlist.cabin
+        else { return nil }
+        let previous = current.lastPriceMinorUnits.map { Money(minorUnits: $0, currency: current.lastPriceCurrency) }
+        let change = PriceCheck.change(from: previous, to: lowest.price)
+        let threshold = PriceCheck.threshold(current.threshold, price: lowest.price, wasBelow: current.belowThreshold)
+        current.lastPriceMinorUnits = lowest.price.minorUnits
+        current.lastPriceCurrency = lowest.price.currency
+        current.lastChangeMinorUnits = change?.amount
+        current.lastChangeBasisPoints = change?.basisPoints
+        current.lastCheckedAtUnixMs = Self.unixMs(now)
+        current.lastDepartureDate = Self.dateNumber(lowest.outbound)
+        current.lastReturnDate = lowest.hasInbound ? Self.dateNumber(lowest.inbound) : 0
+        current.lastOfferID = lowest.offerID
+        current.lastProvider = lowest.provider
+        current.lastSimulated = lowest.simulated
+        current.lastStale = false
+        current.belowThreshold = threshold.below
+        let checked = current
+        try Self.catching { try checked.update(db) }
+        guard let check = checked.lastCheck else { return CheckOutcome(watchlist: checked, thresholdCrossed: threshold.crossed) }
+        let changed = Self.priceChanged(checked, check: check, checkID: priced.checkID, previous: previous)
+        try Self.catching { try events.append(changed, parent: parent, in: db) }
+        if threshold.crossed, let crossing = Self.thresholdCrossed(changed, threshold: checked.threshold) {
+            try Self.catching { try events.append(crossing, parent: parent, in: db) }
+            logger.info("threshold crossed", metadata: ["watchlist": "\(crossing.watchlistID)", "price": "\(lowest.price.minorUnits) \(lowest.price.currency)"])
+        }
+        return CheckOutcome(watchlist: checked, thresholdCrossed: threshold.crossed)
     }
 
-    private func checkEvents(_ record: WatchlistRecord, checkID: String, previous: Money?, crossed: Bool) -> CheckEvents? {
-        guard let check = record.lastCheck else { return nil }
+    /// The check's `PriceChanged`.
+    private static func priceChanged(_ record: WatchlistRecord, check: WatchlistCheck, checkID: String, previous: Money?) -> PriceChanged {
         var changed = PriceChanged()
         changed.checkID = checkID
         changed.watchlistID = record.watchlistID
@@ -187,19 +187,24 @@ extension WatchlistService {
         changed.muteUntilUnixMs = record.muteUntilUnixMs
         if let previous { changed.previousPrice = previous }
         changed.check = check
-        guard crossed, let threshold = record.threshold else { return CheckEvents(changed: changed) }
+        return changed
+    }
+
+    /// The crossing's `ThresholdCrossed`, from the same check's `PriceChanged`; nil without a threshold.
+    private static func thresholdCrossed(_ changed: PriceChanged, threshold: Money?) -> ThresholdCrossed? {
+        guard let threshold else { return nil }
         var crossing = ThresholdCrossed()
-        crossing.checkID = checkID
-        crossing.watchlistID = record.watchlistID
-        crossing.userID = record.userID
-        crossing.origin = record.origin
-        crossing.destination = record.destination
+        crossing.checkID = changed.checkID
+        crossing.watchlistID = changed.watchlistID
+        crossing.userID = changed.userID
+        crossing.origin = changed.origin
+        crossing.destination = changed.destination
         crossing.cabin = changed.cabin
         crossing.alertMode = changed.alertMode
-        crossing.muteUntilUnixMs = record.muteUntilUnixMs
+        crossing.muteUntilUnixMs = changed.muteUntilUnixMs
         crossing.priceThreshold = threshold
-        crossing.check = check
-        return CheckEvents(changed: changed, crossing: crossing)
+        crossing.check = changed.check
+        return crossing
     }
 
     /// The local departure date of a journey's first segment as `yyyymmdd`; 0 if unreadable.

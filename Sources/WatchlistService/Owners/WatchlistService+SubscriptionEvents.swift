@@ -30,7 +30,9 @@ extension WatchlistService {
                 owner.activeLimit = limit
                 if owner.isPro != wasPro { owner.nextCheckAtUnixMs = Self.unixMs(owner.schedule.next(after: now, in: owner.zone)) }
                 try owner.update(db)
-                return try Self.fitToLimit(event.userID, limit: limit, at: nowMs, in: db)
+                let changed = try Self.fitToLimit(event.userID, limit: limit, at: nowMs, in: db)
+                for record in changed { try self.appendChange(record.active ? .activated : .deactivated, record, at: now, parent: nil, in: db) }
+                return changed
             }
         } catch {
             // Not recorded in the inbox, so a redelivery (or a restart) applies it.
@@ -38,7 +40,6 @@ extension WatchlistService {
             return nil
         }
         guard let changed, let changed else { return nil }
-        for record in changed { publishChange(record.active ? .activated : .deactivated, record, parent: nil) }
         if !changed.isEmpty {
             logger.info("watchlists fitted to a new tier", metadata: ["user": "\(event.userID)", "tier": "\(event.current)", "changed": "\(changed.count)"])
         }

@@ -16,7 +16,8 @@ extension WatchlistService {
         let cabin = try WatchlistValidator.cabin(request.cabin)
         let threshold = request.hasPriceThreshold ? try WatchlistValidator.threshold(request.priceThreshold) : nil
         let mode = try WatchlistValidator.alertMode(request.alertMode)
-        let nowMs = Self.unixMs(clock.now())
+        let now = clock.now()
+        let nowMs = Self.unixMs(now)
         let record = WatchlistRecord(
             watchlistID: Self.newID("w-"), userID: owner.userID, origin: origin, destination: destination,
             flexible: dates.flexible, minTripDays: dates.minTripDays, maxTripDays: dates.maxTripDays,
@@ -31,9 +32,9 @@ extension WatchlistService {
                 guard active < limit else { throw .watchlistLimit(limit, tier: Self.tierName(owner.tierValue)) }
             }
             try Self.catching { try record.insert(db) }
+            try self.appendChange(.created, record, at: now, parent: context, in: db)
         }
         logger.info("watchlist created", metadata: ["user": "\(owner.userID)", "watchlist": "\(record.watchlistID)", "route": "\(origin)-\(destination)"])
-        publishChange(.created, record, parent: context)
         var response = CreateWatchlistResponse()
         response.watchlist = record.message
         return response
@@ -65,8 +66,9 @@ extension WatchlistService {
         let threshold = request.hasPriceThreshold && !request.clearPriceThreshold_p ? try WatchlistValidator.threshold(request.priceThreshold) : nil
         let mode = request.hasAlertMode ? try WatchlistValidator.alertMode(request.alertMode) : nil
         let mute = request.hasMuteDays ? try WatchlistValidator.muteDays(request.muteDays) : nil
-        let nowMs = Self.unixMs(clock.now())
-        let (updated, change) = try write { db throws(WatchlistError) -> (WatchlistRecord, WatchlistChanged.Change) in
+        let now = clock.now()
+        let nowMs = Self.unixMs(now)
+        let updated = try write { db throws(WatchlistError) -> WatchlistRecord in
             guard var record = try Self.catching({ try WatchlistRecord.fetchOne(db, key: request.watchlistID) }), record.userID == request.userID else {
                 throw .notFound(request.watchlistID)
             }
@@ -98,9 +100,9 @@ extension WatchlistService {
             }
             record.updatedAtUnixMs = nowMs
             try Self.catching { try record.update(db) }
-            return (record, change)
+            try self.appendChange(change, record, at: now, parent: context, in: db)
+            return record
         }
-        publishChange(change, updated, parent: context)
         var response = UpdateWatchlistResponse()
         response.watchlist = updated.message
         return response
@@ -108,14 +110,15 @@ extension WatchlistService {
 
     /// Deletes for good; publishes `WatchlistChanged(DELETED)` with the watchlist as it was.
     func delete(_ request: DeleteWatchlistRequest, context: RequestContext? = nil) throws(WatchlistError) -> DeleteWatchlistResponse {
+        let now = clock.now()
         let record = try write { db throws(WatchlistError) -> WatchlistRecord in
             guard let record = try Self.catching({ try WatchlistRecord.fetchOne(db, key: request.watchlistID) }), record.userID == request.userID else {
                 throw .notFound(request.watchlistID)
             }
             _ = try Self.catching { try record.delete(db) }
+            try self.appendChange(.deleted, record, at: now, parent: context, in: db)
             return record
         }
-        publishChange(.deleted, record, parent: context)
         var response = DeleteWatchlistResponse()
         response.watchlistID = record.watchlistID
         return response

@@ -1,0 +1,79 @@
+public import GRDB
+
+/// The storage side of a service's event outbox: the events a service
+/// commits with its changes, kept until the bus has accepted them. The relay
+/// that publishes them is `EventOutbox` (FareLensRuntime).
+extension ServiceDatabase {
+    /// Creates `event_outbox` and `event_outbox_identity`, with the
+    /// identity's random instance. The body of a service's
+    /// `<service>-NNN-event-outbox` migration.
+    @Sendable public static func migrateEventOutbox(_ db: Database) throws {
+        try db.create(table: EventOutboxRecord.databaseTableName) { table in
+            table.autoIncrementedPrimaryKey("sequence")
+            table.column("typeName", .text).notNull()
+            table.column("payload", .blob).notNull()
+            table.column("traceHigh", .integer).notNull()
+            table.column("traceLow", .integer).notNull()
+            table.column("committedAtUnixMs", .integer).notNull()
+        }
+        try db.create(table: EventOutboxIdentity.databaseTableName) { table in
+            table.column("instance", .text).notNull()
+        }
+        var generator = SystemRandomNumberGenerator()
+        let digits = String(generator.next() as UInt64, radix: 16)
+        try EventOutboxIdentity(instance: String(repeating: "0", count: 16 - digits.count) + digits).insert(db)
+    }
+
+    /// The outbox's instance, made by its migration.
+    ///
+    /// - Throws: ``StoreError`` `migrationFailed` when the database has no
+    ///   outbox (its service did not register the migration).
+    public func eventOutboxInstance() throws(StoreError) -> String {
+        let instance: String?
+        do {
+            instance = try writer.read { db in try EventOutboxIdentity.fetchOne(db)?.instance }
+        } catch {
+            throw StoreError.from(error, path: path ?? ":memory:", or: StoreError.readFailed)
+        }
+        guard let instance else { throw StoreError.migrationFailed(path ?? ":memory:", "no event outbox identity (migration not registered)") }
+        return instance
+    }
+
+    /// The oldest waiting events, at most `limit`, in sequence order.
+    public func waitingEvents(limit: Int) throws(StoreError) -> [EventOutboxRecord] {
+        do {
+            return try writer.read { db in
+                try EventOutboxRecord.order(EventOutboxRecord.Columns.sequence).limit(limit).fetchAll(db)
+            }
+        } catch {
+            throw StoreError.from(error, path: path ?? ":memory:", or: StoreError.readFailed)
+        }
+    }
+
+    /// How many events wait, and the commit time of the oldest (nil when none).
+    public func waitingEventsSummary() throws(StoreError) -> (count: Int, oldestCommittedAtUnixMs: Int64?) {
+        do {
+            return try writer.read { db in
+                let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), MIN(committedAtUnixMs) FROM \(EventOutboxRecord.databaseTableName)")
+                return (row?[0] ?? 0, row?[1])
+            }
+        } catch {
+            throw StoreError.from(error, path: path ?? ":memory:", or: StoreError.readFailed)
+        }
+    }
+
+    /// Removes the waiting events up to and including `sequence` (the bus has accepted them).
+    public func removeWaitingEvents(through sequence: Int64) throws(StoreError) {
+        _ = try write { db in
+            try EventOutboxRecord.filter(EventOutboxRecord.Columns.sequence <= sequence).deleteAll(db)
+        }
+    }
+}
+
+extension ServiceMigrations {
+    /// Registers the event outbox's tables under the service's own migration
+    /// `name` (such as `watchlist-002-event-outbox`), after its earlier ones.
+    public mutating func registerEventOutbox(named name: String) {
+        register(name, ServiceDatabase.migrateEventOutbox)
+    }
+}
