@@ -177,7 +177,10 @@ let package = Package(
         ),
         .testTarget(
             name: "FareLensRuntimeTests",
-            dependencies: ["FareLensRuntime", "FareLensServices", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensWire", lifecycle, log, metrics, prometheus, httpClient, grdb],
+            dependencies: [
+                "FareLensRuntime", "FareLensServices", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensWire", "FareLensStore", lifecycle, log,
+                metrics, prometheus, httpClient, grdb, .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -26,17 +26,29 @@ extension MessageBus {
     }
 
     /// Publishes an event under an id its publisher keeps across restarts,
-    /// as a service's event outbox does: every copy published again (after
-    /// a crash before the outbox recorded the first as accepted) carries the
-    /// same id, so other nodes' redelivery windows and consumers' inboxes
-    /// recognise it. Otherwise as ``publish(_:parent:)``.
+    /// as a service's event outbox does, and reports when this node is done
+    /// with it: every copy published again (after a crash before the outbox
+    /// recorded the first as done) carries the same id, so other nodes'
+    /// redelivery windows and consumers' inboxes recognise it. Otherwise as
+    /// ``publish(_:parent:)``.
     ///
     /// The caller must never give two different events one id: a publisher
     /// name of its own, and sequences that are never reused.
-    public nonisolated(nonsending) func publish(_ event: any BusEvent, id: EventID, traceID: TraceID) async throws(BusError) {
+    ///
+    /// - Parameter onSettled: called once every local subscriber that
+    ///   received the event is done with it (asked for the next event or
+    ///   settled its batch, or gave it up while the bus runs), at once when
+    ///   none received it; never for an event given up unhandled during
+    ///   shutdown. Transports have it once this call returns (the bridge
+    ///   journals a durable event before it returns).
+    public nonisolated(nonsending) func publish(
+        _ event: any BusEvent, id: EventID, traceID: TraceID, onSettled: @escaping @Sendable () -> Void
+    ) async throws(BusError) {
         let type = type(of: event)
         let metadata = EventMetadata(id: id, topic: type.topic, typeName: type.wireTypeName, traceID: traceID)
-        try await deliver(event, metadata: metadata, settlement: nil, forwardToTransports: true)
+        let settlement = DeliverySettlement(onSettled: onSettled, shutdown: shutdown)
+        defer { settlement.release() }
+        try await deliver(event, metadata: metadata, settlement: settlement, forwardToTransports: true)
     }
 
     /// Delivers an event that a transport received, keeping its original id.

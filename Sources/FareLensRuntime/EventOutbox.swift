@@ -5,6 +5,7 @@ import Foundation
 public import GRDB
 public import Logging
 import Metrics
+import Synchronization
 
 /// A service's event outbox: the events a service publishes are written
 /// into its own database in the same transaction as the change they report
@@ -21,6 +22,10 @@ import Metrics
 ///   once however often it is published;
 /// - events are published in the order their rows were written (FIFO for
 ///   the whole service);
+/// - a durable event's row is removed only once this node is done with it:
+///   every local subscriber has consumed it and the bridge has journaled
+///   it, so a crash while an in-process consumer still holds it publishes
+///   it again (a non-durable event's row once the bus has taken it);
 /// - nothing is dropped: a publish the bus refuses (`overloaded` at an away
 ///   node's backlog cap) is retried with backoff, and the event waits on disk
 ///   meanwhile. A handler never waits on event backpressure: it only writes
@@ -142,8 +147,12 @@ public final class EventOutbox: Sendable {
         case refused
     }
 
-    /// Publishes up to ``batchSize`` waiting events in order, then removes
-    /// those the bus accepted.
+    /// Publishes up to ``batchSize`` waiting events in order, waits until
+    /// this node is done with those of durable topics the bus accepted
+    /// (every local subscriber consumed them; the bridge journaled them),
+    /// then removes
+    /// them. Cancelled while waiting, it removes only those done so far:
+    /// the rest are published again, under the same ids, by the next run.
     private func publishWaiting(as publisher: String) async -> Round {
         let rows: [EventOutboxRecord]
         do throws(StoreError) {
@@ -156,27 +165,34 @@ public final class EventOutbox: Sendable {
             waiting.record(0)
             return .none
         }
-        var accepted: Int64?
+        let settled = SettledSequences()
+        var accepted: [Int64] = []
         var refusal: BusError?
         for row in rows {
             guard let sequence = row.sequence else { continue }
             guard let event = decode(row) else {
-                accepted = sequence
+                settled.settle(sequence)
+                accepted.append(sequence)
                 continue
             }
+            // Only a durable topic's events are waited for: the others are at most once anyway.
+            let durable = type(of: event).topic.isDurable
             do throws(BusError) {
                 try await bus.publish(
                     event, id: EventID(publisher: publisher, sequence: UInt64(bitPattern: sequence)),
-                    traceID: TraceID(high: UInt64(bitPattern: row.traceHigh), low: UInt64(bitPattern: row.traceLow)))
+                    traceID: TraceID(high: UInt64(bitPattern: row.traceHigh), low: UInt64(bitPattern: row.traceLow)),
+                    onSettled: { if durable { settled.settle(sequence) } })
             } catch {
                 refusal = error
                 break
             }
+            if !durable { settled.settle(sequence) }
             published.increment()
-            accepted = sequence
+            accepted.append(sequence)
         }
-        if let accepted {
-            do throws(StoreError) { try database.removeWaitingEvents(through: accepted) } catch {
+        await settled.wait(for: accepted)
+        if let done = settled.lastOfSettledPrefix(of: accepted) {
+            do throws(StoreError) { try database.removeWaitingEvents(through: done) } catch {
                 logger.error("event outbox cannot remove published events; they will be published again", metadata: ["owner": "\(owner)", "error": "\(error)"])
                 return .refused
             }
@@ -203,6 +219,56 @@ public final class EventOutbox: Sendable {
             ])
             return nil
         }
+    }
+}
+
+/// The sequences of one round's events that this node is done with, and
+/// the relay waiting for them.
+private final class SettledSequences: Sendable {
+    private struct State {
+        var settled: Set<Int64> = []
+        var needed: [Int64] = []
+        var waiter: CheckedContinuation<Void, Never>?
+        var cancelled = false
+    }
+    private let state = Mutex(State())
+
+    /// This node is done with event `sequence`.
+    func settle(_ sequence: Int64) {
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
+            state.settled.insert(sequence)
+            guard state.waiter != nil, state.needed.allSatisfy(state.settled.contains) else { return nil }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns once every sequence of `needed` is settled, or the calling task is cancelled.
+    func wait(for needed: [Int64]) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state in
+                    if state.cancelled || needed.allSatisfy(state.settled.contains) { return true }
+                    state.needed = needed
+                    state.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
+                state.cancelled = true
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+    }
+
+    /// The last sequence of the longest prefix of `sequences` that is all settled.
+    func lastOfSettledPrefix(of sequences: [Int64]) -> Int64? {
+        state.withLock { state in sequences.prefix { state.settled.contains($0) }.last }
     }
 }
 

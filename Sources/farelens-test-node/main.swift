@@ -17,7 +17,7 @@ struct TestNode: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "farelens-test-node",
         abstract: "A spoke in a precise state, for tests that kill it with SIGKILL.",
-        subcommands: [Consume.self, PublishWhileAway.self, HoldRequests.self]
+        subcommands: [Consume.self, PublishWhileAway.self, HoldRequests.self, OutboxPublisher.self]
     )
 }
 
@@ -144,6 +144,50 @@ struct HoldRequests: AsyncParsableCommand {
         let spoke = join(bus, node)
         try await waitUntil { spoke.isConnected }
         report("joined")
+        try await Task.sleep(for: waitToBeKilled)  // safe: until the test kills this process (bounded by waitToBeKilled)
+    }
+}
+
+/// A service's event outbox in a spoke: with `--commit N` it writes N durable
+/// `PriceDropped` events (sequences 1...N) into the outbox of its database,
+/// one transaction each, and prints `committed N`; with `--hold` it then
+/// waits to be killed without publishing anything. Otherwise (and without
+/// `--commit`: a restarted publisher) it runs the outbox's relay, in
+/// batches of `--batch-size`, until killed. Its bridge journals like a
+/// node's, in the same directory.
+struct OutboxPublisher: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Publish PriceDropped through a service's event outbox.")
+    @OptionGroup var node: NodeOptions
+    @Option(help: "The publisher's database directory.") var dataDir: String
+    @Option(help: "How many events to commit first.") var commit: Int?
+    @Flag(help: "Commit, then wait to be killed without publishing.") var hold = false
+    @Option(help: "Events the relay publishes per round.") var batchSize = 5
+
+    static let migrations: ServiceMigrations = {
+        var migrations = ServiceMigrations()
+        migrations.registerEventOutbox(named: "test-publisher-001-event-outbox")
+        return migrations
+    }()
+
+    func run() async throws {
+        let database = try ServiceDatabase.open(service: "test-publisher", directory: dataDir, migrations: Self.migrations)
+        let bus = makeBus(node.name)
+        let spoke = join(bus, node, journal: try OutboxJournal(path: dataDir + "/bridge-outbox.sqlite", logger: quietLogger()))
+        try await waitUntil { spoke.isConnected }
+        report("joined")
+        let outbox = EventOutbox(
+            owner: "test-publisher", database: database, bus: bus, types: [PriceDropped.self], clock: SystemWallClock(), batchSize: batchSize,
+            logger: quietLogger())
+        if let commit {
+            for sequence in 1 ... commit {
+                try await database.writer.write { db in try outbox.append(PriceDropped(route: "LHR-SIN", sequence: sequence), in: db) }
+            }
+            report("committed \(commit)")
+        }
+        if !hold {
+            Task { await outbox.run() }
+            report("relaying")
+        }
         try await Task.sleep(for: waitToBeKilled)  // safe: until the test kills this process (bounded by waitToBeKilled)
     }
 }

@@ -78,6 +78,55 @@ struct ProcessCrashTests {
         _ = await hubTask.result
     }
 
+    @Test("a publisher killed (kill -9) with events committed to its event outbox, then again part-way through publishing them, delivers every one, each under one id across its three lives")
+    func outboxPublisherKilled() async throws {
+        let directory = scratchDirectory()
+        let socket = directory + "/hub.sock"
+        let dataDirectory = directory + "/publisher"
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        let hubBus = makeNodeBus("hub")
+        let subscription = hubBus.subscribe(PriceDropped.self)  // the hub wants the topic
+        let (_, hubTask) = try await startHub(hubBus, fastBridge(socket))
+        let received = Locked<[(id: EventID, sequence: Int)]>([])
+        let consumer = Task {
+            for await delivery in subscription { received.update { $0.append((delivery.metadata.id, delivery.event.sequence)) } }
+        }
+        defer { consumer.cancel() }
+        func distinct() -> Set<Int> { Set(received.get().map(\.sequence)) }
+        func waiting() throws -> Int {
+            try DatabaseQueue(path: dataDirectory + "/test-publisher.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event_outbox") ?? -1 }
+        }
+        let arguments = ["outbox-publisher", "--socket", socket, "--name", "publisher", "--data-dir", dataDirectory, "--batch-size", "5"]
+
+        // First life: 40 events committed, none published.
+        var publisher = try ChildProcess.start(Binaries.testNode, arguments + ["--commit", "40", "--hold"])
+        defer { publisher.kill() }
+        try await publisher.waitForOutput(containing: "committed 40")
+        publisher.kill()
+        #expect(try waiting() == 40, "committed events survive the kill in the outbox")
+        #expect(received.get().isEmpty)
+
+        // Second life: killed once the hub has 15 of them.
+        publisher = try ChildProcess.start(Binaries.testNode, arguments)
+        try await waitUntil("the hub has 15 events") { distinct().count >= 15 }
+        publisher.kill()
+        let afterSecond = try waiting()
+        #expect(afterSecond > 0 && afterSecond < 40, "killed part-way: \(afterSecond) rows left")
+
+        // Third life: the rest.
+        publisher = try ChildProcess.start(Binaries.testNode, arguments)
+        try await waitUntil("the hub has all 40 events") { distinct() == Set(1 ... 40) }
+        try await waitUntil("the outbox is empty") { (try? waiting()) == 0 }
+        publisher.kill()
+        let deliveries = received.get()
+        let idsBySequence = Dictionary(grouping: deliveries, by: \.sequence).mapValues { Set($0.map(\.id)) }
+        #expect(idsBySequence.values.allSatisfy { $0.count == 1 }, "every copy of an event carries its one id, whichever life published it")
+        #expect(Set(deliveries.map(\.id.publisher)).count == 1, "one publisher name across the three lives")
+        #expect(Set(deliveries.map(\.id)).count == 40)
+        hubTask.cancel()
+        _ = await hubTask.result
+    }
+
     @Test("kill -9 of a node with requests in flight fails them with service-unavailable, not at their deadline; other services keep working")
     func nodeKilledWithRequestsInFlight() async throws {
         let socket = temporarySocketPath()
