@@ -31,7 +31,11 @@ actor ScoringService: ServiceBehaviour {
     let bus: MessageBus
     let clock: any WallClock
     let reference: ReferenceData
+    /// `DealScored`, at most once like its topic: published after the commit, never waited for.
     let events: DeferredPublisher
+    /// `ExceptionalDeal`, durable: written in the ingest transaction that
+    /// made the deal, published from there (``EventOutbox``).
+    let exceptionalDeals: EventOutbox
     let logger: Logger
     private let fares: EventSubscription<FareObserved>
     /// Current deals by id: the feed's working set.
@@ -46,6 +50,8 @@ actor ScoringService: ServiceBehaviour {
     var historyCache = HistoryCache()
     /// Most observed fares applied in one transaction.
     static let ingestBatch = 512
+    /// Most exceptional deals the outbox publishes before it waits for their consumers.
+    static let exceptionalDealsBatch = 1_024
     /// How often expired deals and history past retention are removed.
     let housekeepingInterval: Duration
 
@@ -58,6 +64,8 @@ actor ScoringService: ServiceBehaviour {
         self.clock = clock
         self.reference = reference
         self.events = DeferredPublisher(bus: bus, owner: "scoring", logger: logger)
+        self.exceptionalDeals = EventOutbox(
+            owner: "scoring", database: database, bus: bus, types: [ExceptionalDeal.self], clock: clock, batchSize: Self.exceptionalDealsBatch, logger: logger)
         self.housekeepingInterval = housekeepingInterval
         self.logger = logger
         // Subscribed here, before the node's hello, so the topic is routed to this node from the start.
@@ -79,6 +87,7 @@ actor ScoringService: ServiceBehaviour {
         loadCurrentDeals()
         await withDiscardingTaskGroup { group in
             group.addTask { await self.events.run() }
+            group.addTask { await self.exceptionalDeals.run() }
             group.addTask { for await batch in self.fares.batches(maximum: Self.ingestBatch) { await self.ingest(batch) } }
             group.addTask {
                 while !Task.isCancelled {

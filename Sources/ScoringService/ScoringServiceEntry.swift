@@ -14,6 +14,7 @@ public enum ScoringServiceEntry {
             try DailyMinimumRecord.migrate(db)
             try DealRecord.migrate(db)
         }
+        migrations.registerEventOutbox(named: "scoring-002-event-outbox")
         return migrations
     }
 }

@@ -153,8 +153,11 @@ struct HoldRequests: AsyncParsableCommand {
 /// one transaction each, and prints `committed N`; with `--hold` it then
 /// waits to be killed without publishing anything. Otherwise (and without
 /// `--commit`: a restarted publisher) it runs the outbox's relay, in
-/// batches of `--batch-size`, until killed. Its bridge journals like a
-/// node's, in the same directory.
+/// batches of `--batch-size`, until killed. With `--hold-locally-at N` a
+/// subscriber in this process consumes the events and stops at event N
+/// without asking for the next, printing `holding N`: this node is not
+/// done with N, so N's batch stays in the outbox. Its bridge journals like
+/// a node's, in the same directory.
 struct OutboxPublisher: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Publish PriceDropped through a service's event outbox.")
     @OptionGroup var node: NodeOptions
@@ -162,6 +165,7 @@ struct OutboxPublisher: AsyncParsableCommand {
     @Option(help: "How many events to commit first.") var commit: Int?
     @Flag(help: "Commit, then wait to be killed without publishing.") var hold = false
     @Option(help: "Events the relay publishes per round.") var batchSize = 5
+    @Option(help: "A local subscriber holds this event, unfinished.") var holdLocallyAt: Int?
 
     static let migrations: ServiceMigrations = {
         var migrations = ServiceMigrations()
@@ -183,6 +187,15 @@ struct OutboxPublisher: AsyncParsableCommand {
                 try await database.writer.write { db in try outbox.append(PriceDropped(route: "LHR-SIN", sequence: sequence), in: db) }
             }
             report("committed \(commit)")
+        }
+        if let holdLocallyAt {
+            let local = bus.subscribe(PriceDropped.self)
+            Task {
+                for await delivery in local where delivery.event.sequence == holdLocallyAt {
+                    report("holding \(holdLocallyAt)")
+                    try await Task.sleep(for: waitToBeKilled)  // safe: holds the event unfinished until the test kills this process (bounded)
+                }
+            }
         }
         if !hold {
             Task { await outbox.run() }

@@ -78,7 +78,7 @@ struct ProcessCrashTests {
         _ = await hubTask.result
     }
 
-    @Test("a publisher killed (kill -9) with events committed to its event outbox, then again part-way through publishing them, delivers every one, each under one id across its three lives")
+    @Test("a publisher killed (kill -9) with events committed to its event outbox, then again while a subscriber in its own process held one unfinished, delivers every one, each under one id across its three lives")
     func outboxPublisherKilled() async throws {
         let directory = scratchDirectory()
         let socket = directory + "/hub.sock"
@@ -106,12 +106,13 @@ struct ProcessCrashTests {
         #expect(try waiting() == 40, "committed events survive the kill in the outbox")
         #expect(received.get().isEmpty)
 
-        // Second life: killed once the hub has 15 of them.
-        publisher = try ChildProcess.start(Binaries.testNode, arguments)
+        // Second life: a subscriber in the publisher's own process holds event 15 unfinished,
+        // so the batch of 11...15 is not done there; killed once the hub has those too.
+        publisher = try ChildProcess.start(Binaries.testNode, arguments + ["--hold-locally-at", "15"])
+        try await publisher.waitForOutput(containing: "holding 15")
         try await waitUntil("the hub has 15 events") { distinct().count >= 15 }
         publisher.kill()
-        let afterSecond = try waiting()
-        #expect(afterSecond > 0 && afterSecond < 40, "killed part-way: \(afterSecond) rows left")
+        #expect(try waiting() == 30, "1...10 were done with and removed; 11...40 wait (11...15 published, not done with locally)")
 
         // Third life: the rest.
         publisher = try ChildProcess.start(Binaries.testNode, arguments)

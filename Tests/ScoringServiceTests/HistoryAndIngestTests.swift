@@ -1,5 +1,6 @@
 import FareLensBus
 import FareLensMessages
+import FareLensStore
 import FareLensTesting
 import Foundation
 import Testing
@@ -85,11 +86,16 @@ struct HistoryAndIngestTests {
         #expect(deal.dealID.hasPrefix("d-"))
         let subID = try AttributionSubID(dealID: deal.dealID, watchlistID: "", placement: .dealcard, abVariant: "", tier: .free)
         #expect(AttributionSubID(parsing: subID.text)?.dealID == deal.dealID)
+        // Not running yet: the ExceptionalDeal waits in the event outbox, committed with the deal.
+        let waiting = try fixture.database.waitingEvents(limit: 10)
+        #expect(waiting.map(\.typeName) == [ExceptionalDeal.wireTypeName])
+        #expect(try waiting.first.map { try ExceptionalDeal(wireEncoded: [UInt8]($0.payload)).deal.dealID } == deal.dealID)
         let task = Task { try await fixture.service.run() }
         defer { task.cancel() }
         let published = try await firstMatching(scored) { $0.deal.dealID == deal.dealID }
         let pushed = try await firstMatching(exceptional) { $0.deal.dealID == deal.dealID }
         #expect(published.deal.score == deal.score && pushed.deal.price == deal.price)
+        try await waitUntil("the outbox is empty once the subscriber took the event") { (try? fixture.database.waitingEvents(limit: 1).isEmpty) == true }
     }
 
     @Test("fares applied in one batch score exactly as ScoreFare scores them from the table (the in-memory history agrees with SQLite)")

@@ -1,5 +1,6 @@
 import FareLensBus
 import FareLensMessages
+import FareLensStore
 import FareLensTesting
 import Foundation
 import Testing
@@ -90,6 +91,8 @@ struct AccountTests {
         let error = await #expect(throws: SubscriptionError.self) { try await fixture.service.createUser(SubscriptionFixture.create("ANA@example.com")) }
         #expect(error?.code == "email-taken")
         #expect(try fixture.userCount() == 1)
+        // Only the first user's events wait in the event outbox (not running): the refused create wrote none.
+        #expect(try fixture.database.waitingEvents(limit: 10).map(\.typeName) == [TierChanged.wireTypeName, UserPreferencesChanged.wireTypeName])
     }
 
     @Test("a user is found by id or by email; an unknown one is unknown-user")

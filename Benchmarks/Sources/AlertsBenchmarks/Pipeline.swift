@@ -112,8 +112,11 @@ func pipelineRound(_ directory: String, withAlerts: Bool, fares: Int, logger: Lo
     }
     var decisions = 0
     if let alertsDatabase {
-        // Every exceptional deal published so far is decided for each of its origin's users.
-        try await Task.sleep(for: .milliseconds(50))  // safe: lets the last ExceptionalDeal events reach the counter below
+        // Every exceptional deal is published (scoring's event outbox is
+        // empty once every subscriber, alerts included, is done with each).
+        while try scoringDatabase.waitingEventsSummary().count > 0 {
+            try await Task.sleep(for: .milliseconds(5))  // safe: polling the benchmark's own progress
+        }
         exceptional.cancel()
         let published = await counter.value
         while try await appliedEvents(alertsDatabase) < published {

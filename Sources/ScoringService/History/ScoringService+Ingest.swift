@@ -18,8 +18,9 @@ extension ScoringService {
     /// Applies observed fares exactly once each (the inbox), all in one
     /// transaction: each fare is scored against the history before it,
     /// folded into the history, and kept as a deal when it scores 60 or more;
-    /// after the commit `DealScored` (and `ExceptionalDeal` at 90 or more)
-    /// are published. A redelivered fare is skipped; an unreadable one is
+    /// a deal at 90 or more writes its `ExceptionalDeal` into the event
+    /// outbox in the same transaction, and after the commit each deal's
+    /// `DealScored` is published. A redelivered fare is skipped; an unreadable one is
     /// logged and skipped. If the transaction fails nothing is applied (and
     /// nothing acknowledged: the caller asks for the next batch only after).
     ///
@@ -35,7 +36,13 @@ extension ScoringService {
                 let keys = deliveries.map { InboxKey($0.metadata.id) }
                 let fresh = try ServiceDatabase.recordOnce(keys, consumer: Self.fareConsumer, at: now, in: db)
                 for (delivery, isFresh) in zip(deliveries, fresh) where isFresh {
-                    if let deal = try apply(delivery, now: now, reference: reference, in: db) { deals.append(deal) }
+                    guard let deal = try apply(delivery, now: now, reference: reference, in: db) else { continue }
+                    deals.append(deal)
+                    if deal.score.score >= 90 {
+                        var exceptional = ExceptionalDeal()
+                        exceptional.deal = deal
+                        try exceptionalDeals.append(exceptional, in: db)
+                    }
                 }
             }
         } catch {
@@ -49,11 +56,6 @@ extension ScoringService {
             var scored = DealScored()
             scored.deal = deal
             _ = events.enqueue(scored)
-            if deal.score.score >= 90 {
-                var exceptional = ExceptionalDeal()
-                exceptional.deal = deal
-                _ = events.enqueue(exceptional)
-            }
         }
         return deals
     }
