@@ -127,7 +127,7 @@ let package = Package(
             name: "FareLensRuntime",
             dependencies: [
                 "FareLensBus", "FareLensStore", "FareLensMessages", "FareLensWire", log, metrics, lifecycle, grdb,
-                prometheus, nioCore, nioPosix, nioHTTP1,
+                prometheus, nioCore, nioPosix, nioHTTP1, dequeModule,
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: strict

@@ -4,6 +4,7 @@ public import FareLensStore
 import Foundation
 public import GRDB
 public import Logging
+import DequeModule
 import Metrics
 import Synchronization
 
@@ -50,6 +51,9 @@ public final class EventOutbox: Sendable {
     private let retried: Counter
     private let undecodable: Counter
     private let waiting: Gauge
+    private let settled: SettledSequences
+    /// Set when a transaction with events commits; the relay reads the table again only then (or when its last read was full).
+    private let committed = CommitFlag()
 
     /// An outbox for `owner`'s events of `types` (the only types
     /// ``append(_:parent:in:)`` takes) in `database`, whose migrations must
@@ -67,6 +71,7 @@ public final class EventOutbox: Sendable {
         self.types = Dictionary(types.map { type in (type.wireTypeName, type) }, uniquingKeysWith: { first, _ in first })
         self.retryDelays = retryDelays
         (wakeUps, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        settled = SettledSequences(wake: wake)
         let factory = bus.configuration.metricsFactory
         published = Counter(label: "farelens_event_outbox_published_total", dimensions: [("owner", owner)], factory: factory)
         retried = Counter(label: "farelens_event_outbox_retries_total", dimensions: [("owner", owner)], factory: factory)
@@ -91,7 +96,11 @@ public final class EventOutbox: Sendable {
             committedAtUnixMs: clock.now().unixMilliseconds)
         try record.insert(db)
         let wake = self.wake
-        db.afterNextTransaction(onCommit: { _ in wake.yield() })
+        let committed = self.committed
+        db.afterNextTransaction(onCommit: { _ in
+            committed.raise()
+            wake.yield()
+        })
     }
 
     /// Publishes waiting events, those an earlier run left first, and then
@@ -99,14 +108,20 @@ public final class EventOutbox: Sendable {
     /// cancelled; then publishes what waits once more (no retry) and
     /// returns. What is still waiting is published by the next run. Run it
     /// once, from the service's `run()`.
+    ///
+    /// It does not wait for one round's events to be consumed before it
+    /// publishes the next: rows are removed as their events settle, in
+    /// order, and at most ``maximumUnsettled`` published events wait to
+    /// settle at a time.
     public func run() async {
         guard let publisher = await publisherName() else { return }
+        var relay = Relay()
         wake.yield()
         var delay = retryDelays.first
         rounds: for await _ in wakeUps {
             while true {
-                switch await publishWaiting(as: publisher) {
-                case .none:
+                switch await round(&relay, as: publisher) {
+                case .idle:
                     delay = retryDelays.first
                     continue rounds
                 case .more:
@@ -117,8 +132,16 @@ public final class EventOutbox: Sendable {
                 }
             }
         }
-        while case .more = await publishWaiting(as: publisher) {}
+        while case .more = await round(&relay, as: publisher) {}
     }
+
+    /// The most published events waiting to settle before the relay stops
+    /// reading more: four rounds' worth.
+    public var maximumUnsettled: Int { batchSize * 4 }
+
+    /// The fewest settled events whose rows are removed in one delete while
+    /// others are still unsettled.
+    var removalBatch: Int { min(64, batchSize) }
 
     /// The outbox's publisher name, read once from the database (retried
     /// with backoff if the read fails); nil when cancelled first.
@@ -136,74 +159,100 @@ public final class EventOutbox: Sendable {
         return nil
     }
 
+    /// What the relay knows between rounds, in this life.
+    private struct Relay {
+        /// The highest sequence published in this life (0: none yet, so the first round starts from the oldest row).
+        var lastPublished: Int64 = 0
+        /// Published events whose rows are not yet removed, in sequence order.
+        var unsettled = Deque<Int64>()
+        /// The last read found every waiting row: nothing to read until a commit.
+        var caughtUp = false
+    }
+
     /// What one round left.
     private enum Round {
-        /// Nothing waits.
-        case none
-        /// A full batch went out; more may wait.
+        /// Caught up, or at ``maximumUnsettled``: the next commit or settlement wakes the relay.
+        case idle
+        /// A full round went out; more may wait.
         case more
         /// The bus refused an event, or the outbox could not be read or
         /// cleared: retry after a delay.
         case refused
     }
 
-    /// Publishes up to ``batchSize`` waiting events in order, waits until
-    /// this node is done with those of durable topics the bus accepted
-    /// (every local subscriber consumed them; the bridge journaled them),
-    /// then removes
-    /// them. Cancelled while waiting, it removes only those done so far:
-    /// the rest are published again, under the same ids, by the next run.
-    private func publishWaiting(as publisher: String) async -> Round {
+    /// Removes the rows of the events settled so far (in order, up to the
+    /// first that is not), then publishes the next waiting rows, at most
+    /// ``batchSize`` and no more than ``maximumUnsettled`` allows.
+    private func round(_ relay: inout Relay, as publisher: String) async -> Round {
+        guard await removeSettled(&relay) else { return .refused }
+        let room = min(batchSize, maximumUnsettled - relay.unsettled.count)
+        guard room > 0 else { return .idle }
+        // A wake-up for a settlement alone reads nothing: no row was committed since the last read found them all.
+        let fresh = committed.take()
+        guard fresh || !relay.caughtUp else { return .idle }
         let rows: [EventOutboxRecord]
         do throws(StoreError) {
-            rows = try database.waitingEvents(limit: batchSize)
+            rows = try await database.waitingEventsAwaited(after: relay.lastPublished, limit: room)
         } catch {
             logger.error("event outbox cannot be read; retrying", metadata: ["owner": "\(owner)", "error": "\(error)"])
+            relay.caughtUp = false
             return .refused
         }
-        guard !rows.isEmpty else {
-            waiting.record(0)
-            return .none
-        }
-        let settled = SettledSequences()
-        var accepted: [Int64] = []
+        relay.caughtUp = rows.count < room
         var refusal: BusError?
         for row in rows {
             guard let sequence = row.sequence else { continue }
-            guard let event = decode(row) else {
+            if let event = decode(row) {
+                // Only a durable topic's events are waited for: the others are at most once anyway.
+                let durable = type(of: event).topic.isDurable
+                let settled = self.settled
+                do throws(BusError) {
+                    try await bus.publish(
+                        event, id: EventID(publisher: publisher, sequence: UInt64(bitPattern: sequence)),
+                        traceID: TraceID(high: UInt64(bitPattern: row.traceHigh), low: UInt64(bitPattern: row.traceLow)),
+                        onSettled: { if durable { settled.settle(sequence) } })
+                } catch {
+                    refusal = error
+                    break
+                }
+                if !durable { settled.settle(sequence) }
+                published.increment()
+            } else {
                 settled.settle(sequence)
-                accepted.append(sequence)
-                continue
             }
-            // Only a durable topic's events are waited for: the others are at most once anyway.
-            let durable = type(of: event).topic.isDurable
-            do throws(BusError) {
-                try await bus.publish(
-                    event, id: EventID(publisher: publisher, sequence: UInt64(bitPattern: sequence)),
-                    traceID: TraceID(high: UInt64(bitPattern: row.traceHigh), low: UInt64(bitPattern: row.traceLow)),
-                    onSettled: { if durable { settled.settle(sequence) } })
-            } catch {
-                refusal = error
-                break
-            }
-            if !durable { settled.settle(sequence) }
-            published.increment()
-            accepted.append(sequence)
+            relay.lastPublished = sequence
+            relay.unsettled.append(sequence)
         }
-        await settled.wait(for: accepted)
-        if let done = settled.lastOfSettledPrefix(of: accepted) {
-            do throws(StoreError) { try database.removeWaitingEvents(through: done) } catch {
-                logger.error("event outbox cannot remove published events; they will be published again", metadata: ["owner": "\(owner)", "error": "\(error)"])
-                return .refused
-            }
-        }
+        guard await removeSettled(&relay) else { return .refused }
         if let refusal {
+            relay.caughtUp = false
             retried.increment()
             logger.warning("event not yet published; retrying", metadata: ["owner": "\(owner)", "reason": "\(refusal)"])
             return .refused
         }
-        if let summary = try? database.waitingEventsSummary() { waiting.record(summary.count) }  // safe: the gauge only; the next round reads again
-        return rows.count < batchSize ? .none : .more
+        guard relay.caughtUp else { return .more }
+        waiting.record(relay.unsettled.count)
+        return .idle
+    }
+
+    /// Removes the rows of the longest settled prefix of `relay.unsettled`,
+    /// once it holds them all or at least ``removalBatch`` (one delete for
+    /// many settlements).
+    ///
+    /// - Returns: false when they could not be removed (the relay retries).
+    private func removeSettled(_ relay: inout Relay) async -> Bool {
+        let settledCount = settled.settledPrefixCount(of: relay.unsettled)
+        guard settledCount > 0, settledCount == relay.unsettled.count || settledCount >= removalBatch else { return true }
+        let last = relay.unsettled[settledCount - 1]
+        do throws(StoreError) {
+            try await database.removeWaitingEvents(through: last)
+        } catch {
+            logger.error("event outbox cannot remove published events; retrying", metadata: ["owner": "\(owner)", "error": "\(error)"])
+            return false
+        }
+        settled.forget(relay.unsettled.prefix(settledCount))
+        relay.unsettled.removeFirst(settledCount)
+        return true
     }
 
     /// The row's event; nil (logged and counted) when it cannot be decoded,
@@ -222,54 +271,42 @@ public final class EventOutbox: Sendable {
     }
 }
 
-/// The sequences of one round's events that this node is done with, and
-/// the relay waiting for them.
+/// The published events this node is done with (the bus settled them),
+/// until their rows are removed; each settlement wakes the relay.
 private final class SettledSequences: Sendable {
-    private struct State {
-        var settled: Set<Int64> = []
-        var needed: [Int64] = []
-        var waiter: CheckedContinuation<Void, Never>?
-        var cancelled = false
+    private let settled = Mutex(Set<Int64>())
+    private let wake: AsyncStream<Void>.Continuation
+
+    init(wake: AsyncStream<Void>.Continuation) {
+        self.wake = wake
     }
-    private let state = Mutex(State())
 
     /// This node is done with event `sequence`.
     func settle(_ sequence: Int64) {
-        let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
-            state.settled.insert(sequence)
-            guard state.waiter != nil, state.needed.allSatisfy(state.settled.contains) else { return nil }
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
+        settled.withLock { _ = $0.insert(sequence) }
+        wake.yield()
     }
 
-    /// Returns once every sequence of `needed` is settled, or the calling task is cancelled.
-    func wait(for needed: [Int64]) async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state in
-                    if state.cancelled || needed.allSatisfy(state.settled.contains) { return true }
-                    state.needed = needed
-                    state.waiter = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
-                state.cancelled = true
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume()
-        }
+    /// How many of `sequences`, from the first, are settled.
+    func settledPrefixCount(of sequences: Deque<Int64>) -> Int {
+        settled.withLock { settled in sequences.prefix { settled.contains($0) }.count }
     }
 
-    /// The last sequence of the longest prefix of `sequences` that is all settled.
-    func lastOfSettledPrefix(of sequences: [Int64]) -> Int64? {
-        state.withLock { state in sequences.prefix { state.settled.contains($0) }.last }
+    /// Forgets `sequences` (their rows are removed).
+    func forget(_ sequences: some Sequence<Int64>) {
+        settled.withLock { settled in for sequence in sequences { settled.remove(sequence) } }
     }
+}
+
+/// Whether a transaction with events committed since the relay last looked.
+private final class CommitFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    /// A transaction with events committed.
+    func raise() { flag.store(true, ordering: .releasing) }
+
+    /// Whether one did since the last call; lowers the flag.
+    func take() -> Bool { flag.exchange(false, ordering: .acquiring) }
 }
 
 /// A failure of ``EventOutbox``, named by a stable code.

@@ -41,13 +41,29 @@ extension ServiceDatabase {
 
     /// The oldest waiting events, at most `limit`, in sequence order.
     public func waitingEvents(limit: Int) throws(StoreError) -> [EventOutboxRecord] {
+        try waitingEvents(after: 0, limit: limit)
+    }
+
+    /// The waiting events after `sequence`, at most `limit`, in sequence order.
+    public func waitingEvents(after sequence: Int64, limit: Int) throws(StoreError) -> [EventOutboxRecord] {
         do {
-            return try writer.read { db in
-                try EventOutboxRecord.order(EventOutboxRecord.Columns.sequence).limit(limit).fetchAll(db)
-            }
+            return try writer.read { db in try Self.waitingEvents(after: sequence, limit: limit, in: db) }
         } catch {
             throw StoreError.from(error, path: path ?? ":memory:", or: StoreError.readFailed)
         }
+    }
+
+    /// ``waitingEvents(after:limit:)``, awaited: the calling thread is free while a reader is found.
+    public func waitingEventsAwaited(after sequence: Int64, limit: Int) async throws(StoreError) -> [EventOutboxRecord] {
+        do {
+            return try await writer.read { db in try Self.waitingEvents(after: sequence, limit: limit, in: db) }
+        } catch {
+            throw StoreError.from(error, path: path ?? ":memory:", or: StoreError.readFailed)
+        }
+    }
+
+    private static func waitingEvents(after sequence: Int64, limit: Int, in db: Database) throws -> [EventOutboxRecord] {
+        try EventOutboxRecord.filter(EventOutboxRecord.Columns.sequence > sequence).order(EventOutboxRecord.Columns.sequence).limit(limit).fetchAll(db)
     }
 
     /// How many events wait, and the commit time of the oldest (nil when none).
@@ -62,10 +78,16 @@ extension ServiceDatabase {
         }
     }
 
-    /// Removes the waiting events up to and including `sequence` (the bus has accepted them).
-    public func removeWaitingEvents(through sequence: Int64) throws(StoreError) {
-        _ = try write { db in
-            try EventOutboxRecord.filter(EventOutboxRecord.Columns.sequence <= sequence).deleteAll(db)
+    /// Removes the waiting events up to and including `sequence` (the bus
+    /// has accepted them), awaited: the calling thread is free while the
+    /// service's own transactions hold the writer.
+    public func removeWaitingEvents(through sequence: Int64) async throws(StoreError) {
+        do {
+            _ = try await writer.write { db in
+                try EventOutboxRecord.filter(EventOutboxRecord.Columns.sequence <= sequence).deleteAll(db)
+            }
+        } catch {
+            throw StoreError.from(error, path: path ?? ":memory:", or: StoreError.writeFailed)
         }
     }
 }
