@@ -14,12 +14,17 @@ struct ProcessCrashTests {
         temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
     }
 
+    /// A fresh hub socket path and, beside it, the data directory `name` (created).
+    private func hubSocketAndDataDirectory(_ name: String) throws -> (socket: String, data: String) {
+        let directory = scratchDirectory()
+        let data = directory + "/" + name
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        return (directory + "/hub.sock", data)
+    }
+
     @Test("a consumer killed between its effect and its acknowledgement gets the event again and applies it once (inbox)")
     func consumerKilledBeforeAcknowledgement() async throws {
-        let directory = scratchDirectory()
-        let socket = directory + "/hub.sock"
-        let dataDirectory = directory + "/consumer"
-        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        let (socket, dataDirectory) = try hubSocketAndDataDirectory("consumer")
         let hubBus = makeNodeBus("hub")
         let (hub, hubTask) = try await startHub(hubBus, fastBridge(socket))
         let arguments = ["consume", "--socket", socket, "--name", "consumer", "--data-dir", dataDirectory]
@@ -80,10 +85,7 @@ struct ProcessCrashTests {
 
     @Test("a publisher killed (kill -9) with events committed to its event outbox, then again while a subscriber in its own process held one unfinished, delivers every one, each under one id across its three lives")
     func outboxPublisherKilled() async throws {
-        let directory = scratchDirectory()
-        let socket = directory + "/hub.sock"
-        let dataDirectory = directory + "/publisher"
-        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        let (socket, dataDirectory) = try hubSocketAndDataDirectory("publisher")
         let hubBus = makeNodeBus("hub")
         let subscription = hubBus.subscribe(PriceDropped.self)  // the hub wants the topic
         let (_, hubTask) = try await startHub(hubBus, fastBridge(socket))
