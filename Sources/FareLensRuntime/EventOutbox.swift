@@ -6,13 +6,12 @@ public import GRDB
 public import Logging
 import DequeModule
 import Metrics
-import Synchronization
 
 /// A service's event outbox: the events a service publishes are written
 /// into its own database in the same transaction as the change they report
 /// (``append(_:parent:in:)``), and ``run()`` publishes them in commit order
-/// once the transaction has committed, removing them only after the bus has
-/// accepted them.
+/// once the transaction has committed, removing each row once this node is
+/// done with its event.
 ///
 /// What it guarantees (docs/bus.md, "A service's event outbox"):
 /// - an event is published if and only if its transaction committed: a
@@ -269,62 +268,4 @@ public final class EventOutbox: Sendable {
             return nil
         }
     }
-}
-
-/// The published events this node is done with (the bus settled them),
-/// until their rows are removed; each settlement wakes the relay.
-private final class SettledSequences: Sendable {
-    private let settled = Mutex(Set<Int64>())
-    private let wake: AsyncStream<Void>.Continuation
-
-    init(wake: AsyncStream<Void>.Continuation) {
-        self.wake = wake
-    }
-
-    /// This node is done with event `sequence`.
-    func settle(_ sequence: Int64) {
-        settled.withLock { _ = $0.insert(sequence) }
-        wake.yield()
-    }
-
-    /// How many of `sequences`, from the first, are settled.
-    func settledPrefixCount(of sequences: Deque<Int64>) -> Int {
-        settled.withLock { settled in sequences.prefix { settled.contains($0) }.count }
-    }
-
-    /// Forgets `sequences` (their rows are removed).
-    func forget(_ sequences: some Sequence<Int64>) {
-        settled.withLock { settled in for sequence in sequences { settled.remove(sequence) } }
-    }
-}
-
-/// Whether a transaction with events committed since the relay last looked.
-private final class CommitFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-
-    /// A transaction with events committed.
-    func raise() { flag.store(true, ordering: .releasing) }
-
-    /// Whether one did since the last call; lowers the flag.
-    func take() -> Bool { flag.exchange(false, ordering: .acquiring) }
-}
-
-/// A failure of ``EventOutbox``, named by a stable code.
-public struct EventOutboxError: Error, Hashable, Sendable, CustomStringConvertible {
-    private enum Code: String, Hashable, Sendable {
-        case unregisteredType = "unregistered-type"
-    }
-    private let code: Code
-    /// A one-line reason.
-    public let message: String
-
-    /// Stable code, e.g. `unregistered-type`.
-    public var codeName: String { code.rawValue }
-
-    /// An event of a type the outbox was not given, so it could not decode it.
-    public static func unregisteredType(_ typeName: String, owner: String) -> EventOutboxError {
-        EventOutboxError(code: .unregisteredType, message: "the \(owner) event outbox was not given the event type \(typeName)")
-    }
-
-    public var description: String { "\(code.rawValue): \(message)" }
 }

@@ -28,7 +28,7 @@ public struct EventOutboxRecord: Codable, Sendable, FetchableRecord, Persistable
     public var traceHigh: Int64
     /// The low half of that trace id.
     public var traceLow: Int64
-    /// When it was committed, Unix epoch milliseconds (for the age of the oldest waiting event).
+    /// When it was written, Unix epoch milliseconds on the service's clock (for an operator reading the table).
     public var committedAtUnixMs: Int64
 
     /// A row to insert.

@@ -66,13 +66,10 @@ extension ServiceDatabase {
         try EventOutboxRecord.filter(EventOutboxRecord.Columns.sequence > sequence).order(EventOutboxRecord.Columns.sequence).limit(limit).fetchAll(db)
     }
 
-    /// How many events wait, and the commit time of the oldest (nil when none).
-    public func waitingEventsSummary() throws(StoreError) -> (count: Int, oldestCommittedAtUnixMs: Int64?) {
+    /// How many events wait.
+    public func waitingEventCount() throws(StoreError) -> Int {
         do {
-            return try writer.read { db in
-                let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), MIN(committedAtUnixMs) FROM \(EventOutboxRecord.databaseTableName)")
-                return (row?[0] ?? 0, row?[1])
-            }
+            return try writer.read { db in try EventOutboxRecord.fetchCount(db) }
         } catch {
             throw StoreError.from(error, path: path ?? ":memory:", or: StoreError.readFailed)
         }

@@ -114,7 +114,7 @@ func pipelineRound(_ directory: String, withAlerts: Bool, fares: Int, logger: Lo
     if let alertsDatabase {
         // Every exceptional deal is published (scoring's event outbox is
         // empty once every subscriber, alerts included, is done with each).
-        while try scoringDatabase.waitingEventsSummary().count > 0 {
+        while try scoringDatabase.waitingEventCount() > 0 {
             try await Task.sleep(for: .milliseconds(5))  // safe: polling the benchmark's own progress
         }
         exceptional.cancel()
