@@ -188,7 +188,10 @@ public final class EventOutbox: Sendable {
         guard room > 0 else { return .idle }
         // A wake-up for a settlement alone reads nothing: no row was committed since the last read found them all.
         let fresh = committed.take()
-        guard fresh || !relay.caughtUp else { return .idle }
+        guard fresh || !relay.caughtUp else {
+            waiting.record(relay.unsettled.count)
+            return .idle
+        }
         let rows: [EventOutboxRecord]
         do throws(StoreError) {
             rows = try await database.waitingEventsAwaited(after: relay.lastPublished, limit: room)

@@ -100,10 +100,11 @@ struct EventOutboxTests {
         #expect(try database.waitingEvents(limit: 10).isEmpty)
     }
 
-    @Test("a durable event's row stays until every local subscriber has consumed it; only then is it removed")
+    @Test("a durable event's row stays until every local subscriber has consumed it; only then is it removed; the waiting gauge counts it")
     func removedAfterConsumption() async throws {
         let database = try ServiceDatabase.inMemory(service: Self.owner, migrations: Self.migrations)
-        let bus = Self.bus()
+        let metrics = TestMetrics()
+        let bus = Self.bus(metrics)
         let subscription = bus.subscribe(PriceDropped.self)
         let outbox = Self.outbox(database, bus)
         let relay = Task { await outbox.run() }
@@ -115,12 +116,18 @@ struct EventOutboxTests {
             #expect(first?.event.sequence == 1)
             // Held: this subscriber has not asked for the next event, so it is not done with this one.
             #expect(try database.waitingEvents(limit: 10).map(\.sequence) == [1])
+            let gauge = try metrics.expectGauge("farelens_event_outbox_waiting", [("owner", Self.owner)])
+            try await waitUntil("the gauge counts the held event") { gauge.lastValue == 1 }
             try Self.commit([PriceDropped(route: "OPO-LHR", sequence: 2)], to: outbox, in: database)
             let second = await iterator.next()
             #expect(second?.event.sequence == 2)
             // Asking for it settled event 1; event 2 is held now.
             try await waitUntil("event 1's row is removed") { (try? database.waitingEvents(limit: 10).map(\.sequence)) == [2] }
         }
+        // Whatever wakes the relay next (here, iterating on) leaves the gauge at what waits once event 2 is done with.
+        let rest = Task { for await _ in subscription {} }
+        defer { rest.cancel() }
+        try await waitUntil("the gauge reads 0 once nothing waits") { (try? metrics.expectGauge("farelens_event_outbox_waiting", [("owner", Self.owner)]).lastValue) == 0 }
     }
 
     @Test("published again after a crash between publish and removal (the database as it was then), each event keeps its id and an inbox consumer applies it once")
