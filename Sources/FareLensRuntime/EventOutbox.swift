@@ -194,7 +194,7 @@ public final class EventOutbox: Sendable {
         }
         let rows: [EventOutboxRecord]
         do throws(StoreError) {
-            rows = try await database.waitingEventsAwaited(after: relay.lastPublished, limit: room)
+            rows = try await database.waitingEvents(after: relay.lastPublished, limit: room)
         } catch {
             logger.error("event outbox cannot be read; retrying", metadata: ["owner": "\(owner)", "error": "\(error)"])
             relay.caughtUp = false

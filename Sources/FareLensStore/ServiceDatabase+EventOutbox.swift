@@ -41,20 +41,16 @@ extension ServiceDatabase {
 
     /// The oldest waiting events, at most `limit`, in sequence order.
     public func waitingEvents(limit: Int) throws(StoreError) -> [EventOutboxRecord] {
-        try waitingEvents(after: 0, limit: limit)
-    }
-
-    /// The waiting events after `sequence`, at most `limit`, in sequence order.
-    public func waitingEvents(after sequence: Int64, limit: Int) throws(StoreError) -> [EventOutboxRecord] {
         do {
-            return try writer.read { db in try Self.waitingEvents(after: sequence, limit: limit, in: db) }
+            return try writer.read { db in try Self.waitingEvents(after: 0, limit: limit, in: db) }
         } catch {
             throw StoreError.from(error, path: path ?? ":memory:", or: StoreError.readFailed)
         }
     }
 
-    /// ``waitingEvents(after:limit:)``, awaited: the calling thread is free while a reader is found.
-    public func waitingEventsAwaited(after sequence: Int64, limit: Int) async throws(StoreError) -> [EventOutboxRecord] {
+    /// The waiting events after `sequence`, at most `limit`, in sequence
+    /// order; awaited, so the calling thread is free while a reader is found.
+    public func waitingEvents(after sequence: Int64, limit: Int) async throws(StoreError) -> [EventOutboxRecord] {
         do {
             return try await writer.read { db in try Self.waitingEvents(after: sequence, limit: limit, in: db) }
         } catch {

@@ -34,6 +34,13 @@ struct EventOutboxTests {
             retryDelays: (.milliseconds(1), .milliseconds(4)), logger: quietLogger())
     }
 
+    /// An in-memory database, a bus recording into `metrics`, and an outbox over both.
+    static func inMemory(_ metrics: TestMetrics = TestMetrics()) throws -> (database: ServiceDatabase, bus: MessageBus, outbox: EventOutbox) {
+        let database = try ServiceDatabase.inMemory(service: owner, migrations: migrations)
+        let bus = Self.bus(metrics)
+        return (database, bus, Self.outbox(database, bus))
+    }
+
     /// Commits `events`, one transaction.
     static func commit(_ events: [PriceDropped], to outbox: EventOutbox, in database: ServiceDatabase, parent: RequestContext? = nil) throws {
         try database.writer.write { db in
@@ -49,10 +56,8 @@ struct EventOutboxTests {
 
     @Test("committed events are published in commit order under <owner>.outbox#<instance> and the row's sequence, with their trace; a rolled-back transaction's never")
     func committedEventsOnly() async throws {
-        let database = try ServiceDatabase.inMemory(service: Self.owner, migrations: Self.migrations)
-        let bus = Self.bus()
+        let (database, bus, outbox) = try Self.inMemory()
         let subscription = bus.subscribe([PriceDropped.self, Tick.self])
-        let outbox = Self.outbox(database, bus)
         let relay = Task { await outbox.run() }
         defer { relay.cancel() }
         let trace = TraceID.random()
@@ -102,11 +107,9 @@ struct EventOutboxTests {
 
     @Test("a durable event's row stays until every local subscriber has consumed it; only then is it removed; the waiting gauge counts it")
     func removedAfterConsumption() async throws {
-        let database = try ServiceDatabase.inMemory(service: Self.owner, migrations: Self.migrations)
         let metrics = TestMetrics()
-        let bus = Self.bus(metrics)
+        let (database, bus, outbox) = try Self.inMemory(metrics)
         let subscription = bus.subscribe(PriceDropped.self)
-        let outbox = Self.outbox(database, bus)
         let relay = Task { await outbox.run() }
         defer { relay.cancel() }
         try Self.commit([PriceDropped(route: "OPO-LHR", sequence: 1)], to: outbox, in: database)
@@ -204,12 +207,10 @@ struct EventOutboxTests {
 
     @Test("a publish the bus refuses (overloaded) is retried with backoff, in order, until accepted: nothing is dropped, and each retry is counted")
     func refusedIsRetried() async throws {
-        let database = try ServiceDatabase.inMemory(service: Self.owner, migrations: Self.migrations)
         let metrics = TestMetrics()
-        let bus = Self.bus(metrics)
+        let (database, bus, outbox) = try Self.inMemory(metrics)
         let transport = RefusingTransport(refusals: 3)
         bus.attach(transport)
-        let outbox = Self.outbox(database, bus)
         try Self.commit((1 ... 4).map { PriceDropped(route: "DUB-ORD", sequence: $0) }, to: outbox, in: database)
         let relay = Task { await outbox.run() }
         defer { relay.cancel() }
@@ -221,11 +222,9 @@ struct EventOutboxTests {
 
     @Test("a row no event type can be read from is skipped, logged and counted; the events after it are published")
     func undecodableRow() async throws {
-        let database = try ServiceDatabase.inMemory(service: Self.owner, migrations: Self.migrations)
         let metrics = TestMetrics()
-        let bus = Self.bus(metrics)
+        let (database, bus, outbox) = try Self.inMemory(metrics)
         let subscription = bus.subscribe(PriceDropped.self)
-        let outbox = Self.outbox(database, bus)
         try await database.writer.write { db in
             try EventOutboxRecord(typeName: "farelens.gone.Event", payload: Data([1, 2, 3]), traceHigh: 1, traceLow: 2, committedAtUnixMs: 0).insert(db)
         }
