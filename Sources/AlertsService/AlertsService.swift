@@ -44,7 +44,11 @@ actor AlertsService: ServiceBehaviour {
     let database: ServiceDatabase
     let bus: MessageBus
     let clock: any WallClock
+    /// `AlertDelivered` and `AlertDeliveryFailed`, at most once by design.
     let events: DeferredPublisher
+    /// `AlertDecided`, published from the decisions' rows (``DecidedAlertsStore``):
+    /// none is lost between a decision's commit and its publish.
+    nonisolated let decidedEvents: EventOutbox
     let channels: [any AlertDeliveryChannel]
     let recheck: PriceRecheck
     let backoff: Backoff
@@ -107,6 +111,7 @@ actor AlertsService: ServiceBehaviour {
         self.bus = bus
         self.clock = clock
         self.events = DeferredPublisher(bus: bus, owner: "alerts", logger: logger)
+        self.decidedEvents = EventOutbox(owner: "alerts", store: DecidedAlertsStore(database: database), bus: bus, batchSize: Self.batchSize, logger: logger)
         self.channels = channels
         self.backoff = backoff
         self.recheck = recheck ?? { row in await Self.searchRecheck(row, bus: bus, now: clock.now()) }
@@ -141,6 +146,7 @@ actor AlertsService: ServiceBehaviour {
         defer { state = .stopped }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.events.run() }
+            group.addTask { await self.decidedEvents.run() }
             group.addTask { await self.follow(self.decisionStream) }
             group.addTask { for await delivery in self.deletions { await self.erase(delivery.event.userID) } }
             group.addTask { for await _ in self.acceptedSignal { await self.deliverAllDue() } }

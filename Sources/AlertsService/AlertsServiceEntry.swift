@@ -35,6 +35,7 @@ public enum AlertsServiceEntry {
         migrations.register("alerts-002-sent-by-user", AlertRow.migrateSentIndex)
         migrations.register("alerts-003-set-aside-events", SetAsideEventRow.migrate)
         migrations.register("alerts-004-set-aside-content", SetAsideEventRow.migrateContent)
+        migrations.register("alerts-005-decided-outbox", DecidedAlertsStore.migrate)
         return migrations
     }
 }

@@ -33,14 +33,22 @@ import Metrics
 ///
 /// It replaces `DeferredPublisher` in a service whose events must not be
 /// lost between its commit and their publish.
+///
+/// The events wait in an ``EventOutboxStore``: the `event_outbox` table
+/// (``init(owner:database:bus:types:clock:batchSize:retryDelays:logger:)``),
+/// or a service's own table whose rows are its events
+/// (``init(owner:store:bus:batchSize:forgetEvery:retryDelays:logger:)``),
+/// whose transactions hand the relay what they wrote
+/// (``committed(first:count:in:event:)``) so that it reads the table back
+/// only after a restart or when it has fallen far behind.
 public final class EventOutbox: Sendable {
     /// The publishing service (the publisher name's prefix and a metrics dimension).
     public let owner: String
     /// The most events read and published in one round.
     public let batchSize: Int
-    private let database: ServiceDatabase
+    private let store: any EventOutboxStore
     private let bus: MessageBus
-    private let clock: any WallClock
+    private let clock: (any WallClock)?
     private let logger: Logger
     private let types: [String: any BusEvent.Type]
     private let retryDelays: (first: Duration, most: Duration)
@@ -52,22 +60,53 @@ public final class EventOutbox: Sendable {
     private let waiting: Gauge
     private let settled: SettledSequences
     /// Set when a transaction with events commits; the relay reads the table again only then (or when its last read was full).
-    private let committed = CommitFlag()
+    private let committedFlag = CommitFlag()
+    /// What ``committed(first:count:in:event:)`` hands over; nil for the `event_outbox` table, which the relay always reads.
+    private let memory: CommittedEventQueue?
+    /// The fewest settled events forgotten at once while others are still unsettled.
+    let forgetEvery: Int
 
     /// An outbox for `owner`'s events of `types` (the only types
     /// ``append(_:parent:in:)`` takes) in `database`, whose migrations must
     /// include ``FareLensStore/ServiceMigrations/registerEventOutbox(named:)``.
-    public init(
+    public convenience init(
         owner: String, database: ServiceDatabase, bus: MessageBus, types: [any BusEvent.Type], clock: any WallClock,
         batchSize: Int = 256, retryDelays: (first: Duration, most: Duration) = (.milliseconds(50), .seconds(5)), logger: Logger
     ) {
+        let types = Dictionary(types.map { type in (type.wireTypeName, type) }, uniquingKeysWith: { first, _ in first })
+        self.init(
+            owner: owner, store: EventOutboxTable(owner: owner, database: database, types: types), types: types, clock: clock, memory: nil, bus: bus,
+            batchSize: batchSize, forgetEvery: min(64, batchSize), retryDelays: retryDelays, logger: logger)
+    }
+
+    /// An outbox for `owner`'s events kept in `store`, a table of the
+    /// service's own, whose transactions hand over what they write with
+    /// ``committed(first:count:in:event:)``. Settled events are forgotten
+    /// (``EventOutboxStore/forget(through:)``) at least `forgetEvery` at a
+    /// time while others are unsettled, and all at once when none is.
+    /// ``append(_:parent:in:)`` is not for this outbox.
+    public convenience init(
+        owner: String, store: any EventOutboxStore, bus: MessageBus, batchSize: Int = 1_024, forgetEvery: Int = 1_024,
+        retryDelays: (first: Duration, most: Duration) = (.milliseconds(50), .seconds(5)), logger: Logger
+    ) {
+        self.init(
+            owner: owner, store: store, types: [:], clock: nil, memory: CommittedEventQueue(limit: max(1, batchSize) * 64), bus: bus,
+            batchSize: batchSize, forgetEvery: forgetEvery, retryDelays: retryDelays, logger: logger)
+    }
+
+    private init(
+        owner: String, store: any EventOutboxStore, types: [String: any BusEvent.Type], clock: (any WallClock)?, memory: CommittedEventQueue?,
+        bus: MessageBus, batchSize: Int, forgetEvery: Int, retryDelays: (first: Duration, most: Duration), logger: Logger
+    ) {
         self.owner = owner
         self.batchSize = max(1, batchSize)
-        self.database = database
+        self.store = store
         self.bus = bus
         self.clock = clock
         self.logger = logger
-        self.types = Dictionary(types.map { type in (type.wireTypeName, type) }, uniquingKeysWith: { first, _ in first })
+        self.types = types
+        self.memory = memory
+        self.forgetEvery = max(1, forgetEvery)
         self.retryDelays = retryDelays
         (wakeUps, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         settled = SettledSequences(wake: wake)
@@ -88,15 +127,32 @@ public final class EventOutbox: Sendable {
     ///   SQLite's error otherwise. Either way the caller's transaction
     ///   should roll back.
     public func append<E: BusEvent>(_ event: E, parent: RequestContext? = nil, in db: Database) throws {
-        guard types[E.wireTypeName] != nil else { throw EventOutboxError.unregisteredType(E.wireTypeName, owner: owner) }
+        guard types[E.wireTypeName] != nil, let clock else { throw EventOutboxError.unregisteredType(E.wireTypeName, owner: owner) }
         let trace = parent?.traceID ?? TraceID.random()
         let record = EventOutboxRecord(
             typeName: E.wireTypeName, payload: Data(try event.wireEncoded()), traceHigh: trace.high, traceLow: trace.low,
             committedAtUnixMs: clock.now().unixMilliseconds)
         try record.insert(db)
         let wake = self.wake
-        let committed = self.committed
+        let committed = self.committedFlag
         db.afterNextTransaction(onCommit: { _ in
+            committed.raise()
+            wake.yield()
+        })
+    }
+
+    /// Hands over the `count` events that the write transaction `db` records
+    /// in this outbox's store, sequences `first ..< first + count`:
+    /// `event(i)` makes the one of sequence `first + i`, when it is
+    /// published. Once `db` commits the relay publishes them from memory,
+    /// in commit order; a rollback hands over nothing. Only for an outbox
+    /// made with ``init(owner:store:bus:batchSize:forgetEvery:retryDelays:logger:)``.
+    public func committed(first: Int64, count: Int, in db: Database, event: @escaping @Sendable (Int) -> OutboxEvent) {
+        guard count > 0, let memory else { return }
+        let wake = self.wake
+        let committed = self.committedFlag
+        db.afterNextTransaction(onCommit: { _ in
+            memory.append(first: first, count: count, event: event)
             committed.raise()
             wake.yield()
         })
@@ -113,8 +169,8 @@ public final class EventOutbox: Sendable {
     /// order, and at most ``maximumUnsettled`` published events wait to
     /// settle at a time.
     public func run() async {
-        guard let publisher = await publisherName() else { return }
-        var relay = Relay()
+        guard let (publisher, settledThrough) = await publisherName() else { return }
+        var relay = Relay(lastPublished: settledThrough)
         wake.yield()
         var delay = retryDelays.first
         rounds: for await _ in wakeUps {
@@ -138,17 +194,14 @@ public final class EventOutbox: Sendable {
     /// reading more: four rounds' worth.
     public var maximumUnsettled: Int { batchSize * 4 }
 
-    /// The fewest settled events whose rows are removed in one delete while
-    /// others are still unsettled.
-    var removalBatch: Int { min(64, batchSize) }
-
-    /// The outbox's publisher name, read once from the database (retried
-    /// with backoff if the read fails); nil when cancelled first.
-    private func publisherName() async -> String? {
+    /// The outbox's publisher name and where the last run left off, read
+    /// once from the store (retried with backoff if the read fails); nil
+    /// when cancelled first.
+    private func publisherName() async -> (String, Int64)? {
         var delay = retryDelays.first
         while !Task.isCancelled {
             do throws(StoreError) {
-                return "\(owner).outbox#\(try database.eventOutboxInstance())"
+                return ("\(owner).outbox#\(try await store.instance())", try await store.settledThrough())
             } catch {
                 logger.error("event outbox cannot read its identity; retrying", metadata: ["owner": "\(owner)", "error": "\(error)"])
             }
@@ -160,12 +213,17 @@ public final class EventOutbox: Sendable {
 
     /// What the relay knows between rounds, in this life.
     private struct Relay {
-        /// The highest sequence published in this life (0: none yet, so the first round starts from the oldest row).
-        var lastPublished: Int64 = 0
+        /// The highest sequence published in this life, or where the last
+        /// run left off (0 for the `event_outbox` table: its first round
+        /// starts from the oldest row).
+        var lastPublished: Int64
         /// Published events whose rows are not yet removed, in sequence order.
         var unsettled = Deque<Int64>()
         /// The last read found every waiting row: nothing to read until a commit.
         var caughtUp = false
+        /// The generation of ``memory`` that holds every event committed
+        /// since the last read of the store; nil while the store is read.
+        var memoryGeneration: Int?
     }
 
     /// What one round left.
@@ -187,31 +245,38 @@ public final class EventOutbox: Sendable {
         let room = min(batchSize, maximumUnsettled - relay.unsettled.count)
         guard room > 0 else { return .idle }
         // A wake-up for a settlement alone reads nothing: no row was committed since the last read found them all.
-        let fresh = committed.take()
+        let fresh = committedFlag.take()
         guard fresh || !relay.caughtUp else {
             waiting.record(relay.unsettled.count)
             return .idle
         }
-        let rows: [EventOutboxRecord]
-        do throws(StoreError) {
-            rows = try await database.waitingEvents(after: relay.lastPublished, limit: room)
-        } catch {
-            logger.error("event outbox cannot be read; retrying", metadata: ["owner": "\(owner)", "error": "\(error)"])
-            relay.caughtUp = false
-            return .refused
+        let rows: [OutboxEvent]
+        if let memory, let generation = relay.memoryGeneration, let held = memory.take(after: relay.lastPublished, limit: room, generation: generation) {
+            rows = held
+        } else {
+            relay.memoryGeneration = nil
+            let generation = memory?.generation
+            do throws(StoreError) {
+                rows = try await store.events(after: relay.lastPublished, limit: room)
+            } catch {
+                logger.error("event outbox cannot be read; retrying", metadata: ["owner": "\(owner)", "error": "\(error)"])
+                relay.caughtUp = false
+                return .refused
+            }
+            // Caught up: whatever commits from now on is in memory, unless it overflows meanwhile.
+            if rows.count < room { relay.memoryGeneration = generation }
         }
         relay.caughtUp = rows.count < room
         var refusal: BusError?
         for row in rows {
-            guard let sequence = row.sequence else { continue }
-            if let event = decode(row) {
+            let sequence = row.sequence
+            if let event = make(row) {
                 // Only a durable topic's events are waited for: the others are at most once anyway.
                 let durable = type(of: event).topic.isDurable
                 let settled = self.settled
                 do throws(BusError) {
                     try await bus.publish(
-                        event, id: EventID(publisher: publisher, sequence: UInt64(bitPattern: sequence)),
-                        traceID: TraceID(high: UInt64(bitPattern: row.traceHigh), low: UInt64(bitPattern: row.traceLow)),
+                        event, id: EventID(publisher: publisher, sequence: UInt64(bitPattern: sequence)), traceID: row.traceID,
                         onSettled: { if durable { settled.settle(sequence) } })
                 } catch {
                     refusal = error
@@ -228,6 +293,8 @@ public final class EventOutbox: Sendable {
         guard await removeSettled(&relay) else { return .refused }
         if let refusal {
             relay.caughtUp = false
+            // The refused event and those after it were taken from memory: read them from the store.
+            relay.memoryGeneration = nil
             retried.increment()
             logger.warning("event not yet published; retrying", metadata: ["owner": "\(owner)", "reason": "\(refusal)"])
             return .refused
@@ -237,17 +304,17 @@ public final class EventOutbox: Sendable {
         return .idle
     }
 
-    /// Removes the rows of the longest settled prefix of `relay.unsettled`,
-    /// once it holds them all or at least ``removalBatch`` (one delete for
-    /// many settlements).
+    /// Forgets the longest settled prefix of `relay.unsettled` (the
+    /// `event_outbox` table deletes its rows), once it holds them all or at
+    /// least ``forgetEvery`` (one write for many settlements).
     ///
     /// - Returns: false when they could not be removed (the relay retries).
     private func removeSettled(_ relay: inout Relay) async -> Bool {
         let settledCount = settled.settledPrefixCount(of: relay.unsettled)
-        guard settledCount > 0, settledCount == relay.unsettled.count || settledCount >= removalBatch else { return true }
+        guard settledCount > 0, settledCount == relay.unsettled.count || settledCount >= forgetEvery else { return true }
         let last = relay.unsettled[settledCount - 1]
         do throws(StoreError) {
-            try await database.removeWaitingEvents(through: last)
+            try await store.forget(through: last)
         } catch {
             logger.error("event outbox cannot remove published events; retrying", metadata: ["owner": "\(owner)", "error": "\(error)"])
             return false
@@ -257,16 +324,15 @@ public final class EventOutbox: Sendable {
         return true
     }
 
-    /// The row's event; nil (logged and counted) when it cannot be decoded,
+    /// The row's event; nil (logged and counted) when it cannot be made,
     /// which only a row written by another build could cause.
-    private func decode(_ row: EventOutboxRecord) -> (any BusEvent)? {
+    private func make(_ row: OutboxEvent) -> (any BusEvent)? {
         do {
-            guard let type = types[row.typeName] else { throw EventOutboxError.unregisteredType(row.typeName, owner: owner) }
-            return try type.init(wireEncoded: [UInt8](row.payload))
+            return try row.make()
         } catch {
             undecodable.increment()
             logger.error("event outbox row cannot be decoded; skipped", metadata: [
-                "owner": "\(owner)", "sequence": "\(row.sequence ?? 0)", "type": "\(row.typeName)", "error": "\(error)",
+                "owner": "\(owner)", "sequence": "\(row.sequence)", "type": "\(row.typeName)", "error": "\(error)",
             ])
             return nil
         }

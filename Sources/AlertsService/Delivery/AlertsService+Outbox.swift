@@ -1,5 +1,6 @@
 import FareLensBus
 import FareLensMessages
+import FareLensRuntime
 import FareLensStore
 import Foundation
 import GRDB
@@ -165,11 +166,10 @@ extension AlertsService {
             row.finishedAtUnixMs = nowMs
             updatedRows.append(row)
         }
-        let changedAlerts: [AlertRow]
         do {
             // Not cancelled by a graceful stop: the attempts were made, and what is not recorded is sent again after a restart.
-            changedAlerts = try await database.writeToEnd { [updatedRows, newlyDisabled, stale] db in
-                try Self.writeOutcomes(updatedRows, newlyDisabled: newlyDisabled, stale: stale, in: db)
+            try await database.writeToEnd { [updatedRows, newlyDisabled, stale, decidedEvents] db in
+                try Self.writeOutcomes(updatedRows, newlyDisabled: newlyDisabled, stale: stale, announcingTo: decidedEvents, in: db)
             }
         } catch {
             // Not recorded: the rows stay pending and are attempted again (a receiver de-duplicates on webhook-id).
@@ -180,14 +180,15 @@ extension AlertsService {
             logger.error("channel disabled by its endpoint; `farelensctl alerts replay` re-enables it", metadata: ["channel": "\(state.channel)", "reason": "\(state.reason)"])
         }
         publishOutcomes(attempts, updatedRows: updatedRows, at: nowMs)
-        for alert in changedAlerts where stale[alert.alertID] != nil { publishDecided(alert) }
     }
 
     /// The transaction of ``record(_:skipped:stale:disabled:alerts:)``: the
     /// rows' new states, channels newly disabled, and each alert's delivery
-    /// summary (a stale one re-decided as `STALE_PRICE`). Returns the alerts
-    /// whose decision changed.
-    private static func writeOutcomes(_ updatedRows: [OutboxRow], newlyDisabled: [ChannelStateRow], stale: [String: Money], in db: Database) throws -> [AlertRow] {
+    /// summary (a stale one re-decided as `STALE_PRICE`, under a new
+    /// decision sequence: its `AlertDecided` is published again).
+    private static func writeOutcomes(
+        _ updatedRows: [OutboxRow], newlyDisabled: [ChannelStateRow], stale: [String: Money], announcingTo outbox: EventOutbox, in db: Database
+    ) throws {
         // Cached statements: a pass records up to 256 outcomes.
         let updateRow = try db.cachedStatement(sql: """
             UPDATE outbox SET status = ?, attempts = ?, nextAttemptAtUnixMs = ?, lastError = ?, finishedAtUnixMs = ?
@@ -203,6 +204,7 @@ extension AlertsService {
         for state in newlyDisabled { try state.save(db) }
         let updateAlert = try db.cachedStatement(sql: "UPDATE alert SET deliveryState = ?, deliveryError = ?, attempts = ?, deliveredAtUnixMs = ? WHERE alertID = ?")
         var changed: [AlertRow] = []
+        var sequences = try DecisionSequences(in: db)
         let alertIDs = Set(updatedRows.map(\.alertID)).sorted()
         let outcomes = try OutboxRow.outcomes(ofAlerts: alertIDs, in: db)
         for alertID in alertIDs {
@@ -212,6 +214,7 @@ extension AlertsService {
                 alert.reason = "Re-checked just before delivery: the fare rose to \(current.headline) (alerted at \(alert.price.headline)); not sent"
                 alert.apply(summary)
                 try alert.update(db)
+                try db.execute(sql: "UPDATE alert SET rowid = ? WHERE alertID = ?", arguments: [sequences.take(), alertID])
                 changed.append(alert)
             } else {
                 try updateAlert.executeBinding { values in
@@ -220,7 +223,7 @@ extension AlertsService {
                 }
             }
         }
-        return changed
+        try sequences.save(announcing: changed, to: outbox, in: db)
     }
 
     private func publishOutcomes(_ attempts: [Attempt], updatedRows: [OutboxRow], at nowMs: Int64) {

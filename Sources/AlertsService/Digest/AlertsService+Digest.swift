@@ -18,9 +18,11 @@ extension AlertsService {
         let channelKinds = channels.map(\.channel.rawValue)
         let digests: [AlertRow]
         do {
+            let decidedEvents = decidedEvents
             digests = try await database.writer.write { db in
                 let due = try String.fetchAll(db, sql: "SELECT DISTINCT userID FROM alert WHERE digestDueAtUnixMs > 0 AND digestDueAtUnixMs <= ? ORDER BY userID", arguments: [nowMs])
                 var digests: [AlertRow] = []
+                var sequences = try DecisionSequences(in: db)
                 for userID in due {
                     if let pause = try AlertPauseRow.fetchOne(db, key: userID), pause.pausedUntilUnixMs > nowMs { continue }
                     let carried = try AlertRow.filter(Column("userID") == userID && Column("digestDueAtUnixMs") > 0 && Column("digestDueAtUnixMs") <= nowMs)
@@ -28,7 +30,7 @@ extension AlertsService {
                     guard let first = carried.first else { continue }
                     let content = AlertWording.digest(carried.map(\.title))
                     var digest = AlertRow(digestOf: carried, content: content, id: Self.newAlertID(at: now), at: now, template: first)
-                    try digest.insert(db)
+                    try digest.insertFast(db, sequence: sequences.take())
                     let body = try AlertPayload(digest, carried: carried.map(\.alertID)).json()
                     for channel in channelKinds {
                         try OutboxRow(
@@ -45,6 +47,7 @@ extension AlertsService {
                     digest.digestDueAtUnixMs = 0
                     digests.append(digest)
                 }
+                try sequences.save(announcing: digests, to: decidedEvents, in: db)
                 return digests
             }
         } catch is CancellationError {
@@ -53,7 +56,6 @@ extension AlertsService {
             logger.error("digests not sent; next tick tries again", metadata: ["error": "\(error)"])
             return []
         }
-        for digest in digests { publishDecided(digest) }
         if !digests.isEmpty { acceptedContinuation.yield() }
         return digests
     }

@@ -1,5 +1,6 @@
 import FareLensBus
 import FareLensMessages
+import FareLensRuntime
 import FareLensStore
 import Foundation
 import GRDB
@@ -212,9 +213,10 @@ extension AlertsService {
             attempts += 1
             let first = attempts == 1
             let now = first ? prepared.instant : clock.now()
-            let usersWithState = usersWithState
+            let (usersWithState, decidedEvents) = (usersWithState, decidedEvents)
             return try await database.writer.write { db in
-                try Self.decideAndRecord(prepared, at: now, decidedAhead: first ? prepared.decidedAhead : [:], usersWithState: usersWithState, in: db)
+                try Self.decideAndRecord(
+                    prepared, at: now, decidedAhead: first ? prepared.decidedAhead : [:], usersWithState: usersWithState, announcingTo: decidedEvents, in: db)
             }
         }
         switch recorded {
@@ -224,10 +226,10 @@ extension AlertsService {
         }
     }
 
-    /// After the commit: `AlertDecided` for every row, the metrics, and the
-    /// outbox woken when something was sent.
+    /// After the commit: the metrics, and the outbox woken when something
+    /// was sent (`AlertDecided` is published by ``decidedEvents``).
     nonisolated func announce(_ rows: [AlertRow]) {
-        for row in rows { publishDecided(row); AlertsMetrics.decided(row.decisionValue) }
+        for row in rows { AlertsMetrics.decided(row.decisionValue) }
         if rows.contains(where: { $0.decisionValue == .sent }) { acceptedContinuation.yield() }
     }
 
@@ -241,7 +243,8 @@ extension AlertsService {
     /// (a redelivered one changes what competes); otherwise the user is
     /// decided here.
     static func decideAndRecord(
-        _ prepared: PreparedDecisions, at now: Date, decidedAhead: [String: [AlertRow]], usersWithState: UsersWithPolicyState, in db: Database
+        _ prepared: PreparedDecisions, at now: Date, decidedAhead: [String: [AlertRow]], usersWithState: UsersWithPolicyState, announcingTo outbox: EventOutbox,
+        in db: Database
     ) throws -> [AlertRow] {
         let fresh = prepared.retryingSetAside ? try takenFromSetAside(prepared.pending, in: db) : try freshEvents(prepared.pending, at: now, in: db)
         let allFresh = fresh.count == prepared.pending.count
@@ -256,6 +259,7 @@ extension AlertsService {
         var generator = SystemRandomNumberGenerator()
         var ids: UInt64 = generator.next()
         let insert = try db.cachedStatement(sql: AlertRow.insertSQL)
+        var sequences = try DecisionSequences(in: db)
         for user in byUser {
             let userID = user.recipient.userID
             let decided: [AlertRow]
@@ -267,7 +271,7 @@ extension AlertsService {
                 continue
             }
             for row in decided {
-                try row.insert(with: insert)
+                try row.insert(with: insert, sequence: sequences.take())
                 if row.decisionValue == .sent {
                     usersWithState.insert(row.userID)
                     try enqueue(row, channels: prepared.channels, at: now, in: db)
@@ -275,6 +279,7 @@ extension AlertsService {
                 rows.append(row)
             }
         }
+        try sequences.save(announcing: rows, to: outbox, in: db)
         return rows
     }
 
@@ -316,12 +321,6 @@ extension AlertsService {
                 values.bind(OutboxRow.Status.pending.rawValue); values.bind(nowMs); values.bind(nowMs)
             }
         }
-    }
-
-    nonisolated func publishDecided(_ row: AlertRow) {
-        var event = AlertDecided()
-        event.alert = row.message
-        _ = events.enqueue(event)
     }
 }
 

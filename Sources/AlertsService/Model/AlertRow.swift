@@ -176,16 +176,18 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
     /// Inserts the row with a cached statement, its values bound through
     /// SQLite's C interface (decisions are recorded by the thousand; GRDB's
     /// arguments cost more than the insert: docs/decisions/0007). In
-    /// ``columnNames`` order.
-    func insertFast(_ db: Database) throws {
-        try insert(with: db.cachedStatement(sql: Self.insertSQL))
+    /// ``columnNames`` order, with `sequence` (a ``DecisionSequences``'
+    /// number) as its rowid.
+    func insertFast(_ db: Database, sequence: Int64) throws {
+        try insert(with: db.cachedStatement(sql: Self.insertSQL), sequence: sequence)
     }
 
-    /// ``insertFast(_:)`` with the statement of ``insertSQL`` in hand: a
+    /// ``insertFast(_:sequence:)`` with the statement of ``insertSQL`` in hand: a
     /// batch looks it up once, not once a row (hashing the SQL was 3% of
     /// the writer's time).
-    func insert(with statement: Statement) throws {
+    func insert(with statement: Statement, sequence: Int64) throws {
         try statement.executeBinding { values in
+            values.bind(sequence)
             values.bind(alertID); values.bind(userID); values.bind(kind); values.bind(decision); values.bind(reason)
             values.bind(origin); values.bind(destination); values.bind(dealID); values.bind(watchlistID); values.bind(currency)
             values.bind(priceMinorUnits); values.bind(dealScore); values.bind(queueScore); values.bind(title); values.bind(body)
@@ -196,7 +198,7 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
         }
     }
 
-    static let insertSQL = "INSERT INTO alert (\(columnNames.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columnNames.count).joined(separator: ", ")))"
+    static let insertSQL = "INSERT INTO alert (rowid, \(columnNames.joined(separator: ", "))) VALUES (?, \(Array(repeating: "?", count: columnNames.count).joined(separator: ", ")))"
 
     static let columnNames = [
         "alertID", "userID", "kind", "decision", "reason", "origin", "destination", "dealID", "watchlistID", "currency", "priceMinorUnits",

@@ -75,12 +75,12 @@ extension AlertsService {
         prepared.decidedAhead = [:]
         let retrying = prepared
         let now = clock.now()
-        let usersWithState = usersWithState
+        let (usersWithState, decidedEvents) = (usersWithState, decidedEvents)
         do {
             let decided = try await database.writeToEnd { db -> [AlertRow]? in
                 // Retried meanwhile by another request: decided there.
                 guard try SetAsideEventRow.exists(db, key: ["publisher": row.publisher, "sequence": row.sequence, "consumer": row.consumer]) else { return nil }
-                return try Self.decideAndRecord(retrying, at: now, decidedAhead: [:], usersWithState: usersWithState, in: db)
+                return try Self.decideAndRecord(retrying, at: now, decidedAhead: [:], usersWithState: usersWithState, announcingTo: decidedEvents, in: db)
             }
             guard let decided else {
                 result.error = "no longer set aside: retried meanwhile"

@@ -25,7 +25,7 @@ import Testing
         let queue = try DatabaseQueue()
         let (fast, grdb, readBack) = try queue.write { db in
             try AlertRow.migrate(db)
-            try row.insertFast(db)
+            try row.insertFast(db, sequence: 1)
             try viaGRDB.insert(db)
             let columns = AlertRow.columnNames.filter { $0 != "alertID" }.joined(separator: ", ")
             let fast = try Row.fetchOne(db, sql: "SELECT \(columns) FROM alert WHERE alertID = ?", arguments: [row.alertID])
@@ -57,8 +57,8 @@ import Testing
             var held = AlertPayloadTests.row(title: "held")
             held.alertID = "b-held"
             held.decision = AlertDecision.held.rawValue
-            try sent.insertFast(db)
-            try held.insertFast(db)
+            try sent.insertFast(db, sequence: 1)
+            try held.insertFast(db, sequence: 2)
             let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + AlertRow.sentSinceSQL, arguments: ["[\"u\"]", 0]).map { $0["detail"] as String }
             // Only the sent row is in the index; a stale-price re-check turning it into another decision takes it out.
             var indexed = [try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM alert INDEXED BY alert_sent_by_user WHERE userID = ? AND decision = 1", arguments: [sent.userID])]

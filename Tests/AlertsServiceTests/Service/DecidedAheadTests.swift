@@ -51,7 +51,7 @@ import Testing
         #expect(Set(prepared.decidedAhead.keys) == [free, pro, london])
 
         let here = try await fixture.database.writer.write { db in
-            try AlertsService.decideAndRecord(prepared, at: prepared.instant, decidedAhead: [:], usersWithState: fixture.alerts.usersWithState, in: db)
+            try AlertsService.decideAndRecord(prepared, at: prepared.instant, decidedAhead: [:], usersWithState: fixture.alerts.usersWithState, announcingTo: fixture.alerts.decidedEvents, in: db)
         }
         for user in [free, pro, london] {
             let ahead = try #require(prepared.decidedAhead[user])

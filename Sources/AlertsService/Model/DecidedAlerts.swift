@@ -1,0 +1,127 @@
+import FareLensBus
+import FareLensMessages
+import FareLensRuntime
+import FareLensStore
+import Foundation
+import GRDB
+
+/// `AlertDecided` is published from the `alert` table itself: each row a
+/// transaction inserts (or re-decides, `STALE_PRICE`) gets the next
+/// **decision sequence** as its rowid, and the alerts service's
+/// ``FareLensRuntime/EventOutbox`` publishes the rows after the last
+/// settled sequence, from memory while it keeps up and from the table
+/// after a restart. A crash between a decision's commit and its
+/// `AlertDecided` therefore publishes it on the next start, under the same
+/// id (`alerts.outbox#<instance>/<sequence>`), and analytics' inbox
+/// applies it once; and a decision writes nothing more than its row
+/// (docs/alerts.md, "AlertDecided, from the decisions themselves").
+///
+/// Its one row, `alert_decided_relay` (migration `alerts-005-decided-outbox`),
+/// holds the instance, the next sequence and the last settled one. The
+/// next sequence is kept there rather than taken from the rowids: a
+/// user's erasure or retention may delete the newest rows, and SQLite would
+/// give their rowids again.
+struct DecidedAlertsStore: EventOutboxStore {
+    let database: ServiceDatabase
+
+    static let tableName = "alert_decided_relay"
+
+    /// Creates the relay's row: a random instance, and every existing
+    /// decision counted as published (it was, by the build before, or lost
+    /// with that build's queue).
+    static func migrate(_ db: Database) throws {
+        try db.create(table: tableName) { table in
+            table.column("instance", .text).notNull()
+            table.column("nextSequence", .integer).notNull()
+            table.column("settledThrough", .integer).notNull()
+        }
+        let last = try Int64.fetchOne(db, sql: "SELECT IFNULL(MAX(rowid), 0) FROM alert") ?? 0
+        var generator = SystemRandomNumberGenerator()
+        let digits = String(generator.next() as UInt64, radix: 16)
+        try db.execute(
+            sql: "INSERT INTO \(tableName) (instance, nextSequence, settledThrough) VALUES (?, ?, ?)",
+            arguments: [String(repeating: "0", count: 16 - digits.count) + digits, last + 1, last])
+    }
+
+    func instance() async throws(StoreError) -> String {
+        try await read { db in try String.fetchOne(db, sql: "SELECT instance FROM \(Self.tableName)") }
+    }
+
+    func settledThrough() async throws(StoreError) -> Int64 {
+        try await read { db in try Int64.fetchOne(db, sql: "SELECT settledThrough FROM \(Self.tableName)") }
+    }
+
+    func events(after sequence: Int64, limit: Int) async throws(StoreError) -> [OutboxEvent] {
+        let rows = try await read { db in
+            try Row.fetchAll(db, sql: "SELECT rowid AS decisionSequence, * FROM alert WHERE rowid > ? ORDER BY rowid LIMIT ?", arguments: [sequence, limit])
+                .map { row in (sequence: row["decisionSequence"] as Int64, alert: try AlertRow(row: row)) }
+        }
+        return rows.map { Self.event($0.alert, sequence: $0.sequence) }
+    }
+
+    func forget(through sequence: Int64) async throws(StoreError) {
+        do {
+            try await database.writer.write { db in
+                try db.execute(sql: "UPDATE \(Self.tableName) SET settledThrough = MAX(settledThrough, ?)", arguments: [sequence])
+            }
+        } catch {
+            throw StoreError.from(error, path: database.path ?? ":memory:", or: StoreError.writeFailed)
+        }
+    }
+
+    /// `alert`'s `AlertDecided`, published under `sequence`.
+    static func event(_ alert: AlertRow, sequence: Int64) -> OutboxEvent {
+        OutboxEvent(sequence: sequence, traceID: TraceID.random(), typeName: AlertDecided.wireTypeName) {
+            var event = AlertDecided()
+            event.alert = alert.message
+            return event
+        }
+    }
+
+    /// `body`'s value, which nil means the migration is missing.
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T?) async throws(StoreError) -> T {
+        let value: T?
+        do {
+            value = try await database.writer.read(body)
+        } catch {
+            throw StoreError.from(error, path: database.path ?? ":memory:", or: StoreError.readFailed)
+        }
+        guard let value else { throw StoreError.migrationFailed(database.path ?? ":memory:", "no \(Self.tableName) row (migration alerts-005 not run)") }
+        return value
+    }
+}
+
+/// The decision sequences one write transaction gives out: read from
+/// `alert_decided_relay` at its start, saved at its end, so a rollback gives
+/// none out and committed transactions' sequences follow each other.
+struct DecisionSequences {
+    /// The first this transaction gave.
+    let first: Int64
+    /// The next it gives.
+    private(set) var next: Int64
+
+    init(in db: Database) throws {
+        let next = try Int64.fetchOne(db.cachedStatement(sql: "SELECT nextSequence FROM \(DecidedAlertsStore.tableName)")) ?? 1
+        self.first = next
+        self.next = next
+    }
+
+    /// How many it gave.
+    var count: Int { Int(next - first) }
+
+    /// The next sequence.
+    mutating func take() -> Int64 {
+        defer { next += 1 }
+        return next
+    }
+
+    /// Saves the next sequence, and hands `rows` (one per sequence given,
+    /// in order) to `outbox`, to be published once the transaction commits.
+    func save(announcing rows: [AlertRow], to outbox: EventOutbox, in db: Database) throws {
+        precondition(rows.count == count, "one row per decision sequence")
+        guard count > 0 else { return }
+        try db.cachedStatement(sql: "UPDATE \(DecidedAlertsStore.tableName) SET nextSequence = ?").execute(arguments: [next])
+        let first = self.first
+        outbox.committed(first: first, count: count, in: db) { index in DecidedAlertsStore.event(rows[index], sequence: first + Int64(index)) }
+    }
+}
