@@ -102,7 +102,7 @@ struct AlertsProcessTests {
         return event
     }
 
-    @Test("crossings streamed to an alerts process killed with SIGKILL mid-stream are each decided exactly once after its restart: a batch is acknowledged only after its transaction, though the next one is prepared meanwhile")
+    @Test("crossings streamed to an alerts process killed with SIGKILL mid-stream are each decided exactly once after its restart: a batch is acknowledged only after its transaction, though the next one is prepared meanwhile; every decision's AlertDecided reaches the hub, under one id")
     func pipelinedDecisionsSurviveKill() async throws {
         let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
         let socket = directory + "/hub.sock"
@@ -125,6 +125,11 @@ struct AlertsProcessTests {
             }
             return response
         }
+        // Analytics' view: each decision's AlertDecided, by the event's id, across both lives of the alerts process.
+        let announced = Locked<[EventID: String]>([:])
+        let decidedEvents = hubBus.subscribe(AlertDecided.self)
+        let announcing = Task { for await delivery in decidedEvents { announced.update { $0[delivery.metadata.id] = delivery.event.alert.alertID } } }
+        defer { announcing.cancel() }
         let (hub, hubTask) = try await startHub(hubBus, fastBridge(socket))
         defer { hubTask.cancel() }
         let arguments = ["serve", "--services", "alerts", "--data-dir", directory + "/alerts", "--connect", socket, "--log-level", "error"]
@@ -137,6 +142,9 @@ struct AlertsProcessTests {
                 let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COUNT(DISTINCT watchlistID) FROM alert")
                 return (row?[0] ?? 0, row?[1] ?? 0)
             }
+        }
+        func alertIDs() throws -> Set<String> {
+            try database.read { db in Set(try String.fetchAll(db, sql: "SELECT alertID FROM alert")) }
         }
         func wantsCrossings() -> Bool {
             hub.meshStatus().nodes.contains { !$0.isHub && $0.connected && $0.topicsWanted.contains(ThresholdCrossed.topic.name) }
@@ -167,5 +175,10 @@ struct AlertsProcessTests {
         #expect(acknowledged.crossings == events, "every acknowledged crossing was decided")
         #expect(final.rows == events, "one decision per crossing")
         #expect(final.crossings == events, "every crossing decided, none twice")
+        // Decisions committed just before the kill and not yet settled are published again by the second life, under the same ids.
+        let recorded = try alertIDs()
+        try await waitUntil("every decision's AlertDecided reached the hub", limit: .seconds(60)) { Set(announced.get().values) == recorded }
+        try await Task.sleep(for: .milliseconds(500))  // safe: a bounded window in which an AlertDecided under a second id would show
+        #expect(announced.get().count == events, "one id per decision: \(announced.get().count) ids for \(events) decisions")
     }
 }
