@@ -47,10 +47,10 @@ public final class EventOutbox: Sendable {
     /// The most events read and published in one round.
     public let batchSize: Int
     private let store: any EventOutboxStore
+    /// The `event_outbox` table, which ``append(_:parent:in:)`` writes; nil for a service's own table.
+    private let table: EventOutboxTable?
     private let bus: MessageBus
-    private let clock: (any WallClock)?
     private let logger: Logger
-    private let types: [String: any BusEvent.Type]
     private let retryDelays: (first: Duration, most: Duration)
     private let wakeUps: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
@@ -73,10 +73,12 @@ public final class EventOutbox: Sendable {
         owner: String, database: ServiceDatabase, bus: MessageBus, types: [any BusEvent.Type], clock: any WallClock,
         batchSize: Int = 256, retryDelays: (first: Duration, most: Duration) = (.milliseconds(50), .seconds(5)), logger: Logger
     ) {
-        let types = Dictionary(types.map { type in (type.wireTypeName, type) }, uniquingKeysWith: { first, _ in first })
+        let table = EventOutboxTable(
+            owner: owner, database: database, types: Dictionary(types.map { type in (type.wireTypeName, type) }, uniquingKeysWith: { first, _ in first }),
+            clock: clock)
         self.init(
-            owner: owner, store: EventOutboxTable(owner: owner, database: database, types: types), types: types, clock: clock, memory: nil, bus: bus,
-            batchSize: batchSize, forgetEvery: min(64, batchSize), retryDelays: retryDelays, logger: logger)
+            owner: owner, store: table, table: table, memory: nil, bus: bus, batchSize: batchSize, forgetEvery: min(64, batchSize), retryDelays: retryDelays,
+            logger: logger)
     }
 
     /// An outbox for `owner`'s events kept in `store`, a table of the
@@ -90,21 +92,19 @@ public final class EventOutbox: Sendable {
         retryDelays: (first: Duration, most: Duration) = (.milliseconds(50), .seconds(5)), logger: Logger
     ) {
         self.init(
-            owner: owner, store: store, types: [:], clock: nil, memory: CommittedEventQueue(limit: max(1, batchSize) * 64), bus: bus,
+            owner: owner, store: store, table: nil, memory: CommittedEventQueue(limit: max(1, batchSize) * 64), bus: bus,
             batchSize: batchSize, forgetEvery: forgetEvery, retryDelays: retryDelays, logger: logger)
     }
 
     private init(
-        owner: String, store: any EventOutboxStore, types: [String: any BusEvent.Type], clock: (any WallClock)?, memory: CommittedEventQueue?,
-        bus: MessageBus, batchSize: Int, forgetEvery: Int, retryDelays: (first: Duration, most: Duration), logger: Logger
+        owner: String, store: any EventOutboxStore, table: EventOutboxTable?, memory: CommittedEventQueue?, bus: MessageBus, batchSize: Int, forgetEvery: Int, retryDelays: (first: Duration, most: Duration), logger: Logger
     ) {
         self.owner = owner
         self.batchSize = max(1, batchSize)
         self.store = store
+        self.table = table
         self.bus = bus
-        self.clock = clock
         self.logger = logger
-        self.types = types
         self.memory = memory
         self.forgetEvery = max(1, forgetEvery)
         self.retryDelays = retryDelays
@@ -127,12 +127,8 @@ public final class EventOutbox: Sendable {
     ///   SQLite's error otherwise. Either way the caller's transaction
     ///   should roll back.
     public func append<E: BusEvent>(_ event: E, parent: RequestContext? = nil, in db: Database) throws {
-        guard types[E.wireTypeName] != nil, let clock else { throw EventOutboxError.unregisteredType(E.wireTypeName, owner: owner) }
-        let trace = parent?.traceID ?? TraceID.random()
-        let record = EventOutboxRecord(
-            typeName: E.wireTypeName, payload: Data(try event.wireEncoded()), traceHigh: trace.high, traceLow: trace.low,
-            committedAtUnixMs: clock.now().unixMilliseconds)
-        try record.insert(db)
+        guard let table else { throw EventOutboxError.unregisteredType(E.wireTypeName, owner: owner) }
+        try table.insert(event, traceID: parent?.traceID ?? TraceID.random(), in: db)
         let wake = self.wake
         let committed = self.committedFlag
         db.afterNextTransaction(onCommit: { _ in

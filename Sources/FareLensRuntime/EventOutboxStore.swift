@@ -1,5 +1,7 @@
 public import FareLensBus
 public import FareLensStore
+import Foundation
+import GRDB
 
 /// Where an ``EventOutbox``'s events wait until this node is done with
 /// them: the `event_outbox` table its ``EventOutbox/append(_:parent:in:)``
@@ -52,6 +54,20 @@ struct EventOutboxTable: EventOutboxStore {
     let database: ServiceDatabase
     /// The types its rows may hold, by wire type name.
     let types: [String: any BusEvent.Type]
+    /// Stamps each row's commit time (for an operator reading the table).
+    let clock: any WallClock
+
+    /// Inserts `event`'s row inside the write transaction `db`.
+    ///
+    /// - Throws: ``EventOutboxError`` `unregistered-type` for a type not in
+    ///   ``types`` (the relay could not decode it); the encoder's or SQLite's error otherwise.
+    func insert<E: BusEvent>(_ event: E, traceID trace: TraceID, in db: Database) throws {
+        guard types[E.wireTypeName] != nil else { throw EventOutboxError.unregisteredType(E.wireTypeName, owner: owner) }
+        try EventOutboxRecord(
+            typeName: E.wireTypeName, payload: Data(try event.wireEncoded()), traceHigh: trace.high, traceLow: trace.low,
+            committedAtUnixMs: clock.now().unixMilliseconds
+        ).insert(db)
+    }
 
     func instance() async throws(StoreError) -> String { try database.eventOutboxInstance() }
 

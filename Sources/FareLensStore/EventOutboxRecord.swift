@@ -48,4 +48,12 @@ public struct EventOutboxIdentity: Codable, Sendable, FetchableRecord, Persistab
     public static let databaseTableName = "event_outbox_identity"
     /// A random 64-bit value in hex, unique to this database file.
     public var instance: String
+
+    /// A new random instance: 16 hex digits. Also for a service whose own
+    /// table is its outbox (alerts' decisions).
+    public static func newInstance() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let digits = String(generator.next() as UInt64, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
 }

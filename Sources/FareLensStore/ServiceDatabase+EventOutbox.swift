@@ -19,9 +19,7 @@ extension ServiceDatabase {
         try db.create(table: EventOutboxIdentity.databaseTableName) { table in
             table.column("instance", .text).notNull()
         }
-        var generator = SystemRandomNumberGenerator()
-        let digits = String(generator.next() as UInt64, radix: 16)
-        try EventOutboxIdentity(instance: String(repeating: "0", count: 16 - digits.count) + digits).insert(db)
+        try EventOutboxIdentity(instance: EventOutboxIdentity.newInstance()).insert(db)
     }
 
     /// The outbox's instance, made by its migration.
@@ -51,11 +49,7 @@ extension ServiceDatabase {
     /// The waiting events after `sequence`, at most `limit`, in sequence
     /// order; awaited, so the calling thread is free while a reader is found.
     public func waitingEvents(after sequence: Int64, limit: Int) async throws(StoreError) -> [EventOutboxRecord] {
-        do {
-            return try await writer.read { db in try Self.waitingEvents(after: sequence, limit: limit, in: db) }
-        } catch {
-            throw StoreError.from(error, path: path ?? ":memory:", or: StoreError.readFailed)
-        }
+        try await awaitedRead { db in try Self.waitingEvents(after: sequence, limit: limit, in: db) }
     }
 
     private static func waitingEvents(after sequence: Int64, limit: Int, in db: Database) throws -> [EventOutboxRecord] {
@@ -75,13 +69,7 @@ extension ServiceDatabase {
     /// has accepted them), awaited: the calling thread is free while the
     /// service's own transactions hold the writer.
     public func removeWaitingEvents(through sequence: Int64) async throws(StoreError) {
-        do {
-            _ = try await writer.write { db in
-                try EventOutboxRecord.filter(EventOutboxRecord.Columns.sequence <= sequence).deleteAll(db)
-            }
-        } catch {
-            throw StoreError.from(error, path: path ?? ":memory:", or: StoreError.writeFailed)
-        }
+        _ = try await awaitedWrite { db in try EventOutboxRecord.filter(EventOutboxRecord.Columns.sequence <= sequence).deleteAll(db) }
     }
 }
 

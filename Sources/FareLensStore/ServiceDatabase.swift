@@ -70,6 +70,28 @@ public struct ServiceDatabase: Sendable {
         }
     }
 
+    /// Runs a read, awaited (the calling thread is free while a reader is
+    /// found), reporting failures as ``StoreError`` (`read-failed` unless
+    /// more specific).
+    public func awaitedRead<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
+        do {
+            return try await writer.read(body)
+        } catch {
+            throw StoreError.from(error, path: path ?? ":memory:", or: StoreError.readFailed)
+        }
+    }
+
+    /// Runs a write transaction, awaited (the calling thread is free while
+    /// the service's own transactions hold the writer), reporting failures
+    /// as ``StoreError`` like ``write(_:)``.
+    public func awaitedWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
+        do {
+            return try await writer.write(body)
+        } catch {
+            throw StoreError.from(error, path: path ?? ":memory:", or: StoreError.writeFailed)
+        }
+    }
+
     /// Closes every connection. Later use fails with a database error.
     public func close() throws {
         if let pool = writer as? DatabasePool { try pool.close() }

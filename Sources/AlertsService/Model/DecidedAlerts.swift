@@ -36,11 +36,9 @@ struct DecidedAlertsStore: EventOutboxStore {
             table.column("settledThrough", .integer).notNull()
         }
         let last = try Int64.fetchOne(db, sql: "SELECT IFNULL(MAX(rowid), 0) FROM alert") ?? 0
-        var generator = SystemRandomNumberGenerator()
-        let digits = String(generator.next() as UInt64, radix: 16)
         try db.execute(
             sql: "INSERT INTO \(tableName) (instance, nextSequence, settledThrough) VALUES (?, ?, ?)",
-            arguments: [String(repeating: "0", count: 16 - digits.count) + digits, last + 1, last])
+            arguments: [EventOutboxIdentity.newInstance(), last + 1, last])
     }
 
     func instance() async throws(StoreError) -> String {
@@ -52,7 +50,7 @@ struct DecidedAlertsStore: EventOutboxStore {
     }
 
     func events(after sequence: Int64, limit: Int) async throws(StoreError) -> [OutboxEvent] {
-        let rows = try await read { db in
+        let rows = try await database.awaitedRead { db in
             try Row.fetchAll(db, sql: "SELECT rowid AS decisionSequence, * FROM alert WHERE rowid > ? ORDER BY rowid LIMIT ?", arguments: [sequence, limit])
                 .map { row in (sequence: row["decisionSequence"] as Int64, alert: try AlertRow(row: row)) }
         }
@@ -61,12 +59,8 @@ struct DecidedAlertsStore: EventOutboxStore {
     }
 
     func forget(through sequence: Int64) async throws(StoreError) {
-        do {
-            try await database.writer.write { db in
-                try db.execute(sql: "UPDATE \(Self.tableName) SET settledThrough = MAX(settledThrough, ?)", arguments: [sequence])
-            }
-        } catch {
-            throw StoreError.from(error, path: database.path ?? ":memory:", or: StoreError.writeFailed)
+        try await database.awaitedWrite { db in
+            try db.execute(sql: "UPDATE \(Self.tableName) SET settledThrough = MAX(settledThrough, ?)", arguments: [sequence])
         }
     }
 
@@ -84,14 +78,13 @@ struct DecidedAlertsStore: EventOutboxStore {
 
     /// `body`'s value, which nil means the migration is missing.
     private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T?) async throws(StoreError) -> T {
-        let value: T?
-        do {
-            value = try await database.writer.read(body)
-        } catch {
-            throw StoreError.from(error, path: database.path ?? ":memory:", or: StoreError.readFailed)
-        }
-        guard let value else { throw StoreError.migrationFailed(database.path ?? ":memory:", "no \(Self.tableName) row (migration alerts-005 not run)") }
+        guard let value = try await database.awaitedRead(body) else { throw Self.missingRow(database.path) }
         return value
+    }
+
+    /// The relay's row is missing: the migration did not run.
+    static func missingRow(_ path: String?) -> StoreError {
+        StoreError.migrationFailed(path ?? ":memory:", "no \(tableName) row (migration alerts-005-decided-outbox not run)")
     }
 }
 
@@ -104,8 +97,12 @@ struct DecisionSequences {
     /// The next it gives.
     private(set) var next: Int64
 
+    /// - Throws: ``FareLensStore/StoreError`` `migration-failed` without the
+    ///   relay's row (numbering from 1 would reuse rowids); SQLite's error otherwise.
     init(in db: Database) throws {
-        let next = try Int64.fetchOne(db.cachedStatement(sql: "SELECT nextSequence FROM \(DecidedAlertsStore.tableName)")) ?? 1
+        guard let next = try Int64.fetchOne(db.cachedStatement(sql: "SELECT nextSequence FROM \(DecidedAlertsStore.tableName)")) else {
+            throw DecidedAlertsStore.missingRow(db.configuration.label)
+        }
         self.first = next
         self.next = next
     }

@@ -130,6 +130,15 @@ import Testing
         #expect(try Self.sequences(fixture.database) == [risen.alertID: 2])
     }
 
+    @Test("without the relay's row (its migration not run) a transaction fails with migration-failed rather than numbering from 1 again")
+    func missingRelayRow() async throws {
+        let fixture = try AlertsFixture()
+        try await fixture.database.writer.write { db in try db.execute(sql: "DELETE FROM \(DecidedAlertsStore.tableName)") }
+        await #expect { try await fixture.database.writer.write { db in _ = try DecisionSequences(in: db) } } throws: {
+            ($0 as? StoreError)?.codeName == "migration-failed"
+        }
+    }
+
     @Test("a transaction that rolls back gives out no sequence: the next commit's follow the last")
     func rollbackGivesNoSequence() async throws {
         let fixture = try AlertsFixture()
