@@ -7,12 +7,31 @@ public struct StatementValues: ~Copyable {
     fileprivate let handle: OpaquePointer
     fileprivate var next: Int32 = 1
     fileprivate var failure: Int32 = SQLITE_OK
+    /// Where text and blobs are copied and lent to SQLite (`SQLITE_STATIC`)
+    /// until the statement is reset: a buffer on the stack of
+    /// ``GRDB/Statement/executeBinding(_:)``, which clears the bindings
+    /// before it returns.
+    private let lent: UnsafeMutableRawBufferPointer
+    private var lentCount = 0
 
-    fileprivate init(handle: OpaquePointer) { self.handle = handle }
+    fileprivate init(handle: OpaquePointer, lent: UnsafeMutableRawBufferPointer) {
+        self.handle = handle
+        self.lent = lent
+    }
 
-    /// Binds text (copied by SQLite) as GRDB binds it: its UTF-8 bytes up to
-    /// the first NUL, if it has one; the empty string as empty text, not NULL.
+    /// The bytes the buffer for lent values holds: on the stack whatever the
+    /// thread (Swift stack-allocates a temporary allocation of up to 1,024
+    /// bytes without asking), and enough for an alert row's text.
+    static let lentCapacity = 1_024
+
+    /// Binds text as GRDB binds it: its UTF-8 bytes up to the first NUL, if
+    /// it has one; the empty string as empty text, not NULL.
     ///
+    /// The bytes are copied into the lent buffer and SQLite reads them there
+    /// (`SQLITE_STATIC`); once the buffer is full, SQLite copies them
+    /// (`SQLITE_TRANSIENT`). Copied by SQLite, every text cost an allocation
+    /// in `sqlite3VdbeMemGrow` and its release at the reset: a tenth of the
+    /// held decisions' writer (docs/performance.md, "Text lent to SQLite").
     /// Through `withUTF8` with the byte count: a native string lends its
     /// bytes and a small one (15 bytes or fewer: most codes and ids) is
     /// copied to the stack. Passing the `String` as a C string instead made a
@@ -20,14 +39,27 @@ public struct StatementValues: ~Copyable {
     /// (docs/performance.md, the held decision's transaction).
     public mutating func bind(_ text: String) {
         var text = text
-        let handle = handle, index = next
         let code = text.withUTF8 { bytes -> Int32 in
             let length = bytes.firstIndex(of: 0) ?? bytes.count
-            guard let start = bytes.baseAddress, length > 0 else { return sqlite3_bind_text(handle, index, "", 0, transient) }
+            guard length > 0 else { return sqlite3_bind_text(handle, next, "", 0, transient) }
             guard let count = Int32(exactly: length) else { return SQLITE_TOOBIG }
-            return start.withMemoryRebound(to: CChar.self, capacity: length) { sqlite3_bind_text(handle, index, $0, count, transient) }
+            let (start, destructor) = lend(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<length])))
+            return sqlite3_bind_text(handle, next, start?.assumingMemoryBound(to: CChar.self), count, destructor)
         }
         record(code)
+    }
+
+    /// `bytes`, copied into the lent buffer when they fit (SQLite then reads
+    /// them there), or themselves with `SQLITE_TRANSIENT` (SQLite copies them
+    /// before the bind returns).
+    private mutating func lend(_ bytes: UnsafeRawBufferPointer) -> (UnsafeRawPointer?, sqlite3_destructor_type?) {
+        guard let source = bytes.baseAddress, let buffer = lent.baseAddress, bytes.count <= lent.count - lentCount else {
+            return (bytes.baseAddress, transient)
+        }
+        let destination = buffer + lentCount
+        destination.copyMemory(from: source, byteCount: bytes.count)
+        lentCount += bytes.count
+        return (UnsafeRawPointer(destination), lentToSQLite)
     }
 
     /// Binds an integer.
@@ -39,10 +71,16 @@ public struct StatementValues: ~Copyable {
     /// Binds a real.
     public mutating func bind(_ value: Double) { record(sqlite3_bind_double(handle, next, value)) }
 
-    /// Binds `bytes` as a blob (copied by SQLite); an empty one as an empty blob, not NULL.
+    /// Binds `bytes` as a blob, lent like text (``bind(_:)-(String)``); an
+    /// empty one as an empty blob, not NULL.
     public mutating func bind(blob bytes: [UInt8]) {
         guard !bytes.isEmpty else { return record(sqlite3_bind_zeroblob(handle, next, 0)) }
-        bytes.withUnsafeBytes { raw in record(sqlite3_bind_blob(handle, next, raw.baseAddress, Int32(raw.count), transient)) }
+        guard let count = Int32(exactly: bytes.count) else { return record(SQLITE_TOOBIG) }
+        let code = bytes.withUnsafeBytes { raw -> Int32 in
+            let (start, destructor) = lend(raw)
+            return sqlite3_bind_blob(handle, next, start, count, destructor)
+        }
+        record(code)
     }
 
     /// Binds a boolean as 0 or 1 (how GRDB stores one).
@@ -55,7 +93,11 @@ public struct StatementValues: ~Copyable {
 }
 
 /// SQLite's SQLITE_TRANSIENT: it copies the bytes before the call returns.
-private let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+private let transient: sqlite3_destructor_type? = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+/// SQLite's SQLITE_STATIC: it reads the bytes where they are, until the
+/// statement is reset and its bindings cleared.
+private let lentToSQLite: sqlite3_destructor_type? = nil
 
 extension Statement {
     /// Executes this statement (an INSERT, UPDATE or DELETE that returns no
@@ -74,24 +116,29 @@ extension Statement {
     /// - Throws: `DatabaseError` with SQLite's code when binding or the step fails.
     @discardableResult
     public func executeBinding(_ bindings: (inout StatementValues) -> Void) throws -> Int {
+        // `sql` only on the error paths: GRDB's getter builds and trims a copy of the SQL at every call (read up front
+        // for every row, it cut held decisions to a third).
         let handle = sqliteStatement
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
-        var values = StatementValues(handle: handle)
-        bindings(&values)
-        let connection = sqlite3_db_handle(handle)
-        guard values.failure == SQLITE_OK else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: values.failure), message: connection.map { String(cString: sqlite3_errmsg($0)) }, sql: sql)
-        }
-        assert(values.next - 1 == sqlite3_bind_parameter_count(handle), "every ? of \(sql) is bound")
-        let code = sqlite3_step(handle)
-        defer {
+        return try withUnsafeTemporaryAllocation(byteCount: StatementValues.lentCapacity, alignment: 1) { lent throws -> Int in
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)
+            // Every way out resets the statement and clears its bindings: SQLite keeps no pointer into `lent`.
+            defer {
+                sqlite3_reset(handle)
+                sqlite3_clear_bindings(handle)
+            }
+            var values = StatementValues(handle: handle, lent: lent)
+            bindings(&values)
+            let connection = sqlite3_db_handle(handle)
+            guard values.failure == SQLITE_OK else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: values.failure), message: connection.map { String(cString: sqlite3_errmsg($0)) }, sql: sql)
+            }
+            assert(values.next - 1 == sqlite3_bind_parameter_count(handle), "every ? of \(sql) is bound")
+            let code = sqlite3_step(handle)
+            guard code == SQLITE_DONE else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: connection.map { String(cString: sqlite3_errmsg($0)) }, sql: sql)
+            }
+            return Int(sqlite3_changes(connection))
         }
-        guard code == SQLITE_DONE else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: connection.map { String(cString: sqlite3_errmsg($0)) }, sql: sql)
-        }
-        return Int(sqlite3_changes(connection))
     }
 }

@@ -1,6 +1,7 @@
 import FareLensStore
 import Foundation
 import GRDB
+import GRDBSQLite
 import Testing
 
 /// `Statement.executeBinding`: the C-interface binding the ingest paths use
@@ -91,5 +92,48 @@ struct BoundStatementTests {
             #expect(error?.resultCode == .SQLITE_RANGE)
         }
         #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 0)
+    }
+
+    @Test("values past the lent buffer's 1,024 bytes are copied by SQLite: a row of long texts and a blob arrives whole, in order")
+    func valuesPastTheLentBuffer() throws {
+        let queue = try DatabaseQueue()
+        // 5 × 300 bytes: the first three fit the lent buffer, the fourth does not, the fifth and the blob do not either.
+        let texts = (0..<5).map { index in String(repeating: Character(String(UnicodeScalar(UInt8(65 + index)))), count: 300) }
+        let blob = [UInt8](repeating: 7, count: 900)
+        let row = try queue.write { db in
+            try db.execute(sql: "CREATE TABLE l (a TEXT, b TEXT, c TEXT, d TEXT, e TEXT, f BLOB, g TEXT)")
+            let insert = try db.cachedStatement(sql: "INSERT INTO l VALUES (?, ?, ?, ?, ?, ?, ?)")
+            try insert.executeBinding { values in
+                for text in texts { values.bind(text) }
+                values.bind(blob: blob)
+                values.bind("short")
+            }
+            return try Row.fetchOne(db, sql: "SELECT * FROM l")
+        }
+        #expect((0..<5).map { row?[$0] as String? } == texts)
+        #expect((row?[5] as Data?).map(Array.init) == blob)
+        #expect(row?[6] as String? == "short")
+    }
+
+    @Test("no binding outlives the call, which lent its bytes from its own stack: afterwards, and after a failed step, every parameter is NULL")
+    func bindingsClearedAfterTheCall() throws {
+        let queue = try queue()
+        try queue.write { db in
+            let insert = try db.cachedStatement(sql: "INSERT INTO t (name, value) VALUES (?, ?)")
+            let unbound = "INSERT INTO t (name, value) VALUES (NULL, NULL)"
+            try insert.executeBinding { $0.bind("lent text"); $0.bind(1) }
+            #expect(Self.expandedSQL(insert) == unbound)
+            let duplicate = #expect(throws: DatabaseError.self) { try insert.executeBinding { $0.bind("lent text"); $0.bind(2) } }
+            #expect(duplicate?.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY)
+            #expect(Self.expandedSQL(insert) == unbound)
+        }
+        #expect(try queue.read { db in try String.fetchAll(db, sql: "SELECT name FROM t") } == ["lent text"])
+    }
+
+    /// The statement's SQL with its bound values in place (SQLite's `sqlite3_expanded_sql`).
+    private static func expandedSQL(_ statement: Statement) -> String? {
+        guard let expanded = sqlite3_expanded_sql(statement.sqliteStatement) else { return nil }
+        defer { sqlite3_free(expanded) }
+        return String(cString: expanded)
     }
 }
