@@ -199,7 +199,7 @@ public final class EventOutbox: Sendable {
             do throws(StoreError) {
                 return ("\(owner).outbox#\(try await store.instance())", try await store.settledThrough())
             } catch {
-                logger.error("event outbox cannot read its identity; retrying", metadata: ["owner": "\(owner)", "error": "\(error)"])
+                storeFailed("event outbox cannot read its identity; retrying", error)
             }
             do { try await Task.sleep(for: delay) } catch { return nil }  // safe: backoff before reading again; ends on cancellation
             delay = min(delay * 2, retryDelays.most)
@@ -255,7 +255,7 @@ public final class EventOutbox: Sendable {
             do throws(StoreError) {
                 rows = try await store.events(after: relay.lastPublished, limit: room)
             } catch {
-                logger.error("event outbox cannot be read; retrying", metadata: ["owner": "\(owner)", "error": "\(error)"])
+                storeFailed("event outbox cannot be read; retrying", error)
                 relay.caughtUp = false
                 return .refused
             }
@@ -312,12 +312,25 @@ public final class EventOutbox: Sendable {
         do throws(StoreError) {
             try await store.forget(through: last)
         } catch {
-            logger.error("event outbox cannot remove published events; retrying", metadata: ["owner": "\(owner)", "error": "\(error)"])
+            storeFailed("event outbox cannot remove published events; retrying", error)
             return false
         }
         settled.forget(relay.unsettled.prefix(settledCount))
         relay.unsettled.removeFirst(settledCount)
         return true
+    }
+
+    /// Logs a failed read or write of the store: an error, unless the relay
+    /// is stopping. Then the database refuses a cancelled task's work
+    /// (GRDB's `CancellationError`), and what was left is done by the next
+    /// run (published again under the same ids, or forgotten then): a
+    /// graceful stop is not a failure.
+    private func storeFailed(_ message: Logger.Message, _ error: StoreError) {
+        if Task.isCancelled {
+            logger.debug("\(message) (stopping: left for the next run)", metadata: ["owner": "\(owner)", "error": "\(error)"])
+        } else {
+            logger.error(message, metadata: ["owner": "\(owner)", "error": "\(error)"])
+        }
     }
 
     /// The row's event; nil (logged and counted) when it cannot be made,

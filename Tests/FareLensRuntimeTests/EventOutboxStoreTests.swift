@@ -4,6 +4,7 @@ import FareLensStore
 import FareLensTesting
 import Foundation
 import GRDB
+import Logging
 import Testing
 
 /// An event outbox over a service's own table (``EventOutboxStore``), fed
@@ -111,5 +112,39 @@ struct EventOutboxStoreTests {
         #expect(queue.take(after: 8, limit: 10, generation: generation) == nil)
         #expect(queue.generation == generation + 1)
         #expect(queue.take(after: 8, limit: 10, generation: queue.generation)?.isEmpty == true)
+    }
+
+    @Test("stopped while its store refuses work (a database refuses a cancelled task's), the relay logs no error: the next run forgets the settled events")
+    func stopLogsNoError() async throws {
+        /// Forgetting waits at a gate, then fails as GRDB fails a cancelled task's write.
+        final class StoppingStore: EventOutboxStore {
+            let inner = ArrayStore()
+            let gate = Gate()
+            func instance() async throws(StoreError) -> String { "fixed" }
+            func settledThrough() async throws(StoreError) -> Int64 { try await inner.settledThrough() }
+            func events(after sequence: Int64, limit: Int) async throws(StoreError) -> [OutboxEvent] { try await inner.events(after: sequence, limit: limit) }
+            func forget(through sequence: Int64) async throws(StoreError) {
+                await gate.wait()
+                if Task.isCancelled { throw .writeFailed(":memory:", "CancellationError()") }
+                try await inner.forget(through: sequence)
+            }
+        }
+        let store = StoppingStore()
+        let lines = Locked<[String]>([])
+        let bus = EventOutboxTests.bus()
+        let subscription = bus.subscribe(PriceDropped.self)
+        let outbox = EventOutbox(
+            owner: "test", store: store, bus: bus, batchSize: 8, forgetEvery: 8, retryDelays: (.milliseconds(1), .milliseconds(4)),
+            logger: Logger(label: "test") { _ in CapturingLogHandler(lines: lines) })
+        let relay = Task { await outbox.run() }
+        try Self.commit(1 ... 3, store.inner, outbox, try DatabaseQueue())
+        #expect(try await Self.received(3, subscription) == [1, 2, 3])
+        try await store.gate.waitForArrivals(1)  // settled: the relay forgets them, and waits at the gate
+        relay.cancel()
+        store.gate.open()
+        await relay.value
+        #expect(store.inner.settled.get() == 0, "not forgotten: the next run does it")
+        #expect(lines.get().filter { $0.hasPrefix("error") } == [])
+        #expect(lines.get().contains { $0.hasPrefix("debug event outbox cannot remove published events") })
     }
 }
