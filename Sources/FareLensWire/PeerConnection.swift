@@ -244,6 +244,22 @@ final class PeerConnection: Sendable {
         channel.eventLoop.scheduleTask(in: Self.goodbyeGrace) { [channel] in channel.close(promise: nil) }
     }
 
+    /// Sends GOODBYE to a peer refused at the handshake, then stops writing
+    /// but reads on until the peer closes (or ``goodbyeGrace`` passes).
+    ///
+    /// Closed at once, the hub would leave the peer's hello unread in its
+    /// socket, and Linux resets a Unix socket closed with unread data: a
+    /// peer still writing its hello then failed with a broken pipe before it
+    /// read the GOODBYE, and learnt only that "the hub closed the
+    /// connection", not why (docs/wire-protocol.md § 5.1).
+    func refuse(reason: String) {
+        outbound.send(.goodbye(reason))
+        outbound.afterWritten { [channel] in
+            channel.close(mode: .output).whenFailure { _ in channel.close(promise: nil) }
+        }
+        channel.eventLoop.scheduleTask(in: Self.goodbyeGrace) { [channel] in channel.close(promise: nil) }
+    }
+
     /// How long a close waits for its GOODBYE to be written (docs/wire-protocol.md § 3.4).
     static let goodbyeGrace: TimeAmount = .seconds(2)
 }

@@ -97,6 +97,17 @@ struct RawSocketClient {
         write(Array(frame.readableBytesView))
     }
 
+    /// Sends one envelope as a frame in one `send` (no SIGPIPE), and says
+    /// how many bytes went and how many the frame has: -1 and `errno` when
+    /// the socket refused it (a peer gone: EPIPE).
+    func sendChecked(_ envelope: WireEnvelope) throws -> (sent: Int, frame: Int, errno: Int32) {
+        var frame = ByteBuffer()
+        FrameCodec.encode(payload: try EnvelopeCoding.encode(envelope), limits: WireLimits(), into: &frame)
+        let bytes = Array(frame.readableBytesView)
+        let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        return (sent, bytes.count, sent < 0 ? errno : 0)
+    }
+
     /// Reads until the peer closes (or 10 s pass); returns everything read.
     /// The blocking reads run on their own thread, never on the
     /// concurrency pool (two cores here: two blocked reads would stall it).

@@ -34,6 +34,24 @@ struct BridgeSecurityTests {
         task.cancel()
     }
 
+    @Test("a refused peer may still write its hello after the GOODBYE: the hub stops writing but reads on, so the peer is not reset before it reads why")
+    func refusalHalfCloses() async throws {
+        let path = temporarySocketPath()
+        var configuration = fastBridge(path)
+        configuration.allowedUIDs = [UInt32(getuid()) &+ 4242]
+        let (_, task) = try await startHub(makeNodeBus("hub"), configuration)
+        defer { task.cancel() }
+        let peer = try RawSocketClient(path: path)
+        defer { peer.close() }
+        // Refused on its uid before it says anything: the GOODBYE comes first.
+        let goodbye = await peer.readUntil(kind: .goodbye).last
+        #expect(goodbye?.error.message == "peer-not-allowed: peer uid \(getuid()) is not in the allow-list")
+        try await Task.sleep(for: .milliseconds(100))  // safe: a hub that closed at once has closed by now
+        let hello = try peer.sendChecked(rawHello(name: "late"))
+        #expect(hello.sent == hello.frame, "the hello could not be written: errno \(hello.errno)")
+        #expect(await peer.readUntilClosed().closed, "the hub writes nothing more")
+    }
+
     @Test("admin-only addresses are refused to node peers and answered for admin clients")
     func adminOnlyAddresses() async throws {
         let path = temporarySocketPath()
