@@ -21,12 +21,18 @@ struct BridgeSecurityTests {
         task.cancel()
     }
 
-    @Test("a peer whose uid is not on the allow-list is refused with peer-not-allowed")
-    func uidAllowList() async throws {
+    /// A hub whose allow-list holds another uid than this process's.
+    private static func hubRefusingThisUID() async throws -> (path: String, task: Task<Void, any Error>) {
         let path = temporarySocketPath()
         var configuration = fastBridge(path)
         configuration.allowedUIDs = [UInt32(getuid()) &+ 4242]
         let (_, task) = try await startHub(makeNodeBus("hub"), configuration)
+        return (path, task)
+    }
+
+    @Test("a peer whose uid is not on the allow-list is refused with peer-not-allowed")
+    func uidAllowList() async throws {
+        let (path, task) = try await Self.hubRefusingThisUID()
         let spoke = BridgeSpoke(bus: makeNodeBus("intruder"), configuration: fastBridge(path), identity: testIdentity("intruder"), logger: quietLogger())
         let error = await #expect(throws: WireProtocolError.self) { try await spoke.session() }
         #expect(error?.codeName == "socket-unavailable")
@@ -36,10 +42,7 @@ struct BridgeSecurityTests {
 
     @Test("a refused peer may still write its hello after the GOODBYE: the hub stops writing but reads on, so the peer is not reset before it reads why")
     func refusalHalfCloses() async throws {
-        let path = temporarySocketPath()
-        var configuration = fastBridge(path)
-        configuration.allowedUIDs = [UInt32(getuid()) &+ 4242]
-        let (_, task) = try await startHub(makeNodeBus("hub"), configuration)
+        let (path, task) = try await Self.hubRefusingThisUID()
         defer { task.cancel() }
         let peer = try RawSocketClient(path: path)
         defer { peer.close() }
