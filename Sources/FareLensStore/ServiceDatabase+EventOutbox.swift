@@ -27,23 +27,14 @@ extension ServiceDatabase {
     /// - Throws: ``StoreError`` `migrationFailed` when the database has no
     ///   outbox (its service did not register the migration).
     public func eventOutboxInstance() throws(StoreError) -> String {
-        let instance: String?
-        do {
-            instance = try writer.read { db in try EventOutboxIdentity.fetchOne(db)?.instance }
-        } catch {
-            throw StoreError.from(error, path: path ?? ":memory:", or: StoreError.readFailed)
-        }
+        let instance = try read { db in try EventOutboxIdentity.fetchOne(db)?.instance }
         guard let instance else { throw StoreError.migrationFailed(path ?? ":memory:", "no event outbox identity (migration not registered)") }
         return instance
     }
 
     /// The oldest waiting events, at most `limit`, in sequence order.
     public func waitingEvents(limit: Int) throws(StoreError) -> [EventOutboxRecord] {
-        do {
-            return try writer.read { db in try Self.waitingEvents(after: 0, limit: limit, in: db) }
-        } catch {
-            throw StoreError.from(error, path: path ?? ":memory:", or: StoreError.readFailed)
-        }
+        try read { db in try Self.waitingEvents(after: 0, limit: limit, in: db) }
     }
 
     /// The waiting events after `sequence`, at most `limit`, in sequence
@@ -58,11 +49,7 @@ extension ServiceDatabase {
 
     /// How many events wait.
     public func waitingEventCount() throws(StoreError) -> Int {
-        do {
-            return try writer.read { db in try EventOutboxRecord.fetchCount(db) }
-        } catch {
-            throw StoreError.from(error, path: path ?? ":memory:", or: StoreError.readFailed)
-        }
+        try read { db in try EventOutboxRecord.fetchCount(db) }
     }
 
     /// Removes the waiting events up to and including `sequence` (the bus

@@ -70,6 +70,16 @@ public struct ServiceDatabase: Sendable {
         }
     }
 
+    /// Runs a read, reporting failures as ``StoreError`` (`read-failed`
+    /// unless more specific), like ``write(_:)``.
+    public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try writer.read(body)
+        } catch {
+            throw StoreError.from(error, path: path ?? ":memory:", or: StoreError.readFailed)
+        }
+    }
+
     /// Runs a read, awaited (the calling thread is free while a reader is
     /// found), reporting failures as ``StoreError`` (`read-failed` unless
     /// more specific).

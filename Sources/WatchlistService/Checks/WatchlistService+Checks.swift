@@ -2,6 +2,7 @@ import FareLensBus
 import FareLensMessages
 import Foundation
 import GRDB
+import Logging
 
 extension WatchlistService {
     /// What one recorded check did.
@@ -169,7 +170,9 @@ extension WatchlistService {
         try Self.catching { try events.append(changed, parent: parent, in: db) }
         if threshold.crossed, let crossing = Self.thresholdCrossed(changed, threshold: checked.threshold) {
             try Self.catching { try events.append(crossing, parent: parent, in: db) }
-            logger.info("threshold crossed", metadata: ["watchlist": "\(crossing.watchlistID)", "price": "\(lowest.price.minorUnits) \(lowest.price.currency)"])
+            // Logged once recorded: the caller's transaction may still roll back (the run's other checks).
+            let (logger, metadata): (Logger, Logger.Metadata) = (logger, ["watchlist": "\(crossing.watchlistID)", "price": "\(lowest.price.minorUnits) \(lowest.price.currency)"])
+            db.afterNextTransaction(onCommit: { _ in logger.info("threshold crossed", metadata: metadata) })
         }
         return CheckOutcome(watchlist: checked, thresholdCrossed: threshold.crossed)
     }
