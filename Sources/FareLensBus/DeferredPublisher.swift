@@ -11,11 +11,16 @@ import Synchronization
 ///
 /// Bounded: at most `capacity` events wait. An event that finds the queue
 /// full is not queued; ``enqueue(_:parent:)`` returns false and the drop is
-/// counted in `farelens_bus_deferred_dropped_total{owner}`. A publish that
+/// counted in `farelens_bus_deferred_dropped_total{owner}` and logged as a
+/// warning. An event queued after ``finish()`` (the service is stopping) is
+/// dropped and counted the same way, but logged at debug: a stopping
+/// service's last work is not a fault. A publish that
 /// the bus refuses (`overloaded` at a node's backlog cap) is logged and
 /// counted in `farelens_bus_deferred_refused_total{owner}`.
 public final class DeferredPublisher: Sendable {
     private typealias Job = @Sendable () async throws(BusError) -> Void
+    /// Why ``enqueue(_:parent:)`` did not queue an event.
+    private enum Refusal { case full, finished }
     private struct State {
         var jobs: Deque<Job> = []
         var drainer: CheckedContinuation<Void, Never>?
@@ -48,18 +53,25 @@ public final class DeferredPublisher: Sendable {
     public func enqueue<E: BusEvent>(_ event: E, parent: RequestContext? = nil) -> Bool {
         let bus = self.bus
         let job: Job = { () async throws(BusError) in try await bus.publish(event, parent: parent) }
-        let (accepted, drainer): (Bool, CheckedContinuation<Void, Never>?) = state.withLock { state in
-            guard !state.finished, state.jobs.count < capacity else { return (false, nil) }
+        let (refusal, drainer): (Refusal?, CheckedContinuation<Void, Never>?) = state.withLock { state in
+            if state.finished { return (.finished, nil) }
+            guard state.jobs.count < capacity else { return (.full, nil) }
             state.jobs.append(job)
             defer { state.drainer = nil }
-            return (true, state.drainer)
+            return (nil, state.drainer)
         }
         drainer?.resume()
-        if !accepted {
+        switch refusal {
+        case nil:
+            return true
+        case .full?:
             dropped.increment()
             logger.warning("event not published: deferred queue full", metadata: ["type": "\(E.wireTypeName)", "capacity": "\(capacity)"])
+        case .finished?:
+            dropped.increment()
+            logger.debug("event not published: the service is stopping", metadata: ["type": "\(E.wireTypeName)"])
         }
-        return accepted
+        return false
     }
 
     /// Events waiting to be published.

@@ -23,6 +23,23 @@ struct MarketSweepTests {
         #expect(Set(events.map(\.origin)).isSubset(of: Set(directory.memberAirports(of: "PAR").map(\.code) + directory.memberAirports(of: "LON").map(\.code))))
     }
 
+    @Test("a sweep whose task is cancelled (the service stopping) starts no further search, publishes nothing and says it stopped")
+    func stopsWhenCancelled() async throws {
+        let directory = try AirportDirectory.bundled()
+        let clock = ManualWallClock(Date(timeIntervalSince1970: 1_795_348_800))
+        let fixture = SearchEngineFixture(simulated: try SimulatedMarket(directory: directory, seed: 3, clock: { clock.now() }))
+        let searched = fixture.bus.subscribe(SearchCompleted.self, bufferSize: 100)
+        let sweep = MarketSweep(engine: fixture.engine, table: try RouteFareTable.bundled(), directory: directory, count: 2, daysAhead: [7, 21], logger: quietLogger())
+        let summary = try await fixture.running {
+            await Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return await sweep.sweepOnce(now: fixture.clock.now())
+            }.value
+        }
+        #expect(summary == MarketSweep.Summary(searches: 0, offers: 0, failures: 0, stopped: true))
+        #expect(searched.bufferedCount == 0)
+    }
+
     @Test("a sweep does not call a live provider at 90% of its quota")
     func respectsQuota() async throws {
         let live = ScriptedProvider("amadeus")

@@ -17,6 +17,8 @@ public struct MarketSweep: Sendable {
         public var searches = 0
         public var offers = 0
         public var failures = 0
+        /// The sweep's task was cancelled (the service stopping) before it searched every route and date.
+        public var stopped = false
     }
 
     /// One route swept, in one cabin.
@@ -80,7 +82,9 @@ public struct MarketSweep: Sendable {
         return plan
     }
 
-    /// One pass over every route and date.
+    /// One pass over every route and date, or until the task is cancelled
+    /// (the service stopping): then no further search starts, and the
+    /// summary says it ``Summary/stopped``.
     public func sweepOnce(now: Date) async -> Summary {
         let watched = await targets?.watchedRoutes() ?? []
         let preferred = await targets?.preferredAirports() ?? []
@@ -88,8 +92,13 @@ public struct MarketSweep: Sendable {
         var summary = Summary()
         let total = plan.count * daysAhead.count
         logger.info("market sweep starts", metadata: ["routes": "\(plan.count)", "watched": "\(watched.count)", "preferredAirports": "\(preferred.count)"])
-        for (index, route) in plan.enumerated() {
+        sweeping: for (index, route) in plan.enumerated() {
             for days in daysAhead {
+                // Stopping: each search left would fail at once, and its events be refused (the service's publisher has finished).
+                guard !Task.isCancelled else {
+                    summary.stopped = true
+                    break sweeping
+                }
                 var request = SearchFlightsRequest()
                 request.origin = route.origin
                 request.destination = route.destination
@@ -109,7 +118,9 @@ public struct MarketSweep: Sendable {
                 logger.info("market sweep progress", metadata: ["searches": "\(summary.searches)/\(total)"])
             }
         }
-        logger.info("market sweep done", metadata: ["searches": "\(summary.searches)", "offers": "\(summary.offers)", "failures": "\(summary.failures)"])
+        logger.info(
+            summary.stopped ? "market sweep stopped: the service is stopping" : "market sweep done",
+            metadata: ["searches": "\(summary.searches)/\(total)", "offers": "\(summary.offers)", "failures": "\(summary.failures)"])
         return summary
     }
 }
