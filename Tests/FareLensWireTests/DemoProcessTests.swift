@@ -72,6 +72,32 @@ struct DemoProcessTests {
         }
     }
 
+    @Test("a demo node killed and restarted into the same demo (its --demo-epoch) finds the travellers it seeded, with their watchlists, and narrates on: it creates nobody again")
+    func demoRestartedFindsItsCast() async throws {
+        let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
+        let socket = directory + "/demo.sock"
+        func start(_ extra: [String]) throws -> ChildProcess {
+            try ChildProcess.start(
+                Binaries.farelens, ["serve", "--demo", "--data-dir", directory + "/demo", "--listen", socket, "--log-level", "error"] + extra,
+                environment: ["FARELENS_SEARCH_SWEEP_INTERVAL_SECONDS": "21600"])
+        }
+        let first = try start([])
+        try await first.waitForOutput(containing: "demo: Sam (Sydney, Free")
+        first.kill()
+        let output = first.output.get()
+        let epoch = try #require(output.firstMatch(of: /demo-epoch=([0-9]+)/)?.1)
+        let maya = try #require(output.firstMatch(of: /Maya \(New York, Pro[^)]*\) is (u-[0-9a-f]+)/)?.1)
+
+        let restarted = try start(["--demo-epoch", String(epoch)])
+        defer { restarted.kill() }
+        try await restarted.waitForOutput(containing: "demo: Sam (Sydney, Free")
+        let again = restarted.output.get()
+        #expect(!again.contains("demo: error"), "\(again)")
+        #expect(again.contains("Maya (New York, Pro, quiet hours 22:00–07:00 local) is \(maya), watching NYC→CHI, NYC→ORL (seeded before this restart)"), "\(again)")
+        // And it narrates on: the first simulated day's line comes after the cast.
+        try await restarted.waitForOutput(containing: "demo: day 1,")
+    }
+
     @Test("the demo refuses a data directory it did not make, with its error code, and touches nothing in it")
     func demoRefusesRealData() async throws {
         let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")

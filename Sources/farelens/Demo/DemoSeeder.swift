@@ -19,9 +19,27 @@ struct DemoSeeder: Sendable {
     /// spokes may join after the hub).
     var patience: Duration = .seconds(60)
 
+    /// Seeds the cast, or finds it: a node restarted into the same demo
+    /// (the same `--demo-epoch`, its data kept) finds the travellers it
+    /// seeded before, with their watchlists, and creates nothing again.
     func seed(report: (String) -> Void) async throws -> [SeededTraveller] {
         var seeded: [SeededTraveller] = []
         for traveller in DemoTraveller.cast {
+            let tierName = DemoLines.tierName(traveller.tier)
+            let quietHours = "quiet hours 22:00–07:00 local"
+            if let userID = try await existingUserID(of: traveller) {
+                var list = ListWatchlistsRequest()
+                list.userID = userID
+                let watchlists = try await patiently("listing \(traveller.name)'s watchlists") { try await bus.request(list) }.watchlists
+                // In the cast's order, as when they were created (the list comes in its own order).
+                let castOrder = traveller.watchRequests(userID: userID).map { "\($0.origin)→\($0.destination)" }
+                let routes = watchlists.map { "\($0.origin)→\($0.destination)" }.enumerated().sorted { lhs, rhs in
+                    (castOrder.firstIndex(of: lhs.element) ?? castOrder.count, lhs.offset) < (castOrder.firstIndex(of: rhs.element) ?? castOrder.count, rhs.offset)
+                }.map(\.element)
+                seeded.append(SeededTraveller(name: traveller.name, city: traveller.city, tierName: tierName, userID: userID, routes: routes))
+                report("\(traveller.name) (\(traveller.city), \(tierName), \(quietHours)) is \(userID), watching \(routes.joined(separator: ", ")) (seeded before this restart)")
+                continue
+            }
             let created = try await patiently("creating \(traveller.name)") { try await bus.request(traveller.createRequest) }
             let userID = created.user.userID
             if traveller.tier != .trial {
@@ -36,11 +54,24 @@ struct DemoSeeder: Sendable {
                 _ = try await patiently("watching \(watch.origin)→\(watch.destination) for \(traveller.name)") { try await bus.request(watch) }
                 routes.append("\(watch.origin)→\(watch.destination)")
             }
-            let tierName = DemoLines.tierName(traveller.tier)
             seeded.append(SeededTraveller(name: traveller.name, city: traveller.city, tierName: tierName, userID: userID, routes: routes))
-            report("\(traveller.name) (\(traveller.city), \(tierName), quiet hours 22:00–07:00 local) is \(userID), watching \(routes.joined(separator: ", "))")
+            report("\(traveller.name) (\(traveller.city), \(tierName), \(quietHours)) is \(userID), watching \(routes.joined(separator: ", "))")
         }
         return seeded
+    }
+
+    /// The id of the user with `traveller`'s email, if subscription has one
+    /// (this demo seeded them before the node restarted); nil for `unknown-user`.
+    private func existingUserID(of traveller: DemoTraveller) async throws -> String? {
+        var lookup = GetUserRequest()
+        lookup.email = traveller.email
+        return try await patiently("looking up \(traveller.name)") { () async throws -> String? in
+            do {
+                return try await bus.request(lookup).user.userID
+            } catch let error as BusError where error.remoteCode == "unknown-user" {
+                return nil
+            }
+        }
     }
 
     /// Retries while the service is not reachable yet; any other error ends the demo's seeding.
