@@ -61,15 +61,11 @@ public final class DeferredPublisher: Sendable {
             return (nil, state.drainer)
         }
         drainer?.resume()
+        guard let refusal else { return true }
+        dropped.increment()
         switch refusal {
-        case nil:
-            return true
-        case .full?:
-            dropped.increment()
-            logger.warning("event not published: deferred queue full", metadata: ["type": "\(E.wireTypeName)", "capacity": "\(capacity)"])
-        case .finished?:
-            dropped.increment()
-            logger.debug("event not published: the service is stopping", metadata: ["type": "\(E.wireTypeName)"])
+        case .full: logger.warning("event not published: deferred queue full", metadata: ["type": "\(E.wireTypeName)", "capacity": "\(capacity)"])
+        case .finished: logger.debug("event not published: the service is stopping", metadata: ["type": "\(E.wireTypeName)"])
         }
         return false
     }

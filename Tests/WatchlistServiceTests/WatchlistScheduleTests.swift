@@ -42,6 +42,49 @@ struct WatchlistScheduleTests {
         }
     }
 
+    @Test("a check run in a cancelled task (the service stopping) asks search nothing and leaves the user due: the next run checks them")
+    func stopLeavesUsersDue() async throws {
+        // The service's own loop is not started (`running` would start it), so that only these calls check.
+        let fixture = try WatchlistFixture(bus: MessageBus())
+        try await withTimeLimit("the checks ran") {
+            let user = try await fixture.user()
+            fixture.search.setPrice("JFK-NRT", 70_000)
+            _ = try await fixture.watchlists.create(addRequest(user))
+            let owner = try #require(try fixture.owner(user))
+            fixture.clock.advance(by: WatchlistService.date(owner.nextCheckAtUnixMs).timeIntervalSince(fixture.clock.now()))
+            let stopping = await Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return await fixture.watchlists.runDueChecks()
+            }.value
+            #expect(stopping == 0)
+            #expect(fixture.search.requests.get().isEmpty)
+            #expect(try fixture.owner(user)?.nextCheckAtUnixMs == owner.nextCheckAtUnixMs, "the stop skipped the user's check")
+            #expect(await fixture.watchlists.runDueChecks() == 1)
+        }
+    }
+
+    @Test("a check run cancelled while search answers (the service stopping) records nothing: the user stays due")
+    func stopMidCheckLeavesUserDue() async throws {
+        let fixture = try WatchlistFixture(bus: MessageBus())
+        try await withTimeLimit("the checks ran") {
+            let user = try await fixture.user()
+            fixture.search.setPrice("JFK-NRT", 70_000)
+            _ = try await fixture.watchlists.create(addRequest(user))
+            let owner = try #require(try fixture.owner(user))
+            fixture.clock.advance(by: WatchlistService.date(owner.nextCheckAtUnixMs).timeIntervalSince(fixture.clock.now()))
+            let gate = Gate()
+            fixture.search.gates.update { $0["JFK-NRT"] = gate }
+            let run = Task { await fixture.watchlists.runDueChecks() }
+            try await waitUntil("search was asked") { gate.arrivals == 1 }
+            run.cancel()
+            // Search answers after the cancellation (an in-process request waits for its handler).
+            gate.open()
+            let checked = await run.value
+            #expect(checked == 0)
+            #expect(try fixture.owner(user)?.nextCheckAtUnixMs == owner.nextCheckAtUnixMs, "the stop skipped the user's check")
+        }
+    }
+
     @Test("a Pro user is checked at 09:00 and 18:00 local")
     func proTwiceADay() async throws {
         let fixture = try WatchlistFixture(bus: MessageBus())

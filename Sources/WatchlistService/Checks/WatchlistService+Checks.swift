@@ -41,6 +41,9 @@ extension WatchlistService {
     /// Runs the checks of every user whose next check is due at the clock's
     /// now, then plans each one's next check strictly after now. However
     /// many slots passed while the service was down, a user is checked once.
+    /// Cancelled (the service stopping), it starts no further user's checks
+    /// and records nothing for those under way: they stay due, and the next
+    /// start checks them.
     ///
     /// - Returns: how many watchlists were checked successfully.
     @discardableResult
@@ -62,15 +65,17 @@ extension WatchlistService {
         var next = mine.makeIterator()
         await withTaskGroup(of: Int.self) { group in
             for _ in 0 ..< checkConcurrency {
-                guard let owner = next.next() else { break }
+                guard !Task.isCancelled, let owner = next.next() else { break }
                 group.addTask { await self.checkAll(of: owner, now: now) }
             }
             for await count in group {
                 checked += count
-                if let owner = next.next() { group.addTask { await self.checkAll(of: owner, now: now) } }
+                if !Task.isCancelled, let owner = next.next() { group.addTask { await self.checkAll(of: owner, now: now) } }
             }
         }
-        logger.info("scheduled checks done", metadata: ["users": "\(mine.count)", "watchlists": "\(checked)"])
+        logger.info(
+            Task.isCancelled ? "scheduled checks stopped: the service is stopping; the rest run at the next start" : "scheduled checks done",
+            metadata: ["users": "\(mine.count)", "watchlists": "\(checked)"])
         return checked
     }
 
@@ -91,9 +96,13 @@ extension WatchlistService {
             do {
                 priced.append(try await price(watchlist, owner: owner, parent: nil))
             } catch {
+                if Task.isCancelled { break }
                 logger.notice("watchlist check failed; nothing published", metadata: ["watchlist": "\(watchlist.watchlistID)", "error": "\(error)"])
             }
         }
+        // Stopping: the run is left unrecorded, so the user stays due (as after a crash part-way), rather than
+        // planned past this slot with the checks the stop cut short.
+        guard !Task.isCancelled else { return 0 }
         let next = Self.unixMs(owner.schedule.next(after: now, in: owner.zone))
         let checkedAt = clock.now()
         let checks = priced
