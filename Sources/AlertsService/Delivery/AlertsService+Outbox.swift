@@ -30,7 +30,9 @@ extension AlertsService {
     /// records the outcome: delivered; retried after the backoff (honouring
     /// `Retry-After`); dead-lettered when failed for good or out of attempts;
     /// kept for replay when the endpoint is gone (HTTP 410), which also
-    /// disables the channel until an operator replays.
+    /// disables the channel until an operator replays. Cancelled (the
+    /// service stopping), a pass lets the attempts under way finish and
+    /// records them, and starts no others: those stay due.
     ///
     /// - Returns: how many attempts were made.
     @discardableResult
@@ -100,7 +102,9 @@ extension AlertsService {
         await withTaskGroup(of: Attempt.self) { group in
             var next = toSend.makeIterator()
             func start() {
-                guard let row = next.next(), let channel = channels[row.channel] else { return }
+                // Stopping: the attempts under way finish and are recorded; the rest stay due for the next start
+                // (at 16 at a time, each up to the channel's timeout, a whole pass could hold a stop for minutes).
+                guard !Task.isCancelled, let row = next.next(), let channel = channels[row.channel] else { return }
                 let outbound = OutboundAlert(alertID: row.alertID, userID: row.userID, kind: AlertKind(rawValue: row.kind) ?? .unspecified, body: row.body, attempt: row.attempts + 1)
                 group.addTask {
                     // Not cancelled with the service: a graceful stop lets the attempt finish (bounded by the

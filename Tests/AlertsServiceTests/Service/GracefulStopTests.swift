@@ -17,6 +17,30 @@ final class GatedChannel: AlertDeliveryChannel {
 }
 
 @Suite struct GracefulStopTests {
+    @Test("a delivery pass cancelled (the service stopping) lets the attempts under way finish and records them, and starts no others: they stay due")
+    func stopStartsNoFurtherAttempts() async throws {
+        let channel = GatedChannel()
+        let gate = channel.gate
+        let fixture = try AlertsFixture(channels: [channel])
+        var pending: [PendingEvent] = []
+        for index in 0..<20 {
+            let user = try await fixture.user("stop\(index)@example.com")
+            pending.append(fixture.crossing(user, sequence: UInt64(index + 1)))
+        }
+        let decided = await fixture.alerts.decide(pending)
+        #expect(decided.count == 20 && decided.allSatisfy { $0.decisionValue == .sent })
+        let pass = Task { await fixture.alerts.deliverDue() }
+        try await gate.waitForArrivals(AlertsService.deliveryConcurrency)
+        #expect(gate.arrivals == AlertsService.deliveryConcurrency)
+        pass.cancel()
+        gate.open()
+        let attempted = try await withTimeLimit("the pass returned") { await pass.value }
+        #expect(attempted == AlertsService.deliveryConcurrency)
+        let outbox = try fixture.outbox()
+        #expect(outbox.filter { $0.status == .delivered }.count == AlertsService.deliveryConcurrency)
+        #expect(outbox.filter { $0.status == .pending && $0.attempts == 0 }.count == 20 - AlertsService.deliveryConcurrency)
+    }
+
     @Test("stopping the service does not cancel an attempt in flight: it finishes and is recorded as delivered, so a restart does not send it again")
     func attemptsFinishOnStop() async throws {
         let channel = GatedChannel()
