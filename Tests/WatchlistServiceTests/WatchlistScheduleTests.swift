@@ -42,16 +42,22 @@ struct WatchlistScheduleTests {
         }
     }
 
+    /// A user watching JFK→NRT (priced), with the clock moved to their next check: they are due.
+    private func dueUser(in fixture: WatchlistFixture) async throws -> (String, OwnerRecord) {
+        let user = try await fixture.user()
+        fixture.search.setPrice("JFK-NRT", 70_000)
+        _ = try await fixture.watchlists.create(addRequest(user))
+        let owner = try #require(try fixture.owner(user))
+        fixture.clock.advance(by: WatchlistService.date(owner.nextCheckAtUnixMs).timeIntervalSince(fixture.clock.now()))
+        return (user, owner)
+    }
+
     @Test("a check run in a cancelled task (the service stopping) asks search nothing and leaves the user due: the next run checks them")
     func stopLeavesUsersDue() async throws {
         // The service's own loop is not started (`running` would start it), so that only these calls check.
         let fixture = try WatchlistFixture(bus: MessageBus())
         try await withTimeLimit("the checks ran") {
-            let user = try await fixture.user()
-            fixture.search.setPrice("JFK-NRT", 70_000)
-            _ = try await fixture.watchlists.create(addRequest(user))
-            let owner = try #require(try fixture.owner(user))
-            fixture.clock.advance(by: WatchlistService.date(owner.nextCheckAtUnixMs).timeIntervalSince(fixture.clock.now()))
+            let (user, owner) = try await dueUser(in: fixture)
             let stopping = await Task {
                 withUnsafeCurrentTask { $0?.cancel() }
                 return await fixture.watchlists.runDueChecks()
@@ -67,11 +73,7 @@ struct WatchlistScheduleTests {
     func stopMidCheckLeavesUserDue() async throws {
         let fixture = try WatchlistFixture(bus: MessageBus())
         try await withTimeLimit("the checks ran") {
-            let user = try await fixture.user()
-            fixture.search.setPrice("JFK-NRT", 70_000)
-            _ = try await fixture.watchlists.create(addRequest(user))
-            let owner = try #require(try fixture.owner(user))
-            fixture.clock.advance(by: WatchlistService.date(owner.nextCheckAtUnixMs).timeIntervalSince(fixture.clock.now()))
+            let (user, owner) = try await dueUser(in: fixture)
             let gate = Gate()
             fixture.search.gates.update { $0["JFK-NRT"] = gate }
             let run = Task { await fixture.watchlists.runDueChecks() }
