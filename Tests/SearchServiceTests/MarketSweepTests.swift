@@ -6,11 +6,16 @@ import Testing
 
 @Suite("Market sweep")
 struct MarketSweepTests {
-    @Test("a sweep searches the most-observed routes and publishes every fare it sees")
-    func publishesFares() async throws {
+    /// The airport directory, and a search engine over the simulated market (seed 3) on a manual clock.
+    private func simulatedMarket() throws -> (AirportDirectory, SearchEngineFixture) {
         let directory = try AirportDirectory.bundled()
         let clock = ManualWallClock(Date(timeIntervalSince1970: 1_795_348_800))
-        let fixture = SearchEngineFixture(simulated: try SimulatedMarket(directory: directory, seed: 3, clock: { clock.now() }))
+        return (directory, SearchEngineFixture(simulated: try SimulatedMarket(directory: directory, seed: 3, clock: { clock.now() })))
+    }
+
+    @Test("a sweep searches the most-observed routes and publishes every fare it sees")
+    func publishesFares() async throws {
+        let (directory, fixture) = try simulatedMarket()
         let observed = fixture.bus.subscribe(FareObserved.self, bufferSize: 1000)
         let sweep = MarketSweep(engine: fixture.engine, table: try RouteFareTable.bundled(), directory: directory, count: 2, daysAhead: [7, 21], logger: quietLogger())
         #expect(sweep.sweptRoutes.map { "\($0.0)-\($0.1)" } == ["PAR-MIL", "LON-EDI"])  // the two routes with most observations
@@ -25,9 +30,7 @@ struct MarketSweepTests {
 
     @Test("a sweep whose task is cancelled (the service stopping) starts no further search, publishes nothing and says it stopped")
     func stopsWhenCancelled() async throws {
-        let directory = try AirportDirectory.bundled()
-        let clock = ManualWallClock(Date(timeIntervalSince1970: 1_795_348_800))
-        let fixture = SearchEngineFixture(simulated: try SimulatedMarket(directory: directory, seed: 3, clock: { clock.now() }))
+        let (directory, fixture) = try simulatedMarket()
         let searched = fixture.bus.subscribe(SearchCompleted.self, bufferSize: 100)
         let sweep = MarketSweep(engine: fixture.engine, table: try RouteFareTable.bundled(), directory: directory, count: 2, daysAhead: [7, 21], logger: quietLogger())
         let summary = try await fixture.running {
@@ -52,9 +55,7 @@ struct MarketSweepTests {
 
     @Test("a sweep also searches the routes on watchlists and departures from preferred airports, asked over the bus; a service that does not answer adds nothing")
     func watchedAndPreferredRoutes() async throws {
-        let directory = try AirportDirectory.bundled()
-        let clock = ManualWallClock(Date(timeIntervalSince1970: 1_795_348_800))
-        let fixture = SearchEngineFixture(simulated: try SimulatedMarket(directory: directory, seed: 3, clock: { clock.now() }))
+        let (directory, fixture) = try simulatedMarket()
         try fixture.bus.serve(WatchedRoutesRequest.self) { request, _ in
             #expect(request.limit == 5)
             var route = WatchedRoute()

@@ -25,39 +25,42 @@ struct DemoSeeder: Sendable {
     func seed(report: (String) -> Void) async throws -> [SeededTraveller] {
         var seeded: [SeededTraveller] = []
         for traveller in DemoTraveller.cast {
-            let tierName = DemoLines.tierName(traveller.tier)
-            let quietHours = "quiet hours 22:00–07:00 local"
-            if let userID = try await existingUserID(of: traveller) {
-                var list = ListWatchlistsRequest()
-                list.userID = userID
-                let watchlists = try await patiently("listing \(traveller.name)'s watchlists") { try await bus.request(list) }.watchlists
-                // In the cast's order, as when they were created (the list comes in its own order).
-                let castOrder = traveller.watchRequests(userID: userID).map { "\($0.origin)→\($0.destination)" }
-                let routes = watchlists.map { "\($0.origin)→\($0.destination)" }.enumerated().sorted { lhs, rhs in
-                    (castOrder.firstIndex(of: lhs.element) ?? castOrder.count, lhs.offset) < (castOrder.firstIndex(of: rhs.element) ?? castOrder.count, rhs.offset)
-                }.map(\.element)
-                seeded.append(SeededTraveller(name: traveller.name, city: traveller.city, tierName: tierName, userID: userID, routes: routes))
-                report("\(traveller.name) (\(traveller.city), \(tierName), \(quietHours)) is \(userID), watching \(routes.joined(separator: ", ")) (seeded before this restart)")
-                continue
-            }
-            let created = try await patiently("creating \(traveller.name)") { try await bus.request(traveller.createRequest) }
-            let userID = created.user.userID
-            if traveller.tier != .trial {
-                var tier = SetTierRequest()
-                tier.userID = userID
-                tier.tier = traveller.tier
-                tier.product = traveller.tier == .pro ? .monthly : .unspecified
-                _ = try await patiently("setting \(traveller.name)'s tier") { try await bus.request(tier) }
-            }
-            var routes: [String] = []
-            for watch in traveller.watchRequests(userID: userID) {
-                _ = try await patiently("watching \(watch.origin)→\(watch.destination) for \(traveller.name)") { try await bus.request(watch) }
-                routes.append("\(watch.origin)→\(watch.destination)")
-            }
-            seeded.append(SeededTraveller(name: traveller.name, city: traveller.city, tierName: tierName, userID: userID, routes: routes))
-            report("\(traveller.name) (\(traveller.city), \(tierName), \(quietHours)) is \(userID), watching \(routes.joined(separator: ", "))")
+            let seededBefore = try await existingUserID(of: traveller)
+            let one = if let userID = seededBefore { try await found(traveller, userID: userID) } else { try await create(traveller) }
+            seeded.append(one)
+            report("\(one.name) (\(one.city), \(one.tierName), quiet hours 22:00–07:00 local) is \(one.userID), watching \(one.routes.joined(separator: ", "))"
+                + (seededBefore == nil ? "" : " (seeded before this restart)"))
         }
         return seeded
+    }
+
+    /// Creates `traveller`: the user, their tier unless trial, their watchlists.
+    private func create(_ traveller: DemoTraveller) async throws -> SeededTraveller {
+        let userID = try await patiently("creating \(traveller.name)") { try await bus.request(traveller.createRequest) }.user.userID
+        if traveller.tier != .trial {
+            var tier = SetTierRequest()
+            tier.userID = userID
+            tier.tier = traveller.tier
+            tier.product = traveller.tier == .pro ? .monthly : .unspecified
+            _ = try await patiently("setting \(traveller.name)'s tier") { try await bus.request(tier) }
+        }
+        var routes: [String] = []
+        for watch in traveller.watchRequests(userID: userID) {
+            _ = try await patiently("watching \(watch.origin)→\(watch.destination) for \(traveller.name)") { try await bus.request(watch) }
+            routes.append("\(watch.origin)→\(watch.destination)")
+        }
+        return SeededTraveller(name: traveller.name, city: traveller.city, tierName: DemoLines.tierName(traveller.tier), userID: userID, routes: routes)
+    }
+
+    /// `traveller` as seeded before, user `userID`, with the routes they watch
+    /// now: the cast's first, in its order (the list comes in its own), then any other.
+    private func found(_ traveller: DemoTraveller, userID: String) async throws -> SeededTraveller {
+        var list = ListWatchlistsRequest()
+        list.userID = userID
+        let watched = try await patiently("listing \(traveller.name)'s watchlists") { try await bus.request(list) }.watchlists.map { "\($0.origin)→\($0.destination)" }
+        let cast = traveller.watchRequests(userID: userID).map { "\($0.origin)→\($0.destination)" }
+        let routes = cast.filter(watched.contains) + watched.filter { !cast.contains($0) }
+        return SeededTraveller(name: traveller.name, city: traveller.city, tierName: DemoLines.tierName(traveller.tier), userID: userID, routes: routes)
     }
 
     /// The id of the user with `traveller`'s email, if subscription has one
