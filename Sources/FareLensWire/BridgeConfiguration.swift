@@ -50,6 +50,10 @@ public struct BridgeConfiguration: Sendable {
     public var maxInFlightPerConnection: Int = 4096
     /// How long a connecting peer has to send its hello.
     public var helloTimeout: Duration = .seconds(2)
+    /// How long a peer refused at the handshake has to close after the hub's
+    /// GOODBYE (the hub reads on meanwhile, docs/wire-protocol.md § 5.1)
+    /// before the hub closes the connection itself.
+    public var refusalGrace: Duration = .seconds(2)
     /// First and longest wait between reconnect attempts (doubling).
     public var reconnectBackoff: (first: Duration, longest: Duration) = (.milliseconds(50), .seconds(2))
 

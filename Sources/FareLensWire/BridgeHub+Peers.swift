@@ -72,7 +72,7 @@ extension BridgeHub {
 
     private func refuse(_ connection: PeerConnection, _ error: WireProtocolError) {
         logger.warning("refusing bridge connection", metadata: ["reason": "\(error)"])
-        connection.refuse(reason: error.description)
+        connection.refuse(reason: error.description, grace: TimeAmount(configuration.refusalGrace))
     }
 
     /// Records the peer, then — before any other sender can see the new

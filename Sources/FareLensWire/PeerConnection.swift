@@ -245,19 +245,19 @@ final class PeerConnection: Sendable {
     }
 
     /// Sends GOODBYE to a peer refused at the handshake, then stops writing
-    /// but reads on until the peer closes (or ``goodbyeGrace`` passes).
+    /// but reads on until the peer closes (or `grace` passes).
     ///
     /// Closed at once, the hub would leave the peer's hello unread in its
     /// socket, and Linux resets a Unix socket closed with unread data: a
     /// peer still writing its hello then failed with a broken pipe before it
     /// read the GOODBYE, and learnt only that "the hub closed the
     /// connection", not why (docs/wire-protocol.md § 5.1).
-    func refuse(reason: String) {
+    func refuse(reason: String, grace: TimeAmount) {
         outbound.send(.goodbye(reason))
         outbound.afterWritten { [channel] in
             channel.close(mode: .output).whenFailure { _ in channel.close(promise: nil) }
         }
-        channel.eventLoop.scheduleTask(in: Self.goodbyeGrace) { [channel] in channel.close(promise: nil) }
+        channel.eventLoop.scheduleTask(in: grace) { [channel] in channel.close(promise: nil) }
     }
 
     /// How long a close waits for its GOODBYE to be written (docs/wire-protocol.md § 3.4).

@@ -26,6 +26,9 @@ struct BridgeSecurityTests {
         let path = temporarySocketPath()
         var configuration = fastBridge(path)
         configuration.allowedUIDs = [UInt32(getuid()) &+ 4242]
+        // Longer than any stall of the machine (CI once stalled every test for about 9 s, longer than the
+        // default 2 s, and the hub then closed before the refused peer wrote its hello).
+        configuration.refusalGrace = .seconds(60)
         let (_, task) = try await startHub(makeNodeBus("hub"), configuration)
         return (path, task)
     }
