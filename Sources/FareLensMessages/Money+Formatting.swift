@@ -50,12 +50,11 @@ extension Money {
     /// (alert titles format a price for every decision).
     private func text(droppingZeroFraction: Bool) -> String {
         let code = currency.utf8.contains(where: { (97...122).contains($0) }) ? currency.uppercased() : currency
-        let digits = Self.minorUnitExponents[code] ?? 2
+        let (digits, symbol) = Self.style(of: code)
         let magnitude = minorUnits.magnitude
         var unit: UInt64 = 1
         for _ in 0..<digits { unit *= 10 }
         var text = minorUnits < 0 ? "-" : ""
-        let symbol = Self.unambiguousSymbols[code]
         if let symbol { text += symbol }
         Self.appendGrouped(magnitude / unit, to: &text)
         let fraction = magnitude % unit
@@ -67,6 +66,21 @@ extension Money {
         }
         if symbol == nil { text += " " + code }
         return text
+    }
+
+    /// The digits after the decimal point and the symbol of the upper-case
+    /// `code`, as ``minorUnitExponents`` and ``unambiguousSymbols`` say. The
+    /// currencies with a symbol are compared before either table is
+    /// hashed: nearly every price is in one of them, and the two lookups
+    /// were most of formatting an alert's title (a test holds the two in step).
+    public static func style(of code: String) -> (digits: Int, symbol: String?) {
+        switch code {
+        case "USD": (2, "$")
+        case "EUR": (2, "€")
+        case "GBP": (2, "£")
+        case "JPY": (0, "¥")
+        default: (minorUnitExponents[code] ?? 2, unambiguousSymbols[code])
+        }
     }
 
     /// `value` with thousands grouped by ",".

@@ -264,6 +264,8 @@ public final class EventOutbox: Sendable {
         }
         relay.caughtUp = rows.count < room
         var refusal: BusError?
+        // Counted once a round: a counter's increment per event was a cost of every decision the alerts service announces.
+        var publishedCount = 0
         for row in rows {
             let sequence = row.sequence
             if let event = make(row) {
@@ -279,13 +281,14 @@ public final class EventOutbox: Sendable {
                     break
                 }
                 if !durable { settled.settle(sequence) }
-                published.increment()
+                publishedCount += 1
             } else {
                 settled.settle(sequence)
             }
             relay.lastPublished = sequence
             relay.unsettled.append(sequence)
         }
+        if publishedCount > 0 { published.increment(by: Int64(publishedCount)) }
         guard await removeSettled(&relay) else { return .refused }
         if let refusal {
             relay.caughtUp = false

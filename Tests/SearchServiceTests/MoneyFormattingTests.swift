@@ -29,6 +29,15 @@ struct MoneyFormattingTests {
         #expect(Money(minorUnits: -500, currency: "EUR").formatted == "-€5.00")
     }
 
+    @Test("the symbol currencies' fast path agrees with the tables for every code they list")
+    func styleAgreesWithTables() {
+        for code in Set(Money.minorUnitExponents.keys).union(Money.unambiguousSymbols.keys).union(["USD", "EUR", "GBP", "JPY", "CAD", "AUD"]) {
+            let style = Money.style(of: code)
+            #expect(style.digits == (Money.minorUnitExponents[code] ?? 2), "\(code)")
+            #expect(style.symbol == Money.unambiguousSymbols[code], "\(code)")
+        }
+    }
+
     @Test("exponents follow ISO 4217 where they differ from 2")
     func exponents() {
         #expect(["JPY", "KRW", "ISK", "CLP"].allSatisfy { Money.exponent(of: $0) == 0 })

@@ -27,8 +27,12 @@ enum AlertsMetrics {
         _ = setAside
     }
 
-    /// One recorded decision (`sent`, `held`, `capped`, …).
-    static func decided(_ decision: AlertDecision) {
-        decisions[decision.rawValue]?.increment()
+    /// Recorded decisions (`sent`, `held`, `capped`, …), each counter
+    /// incremented once by its share of `rows` (a batch's are nearly all of
+    /// one decision: once a row, the lookup and increment were a cost of every decision).
+    static func decided(_ rows: [AlertRow]) {
+        var counts: [Int: Int] = [:]
+        for index in rows.indices { counts[rows[index].decision, default: 0] += 1 }
+        for (decision, count) in counts { decisions[decision]?.increment(by: Int64(count)) }
     }
 }

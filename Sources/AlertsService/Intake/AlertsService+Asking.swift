@@ -13,6 +13,7 @@ extension AlertsService {
     func recipientsWaiting(_ userIDs: [String]) async -> [String: AlertRecipient]? {
         var recipients: [String: AlertRecipient] = [:]
         recipients.reserveCapacity(userIDs.count)
+        var zones = RecipientZones()
         for start in stride(from: 0, to: userIDs.count, by: Self.recipientsPerRequest) {
             var request = GetUsersRequest()
             request.userIds = Array(userIDs[start..<min(userIDs.count, start + Self.recipientsPerRequest)])
@@ -20,7 +21,7 @@ extension AlertsService {
                 () async throws(BusError) in try await bus.request(request)
             }
             guard case .success(let answer)? = asked else { return nil }
-            for known in answer.users { recipients[known.user.userID] = AlertRecipient(user: known.user, entitlements: known.entitlements) }
+            for known in answer.users { recipients[known.user.userID] = zones.recipient(known.user, entitlements: known.entitlements) }
             for unknown in answer.unknownUserIds { logger.notice("alert for an unknown user skipped", metadata: ["user": "\(unknown)"]) }
         }
         return recipients

@@ -98,7 +98,7 @@ extension AlertsService {
     /// for while its service cannot answer. Nil on cancellation
     /// (``recipientsWaiting(_:)``, ``learnPlaces(_:)``). `contents`, the
     /// events themselves, is kept beside them in case one is set aside.
-    func prepare(_ pending: [PendingEvent], contents: EventContents = .none) async -> PreparedDecisions? {
+    func prepare(_ pending: consuming [PendingEvent], contents: EventContents = .none) async -> PreparedDecisions? {
         // An event without a user names no one to ask about: its candidates are skipped like an unknown user's.
         let userIDs = Set(pending.flatMap { $0.candidates.map(\.userID) }).filter { !$0.isEmpty }.sorted()
         guard let recipients = await recipientsWaiting(userIDs) else { return nil }
@@ -106,8 +106,9 @@ extension AlertsService {
         for candidate in pending.lazy.flatMap(\.candidates) { codes.insert(candidate.origin); codes.insert(candidate.destination) }
         guard await learnPlaces(codes) else { return nil }
         let instant = clock.now()
+        // Handed over, not shared: the wording is then written into the candidates in place, not into a copy of each.
         var prepared = await Self.prepared(
-            pending, recipients: recipients, cities: cities, metros: metros, channels: channels.map(\.channel.rawValue),
+            consume pending, recipients: recipients, cities: cities, metros: metros, channels: channels.map(\.channel.rawValue),
             usersWithState: usersWithState, at: instant
         )
         prepared.contents = contents
@@ -122,10 +123,10 @@ extension AlertsService {
     /// have no policy state, made at `instant`.
     @concurrent
     static func prepared(
-        _ pending: [PendingEvent], recipients: [String: AlertRecipient], cities: [String: String], metros: [String: String], channels: [Int],
+        _ pending: consuming [PendingEvent], recipients: [String: AlertRecipient], cities: [String: String], metros: [String: String], channels: [Int],
         usersWithState: UsersWithPolicyState, at instant: Date
     ) async -> PreparedDecisions {
-        var worded = pending
+        var worded = consume pending
         for event in worded.indices {
             for index in worded[event].candidates.indices {
                 let candidate = worded[event].candidates[index]
@@ -229,8 +230,8 @@ extension AlertsService {
     /// After the commit: the metrics, and the outbox woken when something
     /// was sent (`AlertDecided` is published by ``decidedEvents``).
     nonisolated func announce(_ rows: [AlertRow]) {
-        for row in rows { AlertsMetrics.decided(row.decisionValue) }
-        if rows.contains(where: { $0.decisionValue == .sent }) { acceptedContinuation.yield() }
+        AlertsMetrics.decided(rows)
+        if rows.contains(where: { $0.decision == AlertDecision.sent.rawValue }) { acceptedContinuation.yield() }
     }
 
     /// The transaction of ``record(_:)``: each event once (the inbox, or for
@@ -270,14 +271,15 @@ extension AlertsService {
             } else {
                 continue
             }
-            for row in decided {
-                try row.insert(with: insert, sequence: sequences.take())
-                if row.decisionValue == .sent {
-                    usersWithState.insert(row.userID)
-                    try enqueue(row, channels: prepared.channels, at: now, in: db)
+            // By index, not `for row in`: each copy of a row retained and released its dozen strings.
+            for index in decided.indices {
+                try decided[index].insert(with: insert, sequence: sequences.take())
+                if decided[index].decision == AlertDecision.sent.rawValue {
+                    usersWithState.insert(decided[index].userID)
+                    try enqueue(decided[index], channels: prepared.channels, at: now, in: db)
                 }
-                rows.append(row)
             }
+            rows.append(contentsOf: decided)
         }
         try sequences.save(announcing: rows, to: outbox, in: db)
         return rows

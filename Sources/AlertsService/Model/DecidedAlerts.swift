@@ -54,8 +54,8 @@ struct DecidedAlertsStore: EventOutboxStore {
             try Row.fetchAll(db, sql: "SELECT rowid AS decisionSequence, * FROM alert WHERE rowid > ? ORDER BY rowid LIMIT ?", arguments: [sequence, limit])
                 .map { row in (sequence: row["decisionSequence"] as Int64, alert: try AlertRow(row: row)) }
         }
-        let trace = TraceID.random()
-        return rows.map { Self.event($0.alert, sequence: $0.sequence, trace: trace) }
+        let (trace, alerts) = (TraceID.random(), rows.map(\.alert))
+        return rows.indices.map { Self.event(alerts, index: $0, sequence: rows[$0].sequence, trace: trace) }
     }
 
     func forget(through sequence: Int64) async throws(StoreError) {
@@ -64,14 +64,15 @@ struct DecidedAlertsStore: EventOutboxStore {
         }
     }
 
-    /// `alert`'s `AlertDecided`, published under `sequence` with `trace`:
-    /// the decisions of one transaction, or of one read after a restart,
-    /// share one (a random trace id is a `getrandom` call, 3% of the held
-    /// decisions' CPU when drawn for each).
-    static func event(_ alert: AlertRow, sequence: Int64, trace: TraceID) -> OutboxEvent {
+    /// `alerts[index]`'s `AlertDecided`, published under `sequence` with
+    /// `trace`: the decisions of one transaction, or of one read after a
+    /// restart, share one (a random trace id is a `getrandom` call, 3% of
+    /// the held decisions' CPU when drawn for each). It keeps the whole
+    /// array, not a copy of its row: a row's copy retained its dozen strings.
+    static func event(_ alerts: [AlertRow], index: Int, sequence: Int64, trace: TraceID) -> OutboxEvent {
         OutboxEvent(sequence: sequence, traceID: trace, typeName: AlertDecided.wireTypeName) {
             var event = AlertDecided()
-            event.alert = alert.message
+            event.alert = alerts[index].message
             return event
         }
     }
@@ -123,6 +124,6 @@ struct DecisionSequences {
         guard count > 0 else { return }
         try db.cachedStatement(sql: "UPDATE \(DecidedAlertsStore.tableName) SET nextSequence = ?").execute(arguments: [next])
         let (first, trace) = (self.first, TraceID.random())
-        outbox.committed(first: first, count: count, in: db) { index in DecidedAlertsStore.event(rows[index], sequence: first + Int64(index), trace: trace) }
+        outbox.committed(first: first, count: count, in: db) { index in DecidedAlertsStore.event(rows, index: index, sequence: first + Int64(index), trace: trace) }
     }
 }

@@ -103,16 +103,10 @@ enum AlertPolicy {
         return outcome(.sent, "Sent: \(Self.why(candidate)) (\(state.sentOnDay) of \(recipient.dailyCap) today)")
     }
 
-    /// "Quiet hours (22:00–07:00 in Europe/London)`why`; held for the digest",
-    /// with its capacity reserved up front: nearly every decision in quiet
-    /// hours has this reason, and interpolating it grew the string twice.
+    /// The reason of an alert held in quiet hours: the recipient's shared
+    /// one, unless there is more to say (`why`).
     private static func quietHoursReason(_ recipient: AlertRecipient, _ why: String = "") -> String {
-        let window = recipient.quietHours.description, zone = recipient.zone.identifier
-        let parts = ["Quiet hours (", window, " in ", zone, ")", why, "; held for the digest"]
-        var reason = ""
-        reason.reserveCapacity(parts.reduce(0) { $0 + $1.utf8.count })
-        for part in parts { reason += part }
-        return reason
+        why.isEmpty ? recipient.heldReason : AlertRecipient.quietHoursReason(recipient.quietHours, in: recipient.zone, why)
     }
 
     private static func why(_ candidate: AlertCandidate) -> String {

@@ -2,23 +2,30 @@ import FareLensMessages
 import Foundation
 
 /// What the policy needs to know about the user an alert is for, asked of
-/// the subscription service (`GetUser`) when the alert is decided: their
+/// the subscription service (`GetUsers`) when the alert is decided: their
 /// time zone, quiet hours and the tier's daily cap of immediate alerts.
 struct AlertRecipient: Sendable, Equatable {
     var userID: String
-    var zone: TimeZone
-    var quietHours: QuietHoursWindow
+    let zone: TimeZone
+    let quietHours: QuietHoursWindow
     /// Immediate alerts per local calendar day (Free 3, Pro and trial 6: the tier's entitlement).
     var dailyCap: Int
     var tier: Tier
+    /// The reason of an alert held in quiet hours with nothing more to say,
+    /// "Quiet hours (22:00–07:00 in Europe/London); held for the digest":
+    /// nearly every decision in quiet hours has it, so recipients with the
+    /// same zone and window share one (``RecipientZones``).
+    let heldReason: String
 
-    /// The recipient as the subscription service describes them.
-    init(user: User, entitlements: Entitlements) {
+    /// The recipient as the subscription service describes them, with
+    /// `zone`, `quietHours` and `heldReason` as ``RecipientZones`` made them.
+    init(user: User, entitlements: Entitlements, zone: TimeZone, quietHours: QuietHoursWindow, heldReason: String) {
         userID = user.userID
-        zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        quietHours = QuietHoursWindow(user.hasQuietHours ? user.quietHours : nil)
+        self.zone = zone
+        self.quietHours = quietHours
         dailyCap = Int(entitlements.immediateAlertsPerDay)
         tier = user.tier
+        self.heldReason = heldReason
     }
 
     init(userID: String, zone: TimeZone, quietHours: QuietHoursWindow = .standard, dailyCap: Int, tier: Tier) {
@@ -27,13 +34,24 @@ struct AlertRecipient: Sendable, Equatable {
         self.quietHours = quietHours
         self.dailyCap = dailyCap
         self.tier = tier
+        heldReason = Self.quietHoursReason(quietHours, in: zone)
+    }
+
+    /// "Quiet hours (22:00–07:00 in Europe/London)`why`; held for the digest",
+    /// with its capacity reserved up front (interpolating it grew the string twice).
+    static func quietHoursReason(_ window: QuietHoursWindow, in zone: TimeZone, _ why: String = "") -> String {
+        let parts = ["Quiet hours (", window.description, " in ", zone.identifier, ")", why, "; held for the digest"]
+        var reason = ""
+        reason.reserveCapacity(parts.reduce(0) { $0 + $1.utf8.count })
+        for part in parts { reason += part }
+        return reason
     }
 }
 
 /// Quiet hours as minutes of the local day: from `start` (inclusive) to
 /// `end` (exclusive), wrapping past midnight when `start > end`. Equal
 /// start and end, or disabled, means no quiet hours.
-struct QuietHoursWindow: Sendable, Equatable {
+struct QuietHoursWindow: Sendable, Hashable {
     /// Minutes after local midnight, 0–1439.
     var start: Int
     var end: Int
