@@ -17,7 +17,7 @@ struct DealsCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The user whose feed it is (u-…): their preferred airports and watchlists rank it.") var user: String
     @Flag(name: .long, help: "Only routes between two countries.") var international = false
     @Flag(name: .long, help: "Only nonstop flights.") var nonstop = false
-    @Option(name: .long, help: "Only deals at or under this per-person price, e.g. 300.00EUR.") var under: String?
+    @Option(name: .long, parsing: .unconditional, help: "Only deals at or under this per-person price, e.g. 300.00EUR.") var under: String?
     @Flag(name: .customLong("this-month"), help: "Only departures in the current month (the user's time zone).") var thisMonth = false
     @Option(name: .long, help: "One route, ORIGIN-DESTINATION, e.g. JFK-NRT (not with --from/--to).") var route: String?
     @Option(name: .customLong("from"), help: "Only from this airport or metro code, e.g. JFK.") var origin: String?

@@ -21,9 +21,12 @@ struct SearchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Nonstop flights only.") var nonstop = false
     @Flag(name: .long, help: "Flexible dates: also search ±3 days around each date.") var flex = false
     @Option(name: .long, help: "Flexible window in days, 0–3 (overrides --flex).") var flexDays: Int?
-    @Option(name: .long, help: "Drop offers above this total, e.g. 250.00EUR.") var maxPrice: String?
+    @Option(name: .long, parsing: .unconditional, help: "Drop offers above this total, e.g. 250.00EUR.") var maxPrice: String?
     @Option(name: .long, help: "Show at most this many offers in the table.") var limit: Int = 20
     @OptionGroup var options: ConnectionOptions
+
+    /// Bad input is refused before connecting, as by every other command.
+    func validate() throws { _ = try makeRequest() }
 
     func run() async throws {
         let request = try makeRequest()
@@ -57,7 +60,7 @@ struct SearchCommand: AsyncParsableCommand {
         request.cabin = try Self.cabin(cabin)
         request.nonstopOnly = nonstop
         request.flexibleDays = Int32(clamping: flexDays ?? (flex ? 3 : 0))
-        if let maxPrice { request.maxPrice = try Self.money(maxPrice) }
+        if let maxPrice { request.maxPrice = try ScoringArguments.money(maxPrice, "--max-price", example: "250.00EUR") }
         request.purpose = .userSearch
         request.userID = "farelensctl"
         return request
@@ -81,23 +84,6 @@ struct SearchCommand: AsyncParsableCommand {
         }
     }
 
-    /// "250.00EUR", "250EUR" or "65000JPY" → Money (exact, in the currency's
-    /// own minor units: at most as many decimals as it has).
-    static func money(_ text: String) throws -> Money {
-        let currency = String(text.suffix(3)).uppercased()
-        let amount = text.dropLast(3).trimmingCharacters(in: .whitespaces)
-        let parts = amount.split(separator: ".", omittingEmptySubsequences: false)
-        let digits = Money.exponent(of: currency)
-        guard currency.count == 3, currency.allSatisfy(\.isLetter), (1 ... 2).contains(parts.count), let whole = Int64(parts[0]),
-              parts.count == 1 || (digits > 0 && (1 ... digits).contains(parts[1].count) && parts[1].allSatisfy(\.isNumber)) else {
-            throw ValidationError("--max-price must look like 250.00EUR (decimals as the currency has them), not '\(text)'")
-        }
-        var unit: Int64 = 1
-        for _ in 0..<digits { unit *= 10 }
-        var fraction = parts.count == 2 ? String(parts[1]) : ""
-        fraction += String(repeating: "0", count: digits - fraction.count)
-        return Money(minorUnits: whole * unit + (Int64(fraction) ?? 0), currency: currency)
-    }
 }
 
 struct SearchJSON: Encodable {

@@ -24,7 +24,7 @@ struct WatchlistsCommand: AsyncParsableCommand {
         var anyDates: String?
         @Option(name: .customLong("from"), help: "Fixed departure date, YYYY-MM-DD (one-way unless --to is given).") var departure: String?
         @Option(name: .customLong("to"), help: "Fixed return date, YYYY-MM-DD (needs --from).") var returnDate: String?
-        @Option(name: .long, help: "Alert when the price falls to or below this amount, e.g. 450.00USD.") var threshold: String?
+        @Option(name: .long, parsing: .unconditional, help: "Alert when the price falls to or below this amount, e.g. 450.00USD.") var threshold: String?
         @Option(name: .long, help: "economy, premium-economy, business or first.") var cabin: String = "economy"
         @Option(name: .long, help: "drop (immediate alerts on drops and the threshold), digest (one daily digest) or both.") var mode: String = "drop"
         @OptionGroup var options: ConnectionOptions
@@ -104,7 +104,7 @@ struct WatchlistsCommand: AsyncParsableCommand {
         @Option(name: .customLong("from"), help: "New dates: a fixed departure, YYYY-MM-DD (one-way unless --to is given).") var departure: String?
         @Option(name: .customLong("to"), help: "New dates: a fixed return, YYYY-MM-DD (needs --from).") var returnDate: String?
         @Option(name: .long, help: "New cabin: economy, premium-economy, business or first.") var cabin: String?
-        @Option(name: .long, help: "New threshold, e.g. 420.00USD.") var threshold: String?
+        @Option(name: .long, parsing: .unconditional, help: "New threshold, e.g. 420.00USD.") var threshold: String?
         @Flag(name: .long, help: "Remove the threshold.") var noThreshold = false
         @Option(name: .long, help: "New alert mode: drop, digest or both.") var mode: String?
         @Flag(name: .long, help: "Switch the watchlist on (checked on its schedule again).") var activate = false

@@ -52,6 +52,8 @@ struct WatchlistsUpdateCommandTests {
         (["--mode", "loud"], "--mode must be drop, digest or both"),
         (["--cabin", "steerage"], "steerage"),
         (["--threshold", "4.005USD"], "--threshold must be an amount"),
+        // A value starting with "-" is the option's value, refused for what it is (not "Missing value for '--threshold'").
+        (["--threshold", "-5GBP"], "--threshold must be an amount and a currency code like 450.00USD (at most the currency's decimals), not '-5GBP'"),
         (["--from", "2027-02-30"], "--from must be a date"),
         (["--to", "2027-03-15"], "--to needs --from"),
         (["--any-dates", "14-7"], "--any-dates must be trip days"),
