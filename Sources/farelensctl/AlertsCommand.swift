@@ -55,10 +55,13 @@ struct AlertsCommand: AsyncParsableCommand {
         @Option(name: .long, help: "Stop after this many seconds.") var seconds: Int?
         @OptionGroup var options: ConnectionOptions
 
+        /// Checked here, as `events tail` checks them, so a refusal shows this command's usage.
+        func validate() throws { try EventsCommand.Tail.check(count: count, seconds: seconds) }
+
         func run() async throws {
             var arguments = [AlertDecided.topic.name, AlertDelivered.topic.name, AlertDeliveryFailed.topic.name]
-            if let count { arguments += ["--count", String(count)] }
-            if let seconds { arguments += ["--seconds", String(seconds)] }
+            if let count { arguments += ["--count=\(count)"] }
+            if let seconds { arguments += ["--seconds=\(seconds)"] }
             if let socket = options.socket { arguments += ["--socket", socket] }
             arguments += ["--timeout-ms", String(options.timeoutMs)]
             if options.json { arguments.append("--json") }
@@ -185,6 +188,10 @@ struct AlertsCommand: AsyncParsableCommand {
 
         func validate() throws {
             guard (alertID == nil) != (since == nil) else { throw ValidationError("give either an alert id or --since DATE") }
+            // An empty id would be sent as none, which the service reads as "every dead letter" (wire: since 0 means all).
+            if let alertID, alertID.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw ValidationError("the alert id is empty: give one alert id (a…), or --since DATE for every dead letter since then")
+            }
             if let since, CalendarDate(iso: since) == nil { throw ValidationError("--since must be a date, YYYY-MM-DD") }
         }
 

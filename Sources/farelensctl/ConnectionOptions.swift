@@ -21,5 +21,9 @@ struct ConnectionOptions: ParsableArguments {
 
     func validate() throws {
         guard timeoutMs > 0 else { throw ValidationError("--timeout-ms must be a positive number of milliseconds") }
+        guard timeoutMs <= Self.maximumTimeoutMs else { throw ValidationError("--timeout-ms must be at most \(Self.maximumTimeoutMs) (a day), not \(timeoutMs)") }
     }
+
+    /// A day: longer budgets overflowed the watchdog's arithmetic (a crash, not an error).
+    static let maximumTimeoutMs = 86_400_000
 }

@@ -36,8 +36,18 @@ struct EventsCommand: AsyncParsableCommand {
             for topic in topics where !known.contains(topic) {
                 throw ValidationError("unknown topic '\(topic)'; known topics: \(known.sorted().joined(separator: ", "))")
             }
-            if let count, count <= 0 { throw ValidationError("--count must be positive") }
-            if let seconds, seconds <= 0 { throw ValidationError("--seconds must be positive") }
+            try Self.check(count: count, seconds: seconds)
+        }
+
+        /// A year: a longer watch overflowed the sleep's nanoseconds (a crash, not an error).
+        static let maximumSeconds = 31_536_000
+
+        /// The checks `events tail` and `alerts tail` share.
+        static func check(count: Int?, seconds: Int?) throws {
+            if let count, count <= 0 { throw ValidationError("--count must be positive, not \(count)") }
+            if let seconds, !(1 ... maximumSeconds).contains(seconds) {
+                throw ValidationError("--seconds must be 1–\(maximumSeconds) (a year), not \(seconds)")
+            }
         }
 
         func run() async throws {

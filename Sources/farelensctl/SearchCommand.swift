@@ -26,7 +26,10 @@ struct SearchCommand: AsyncParsableCommand {
     @OptionGroup var options: ConnectionOptions
 
     /// Bad input is refused before connecting, as by every other command.
-    func validate() throws { _ = try makeRequest() }
+    func validate() throws {
+        guard limit >= 1 else { throw ValidationError("--limit must be at least 1, not \(limit)") }
+        _ = try makeRequest()
+    }
 
     func run() async throws {
         let request = try makeRequest()

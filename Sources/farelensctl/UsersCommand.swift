@@ -24,6 +24,9 @@ struct UsersCommand: AsyncParsableCommand {
         var preferred: [String] = []
         @OptionGroup var options: ConnectionOptions
 
+        /// A malformed --preferred is refused before connecting.
+        func validate() throws { _ = try preferred.map(Self.airport) }
+
         func run() async throws {
             var request = CreateUserRequest()
             request.email = email
@@ -34,15 +37,15 @@ struct UsersCommand: AsyncParsableCommand {
             try UserOutput.print(response.user, response.entitlements, json: options.json)
         }
 
+        /// `CODE` or `CODE=WEIGHT`; an empty code or weight is refused, not read as a weight of 1.
         static func airport(_ text: String) throws -> PreferredAirport {
-            let parts = text.split(separator: "=")
+            let parts = text.split(separator: "=", omittingEmptySubsequences: false)
+            guard (1 ... 2).contains(parts.count), !parts[0].isEmpty else { throw ValidationError("--preferred '\(text)': expected CODE or CODE=WEIGHT, e.g. JFK=0.5") }
             var airport = PreferredAirport()
             airport.code = String(parts[0])
             if parts.count == 2 {
-                guard let weight = Double(parts[1]) else { throw ValidationError("--preferred \(text): the weight must be a number") }
+                guard let weight = Double(parts[1]), weight.isFinite else { throw ValidationError("--preferred '\(text)': the weight must be a number, e.g. JFK=0.5") }
                 airport.weight = weight
-            } else if parts.count > 2 {
-                throw ValidationError("--preferred \(text): expected CODE or CODE=WEIGHT")
             }
             return airport
         }

@@ -45,6 +45,9 @@ struct AccountTests {
     @Test("bad input is refused with a named error naming the field, and nothing is written", arguments: [
         ("not-an-email", "Europe/Lisbon", "invalid-field", "email"),
         ("a@b", "Europe/Lisbon", "invalid-field", "email"),
+        ("a\u{1B}[31mred@example.com", "Europe/Lisbon", "invalid-field", "email"),
+        ("a\u{01}b@example.com", "Europe/Lisbon", "invalid-field", "email"),
+        ("ab@example.com\u{7F}", "Europe/Lisbon", "invalid-field", "email"),
         ("a@example.com", "Mars/Olympus", "invalid-field", "time_zone"),
         ("a@example.com", "", "invalid-field", "time_zone"),
         ("a@example.com", "EST", "invalid-field", "time_zone"),

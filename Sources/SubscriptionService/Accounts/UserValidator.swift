@@ -13,6 +13,10 @@ struct UserValidator: Sendable {
 
     /// A normalised email (trimmed, lower-cased).
     static func email(_ raw: String) throws(SubscriptionError) -> String {
+        // Refused before it is echoed in any message: a stored escape sequence reached operators' terminals through `users list`.
+        if let control = raw.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            throw .invalidField("email", "contains a control character (U+\(String(format: "%04X", control.value)))")
+        }
         let email = raw.trimmingCharacters(in: .whitespaces).lowercased()
         guard !email.isEmpty else { throw .invalidField("email", "is required") }
         guard email.count <= 254 else { throw .invalidField("email", "is longer than 254 characters") }

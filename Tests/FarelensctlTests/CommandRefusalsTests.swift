@@ -1,0 +1,55 @@
+import ArgumentParser
+import Testing
+@testable import farelensctl
+
+/// Input that crashed farelensctl or was sent as something else, found by
+/// probing every command with bad input: each is now refused before
+/// connecting, with a message naming the option.
+@Suite("farelensctl refuses bad input before connecting")
+struct CommandRefusalsTests {
+    @Test("each is refused with its message", arguments: [
+        // Crashed: an index out of range on the empty code.
+        (["users", "create", "--email", "a@example.com", "--time-zone", "UTC", "--preferred", ""], "--preferred '': expected CODE or CODE=WEIGHT"),
+        (["users", "create", "--email", "a@example.com", "--time-zone", "UTC", "--preferred", "="], "--preferred '=': expected CODE or CODE=WEIGHT"),
+        // Were stored with a weight of 1.
+        (["users", "create", "--email", "a@example.com", "--time-zone", "UTC", "--preferred", "JFK="], "--preferred 'JFK=': the weight must be a number"),
+        (["users", "create", "--email", "a@example.com", "--time-zone", "UTC", "--preferred", "JFK==1"], "--preferred 'JFK==1': expected CODE or CODE=WEIGHT"),
+        (["users", "create", "--email", "a@example.com", "--time-zone", "UTC", "--preferred", "JFK=abc"], "--preferred 'JFK=abc': the weight must be a number"),
+        // Crashed: a prefix of negative length.
+        (["search", "LHR", "JFK", "2027-01-10", "--limit=-1"], "--limit must be at least 1, not -1"),
+        (["search", "LHR", "JFK", "2027-01-10", "--limit", "0"], "--limit must be at least 1, not 0"),
+        // Crashed: the watchdog's arithmetic overflowed.
+        (["status", "--timeout-ms", "9223372036854775807"], "--timeout-ms must be at most 86400000 (a day), not 9223372036854775807"),
+        // Crashed: the sleep's nanoseconds overflowed.
+        (["events", "tail", "--seconds", "9223372036854775807"], "--seconds must be 1–31536000 (a year), not 9223372036854775807"),
+        (["alerts", "tail", "--seconds", "31536001"], "--seconds must be 1–31536000 (a year), not 31536001"),
+        // Said "Missing value for '--count <count>'", or showed another command's usage.
+        (["alerts", "tail", "--count=-5"], "--count must be positive, not -5"),
+        (["alerts", "tail", "--count=0"], "--count must be positive, not 0"),
+        // Was sent as no id: the service replays every dead letter then.
+        (["alerts", "replay", ""], "the alert id is empty"),
+        (["alerts", "replay", " "], "the alert id is empty"),
+    ] as [([String], String)])
+    func refused(arguments: [String], message: String) {
+        let said: String
+        do {
+            _ = try FareLensCtl.parseAsRoot(arguments)
+            said = "parsed"
+        } catch {
+            said = FareLensCtl.message(for: error)
+        }
+        #expect(said.contains(message), "\(arguments): \(said)")
+    }
+
+    @Test("the good forms still parse: weights, a limit, a day's timeout, a year's watch, one alert id")
+    func goodFormsParse() throws {
+        let user = try #require(try FareLensCtl.parseAsRoot(["users", "create", "--email", "a@example.com", "--time-zone", "UTC", "--preferred", "JFK=0.5", "--preferred", "LHR=0.5"]) as? UsersCommand.Create)
+        #expect(try user.preferred.map(UsersCommand.Create.airport).map(\.weight) == [0.5, 0.5])
+        #expect(try UsersCommand.Create.airport("LIS").code == "LIS")
+        _ = try FareLensCtl.parseAsRoot(["search", "LHR", "JFK", "2027-01-10", "--limit", "1"])
+        _ = try FareLensCtl.parseAsRoot(["status", "--timeout-ms", "86400000"])
+        _ = try FareLensCtl.parseAsRoot(["events", "tail", "--seconds", "31536000"])
+        _ = try FareLensCtl.parseAsRoot(["alerts", "tail", "--count", "3"])
+        _ = try FareLensCtl.parseAsRoot(["alerts", "replay", "a0f3a9c2b7d1e4a55"])
+    }
+}
