@@ -16,9 +16,11 @@ extension BridgeSpoke {
     public func session(onJoined: @escaping @Sendable () -> Void = {}) async throws(WireProtocolError) {
         let connection = try await connect()
         connection.send(helloEnvelope())
+        let gaveUp = NIOLockedValueBox(false)
         let timeout = connection.channel.eventLoop.scheduleTask(in: TimeAmount(configuration.helloTimeout)) {
             // The welcome came in time; this task has just not read it yet (a loaded machine).
             guard !connection.hasReceived else { return }
+            gaveUp.withLockedValue { $0 = true }
             connection.close(reason: "no welcome within \(self.configuration.helloTimeout)")
         }
         var iterator = connection.inbound.makeAsyncIterator()
@@ -26,6 +28,10 @@ extension BridgeSpoke {
         timeout.cancel()
         guard let first, first.kind == .welcome else {
             connection.channel.close(promise: nil)
+            // This node's own timeout is not the hub's refusal: it was reported as "the hub closed the connection".
+            if first == nil, gaveUp.withLockedValue({ $0 }) {
+                throw .socketUnavailable(configuration.socketPath, reason: "the hub sent no welcome within \(configuration.helloTimeout)")
+            }
             let reason = first.map { $0.kind == .goodbye ? $0.error.message : "expected WELCOME, got \($0.kind)" } ?? "the hub closed the connection"
             throw .socketUnavailable(configuration.socketPath, reason: "hub refused this node: \(reason)")
         }

@@ -25,6 +25,17 @@ func fastBridge(_ path: String) -> BridgeConfiguration {
     return configuration
 }
 
+/// ``fastBridge(_:)`` for a test that expects a refusal's reason: the hello,
+/// the welcome and the refusal's grace wait a minute, longer than any stall
+/// of the machine (CI once stalled every test for about 9 s; past the 2 s
+/// defaults, a timeout's reason came instead of the refusal's).
+func patientBridge(_ path: String) -> BridgeConfiguration {
+    var configuration = fastBridge(path)
+    configuration.helloTimeout = .seconds(60)
+    configuration.refusalGrace = .seconds(60)
+    return configuration
+}
+
 /// Starts a hub for `bus` and waits until it listens.
 func startHub(
     _ bus: MessageBus, _ configuration: BridgeConfiguration, name: String = "hub", logger: Logger = quietLogger()

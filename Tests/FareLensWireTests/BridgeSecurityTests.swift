@@ -24,11 +24,8 @@ struct BridgeSecurityTests {
     /// A hub whose allow-list holds another uid than this process's.
     private static func hubRefusingThisUID() async throws -> (path: String, task: Task<Void, any Error>) {
         let path = temporarySocketPath()
-        var configuration = fastBridge(path)
+        var configuration = patientBridge(path)
         configuration.allowedUIDs = [UInt32(getuid()) &+ 4242]
-        // Longer than any stall of the machine (CI once stalled every test for about 9 s, longer than the
-        // default 2 s, and the hub then closed before the refused peer wrote its hello).
-        configuration.refusalGrace = .seconds(60)
         let (_, task) = try await startHub(makeNodeBus("hub"), configuration)
         return (path, task)
     }
@@ -36,7 +33,7 @@ struct BridgeSecurityTests {
     @Test("a peer whose uid is not on the allow-list is refused with peer-not-allowed")
     func uidAllowList() async throws {
         let (path, task) = try await Self.hubRefusingThisUID()
-        let spoke = BridgeSpoke(bus: makeNodeBus("intruder"), configuration: fastBridge(path), identity: testIdentity("intruder"), logger: quietLogger())
+        let spoke = BridgeSpoke(bus: makeNodeBus("intruder"), configuration: patientBridge(path), identity: testIdentity("intruder"), logger: quietLogger())
         let error = await #expect(throws: WireProtocolError.self) { try await spoke.session() }
         #expect(error?.codeName == "socket-unavailable")
         #expect(error?.message.contains("hub refused this node: peer-not-allowed: peer uid \(getuid()) is not in the allow-list") == true)
@@ -128,9 +125,9 @@ struct BridgeSecurityTests {
     @Test("a second live node with a taken name is refused with duplicate-node")
     func duplicateNames() async throws {
         let path = temporarySocketPath()
-        let (_, task) = try await startHub(makeNodeBus("hub"), fastBridge(path))
+        let (_, task) = try await startHub(makeNodeBus("hub"), patientBridge(path))
         let (_, firstTask) = try await startSpoke(makeNodeBus("twin"), fastBridge(path), name: "twin")
-        let second = BridgeSpoke(bus: makeNodeBus("twin"), configuration: fastBridge(path), identity: testIdentity("twin"), logger: quietLogger())
+        let second = BridgeSpoke(bus: makeNodeBus("twin"), configuration: patientBridge(path), identity: testIdentity("twin"), logger: quietLogger())
         let error = await #expect(throws: WireProtocolError.self) { try await second.session() }
         #expect(error?.codeName == "socket-unavailable")
         #expect(error?.message.contains("hub refused this node: duplicate-node: a node named 'twin' is already connected") == true)
