@@ -2,6 +2,9 @@
 import FareLensTesting
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite("Webhook channel against a local receiver")
 struct WebhookChannelTests {
@@ -131,13 +134,30 @@ struct WebhookChannelTests {
 
     @Test("a receiver that is down (closed port) is a retry: connection refused")
     func receiverDown() async throws {
-        let server = StubHTTPServer()
-        let url = try await server.start() + "/hook"
-        try await server.stop()
+        // A port bound and never listened on stays closed while the test holds it. A stopped server's port did not:
+        // a test running beside it was given the same port, and its receiver answered 404 (CI, 2026-11-24).
+        let closed = try Self.portBoundWithoutListening()
+        defer { close(closed.descriptor) }
         let outcome = try await withTimeLimit("the attempt on a closed port", limit: .seconds(20)) {
-            try await webhookChannel(url).deliver(DeliveryFixtures.alert())
+            try await webhookChannel("http://127.0.0.1:\(closed.port)/hook").deliver(DeliveryFixtures.alert())
         }
         #expect(outcome == .retry(reason: "connection refused", retryAfter: nil))
+    }
+
+    /// A TCP socket bound to a free port of 127.0.0.1 that never listens: a
+    /// connection to it is refused, and no one else can bind the port until it is closed.
+    static func portBoundWithoutListening() throws -> (descriptor: Int32, port: Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        try #require(descriptor >= 0 && bound)
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     @Test("a connection dropped before the answer is a retry")
