@@ -86,7 +86,6 @@ struct SearchCommand: AsyncParsableCommand {
         default: throw ValidationError("--cabin must be economy, premium-economy, business or first, not '\(text)'")
         }
     }
-
 }
 
 struct SearchJSON: Encodable {

@@ -66,6 +66,29 @@ func startSpoke(_ bus: MessageBus, _ configuration: BridgeConfiguration, name: S
     return (spoke, task)
 }
 
+/// The Unix socket address of `path` (shorter than `sun_path`: test paths are).
+func unixSocketAddress(_ path: String) -> sockaddr_un {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    precondition(path.utf8.count < MemoryLayout.size(ofValue: address.sun_path), "socket path too long: \(path)")
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+    }
+    return address
+}
+
+/// A Unix socket at `path` that listens and never accepts: a connection
+/// succeeds (the kernel's backlog) and nothing ever answers it.
+func listenerThatNeverAccepts(_ path: String) throws -> Int32 {
+    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = unixSocketAddress(path)
+    let bound = withUnsafePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard descriptor >= 0, bound == 0, listen(descriptor, 8) == 0 else { throw WaitTimedOut(what: "a listener at \(path) (errno \(errno))") }
+    return descriptor
+}
+
 /// A blocking Unix-socket client that writes raw bytes, for feeding a hub
 /// what no well-behaved peer would send.
 struct RawSocketClient {
@@ -73,11 +96,7 @@ struct RawSocketClient {
 
     init(path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
+        var address = unixSocketAddress(path)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }

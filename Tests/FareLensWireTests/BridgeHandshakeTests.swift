@@ -58,7 +58,7 @@ struct BridgeHandshakeTests {
     @Test("a hub that accepts and never answers: the spoke gives up after helloTimeout and says so, not that the hub refused it")
     func welcomeTimeout() async throws {
         let path = temporarySocketPath()
-        let listener = try Self.listenerThatNeverAccepts(path)
+        let listener = try listenerThatNeverAccepts(path)
         defer { close(listener); unlink(path) }
         var configuration = fastBridge(path)
         configuration.helloTimeout = .milliseconds(200)
@@ -66,24 +66,6 @@ struct BridgeHandshakeTests {
         let error = await #expect(throws: WireProtocolError.self) { try await spoke.session() }
         #expect(error?.codeName == "socket-unavailable")
         #expect(error?.message == "socket \(path): the hub sent no welcome within \(Duration.milliseconds(200))", "\(error?.message ?? "")")
-    }
-
-    /// A Unix socket at `path` that listens and never accepts: a connection
-    /// succeeds (the kernel's backlog) and nothing ever answers it.
-    static func listenerThatNeverAccepts(_ path: String) throws -> Int32 {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        try #require(bytes.count < MemoryLayout.size(ofValue: address.sun_path))
-        withUnsafeMutableBytes(of: &address.sun_path) { sunPath in
-            for (index, byte) in bytes.enumerated() { sunPath[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        try #require(descriptor >= 0 && bound == 0 && listen(descriptor, 8) == 0)
-        return descriptor
     }
 
     @Test("with socketGroup set the socket file is mode 0660 and owned by that group")

@@ -31,14 +31,8 @@ struct CommandRefusalsTests {
         (["alerts", "replay", " "], "the alert id is empty"),
     ] as [([String], String)])
     func refused(arguments: [String], message: String) {
-        let said: String
-        do {
-            _ = try FareLensCtl.parseAsRoot(arguments)
-            said = "parsed"
-        } catch {
-            said = FareLensCtl.message(for: error)
-        }
-        #expect(said.contains(message), "\(arguments): \(said)")
+        let said = parseRefusal { try FareLensCtl.parseAsRoot(arguments) }
+        #expect(said.contains(message), "\(arguments): \(said.isEmpty ? "parsed" : said)")
     }
 
     @Test("the good forms still parse: weights, a limit, a day's timeout, a year's watch, one alert id")

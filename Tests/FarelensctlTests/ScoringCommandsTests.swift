@@ -66,15 +66,15 @@ struct ScoringArgumentsTests {
 
     @Test("a money option's value starting with \"-\" is refused for what it is, not taken for a missing value: deals --under, search --max-price")
     func negativeAmounts() {
-        #expect(Self.message { try DealsCommand.parse(["--user", "u-1", "--under", "-300EUR"]) }.contains("--under must be an amount and a currency code like 300.00EUR (at most the currency's decimals), not '-300EUR'"))
-        #expect(Self.message { try SearchCommand.parse(["JFK", "NRT", "2027-03-01", "--max-price", "-250.00EUR"]) }.contains("--max-price must be an amount and a currency code like 250.00EUR"))
+        #expect(parseRefusal { try DealsCommand.parse(["--user", "u-1", "--under", "-300EUR"]) }.contains("--under must be an amount and a currency code like 300.00EUR (at most the currency's decimals), not '-300EUR'"))
+        #expect(parseRefusal { try SearchCommand.parse(["JFK", "NRT", "2027-03-01", "--max-price", "-250.00EUR"]) }.contains("--max-price must be an amount and a currency code like 250.00EUR"))
     }
 
     @Test("search --max-price is read like every other amount: exact in the currency's minor units, positive, and an amount too large for them is refused, not a crash",
           arguments: [("250.00EUR", ""), ("65000jpy", ""), ("250.5EUR", ""), ("0EUR", "--max-price must be more than zero"),
                       ("+250EUR", "--max-price must be an amount"), ("99999999999999999EUR", "--max-price must be an amount"), ("2.505EUR", "--max-price must be an amount")])
     func searchMaxPrice(text: String, refusal: String) throws {
-        let said = Self.message { try SearchCommand.parse(["JFK", "NRT", "2027-03-01", "--max-price", text]) }
+        let said = parseRefusal { try SearchCommand.parse(["JFK", "NRT", "2027-03-01", "--max-price", text]) }
         if refusal.isEmpty {
             #expect(said == "", "\(text): \(said)")
             let price = try SearchCommand.parse(["JFK", "NRT", "2027-03-01", "--max-price", text]).makeRequest().maxPrice
@@ -83,16 +83,6 @@ struct ScoringArgumentsTests {
             ][text])
         } else {
             #expect(said.contains(refusal), "\(text): \(said)")
-        }
-    }
-
-    /// What farelensctl prints for `parsing`'s error, or "" when it parses.
-    static func message(_ parsing: () throws -> some Any) -> String {
-        do {
-            _ = try parsing()
-            return ""
-        } catch {
-            return FareLensCtl.message(for: error)
         }
     }
 
