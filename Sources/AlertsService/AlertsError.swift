@@ -7,6 +7,7 @@ public struct AlertsError: ServiceError, Equatable, CustomStringConvertible {
     private enum Kind: Equatable, Sendable {
         case invalidField
         case unknownUser
+        case unknownAirport
         case notFound
         case notDeadLettered
         case notSetAside
@@ -29,6 +30,7 @@ public struct AlertsError: ServiceError, Equatable, CustomStringConvertible {
         switch kind {
         case .invalidField: "invalid-field"
         case .unknownUser: "unknown-user"
+        case .unknownAirport: "unknown-airport"
         case .notFound: "not-found"
         case .notDeadLettered: "not-dead-lettered"
         case .notSetAside: "not-set-aside"
@@ -46,6 +48,10 @@ public struct AlertsError: ServiceError, Equatable, CustomStringConvertible {
     /// The subscription service does not know this user.
     public static func unknownUser(_ userID: String) -> AlertsError {
         .init(.unknownUser, field: "user_id", "no user '\(userID)'")
+    }
+    /// Search's airport directory does not know this code.
+    public static func unknownAirport(_ code: String, field: String) -> AlertsError {
+        .init(.unknownAirport, field: field, "\(field): '\(code)' is not a known IATA airport or metro code")
     }
     /// No alert with this id.
     public static func notFound(_ alertID: String) -> AlertsError {

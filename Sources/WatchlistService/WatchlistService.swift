@@ -62,7 +62,7 @@ actor WatchlistService: ServiceBehaviour {
             logger: logger)
         self.validator = WatchlistValidator { code throws(WatchlistError) in
             do {
-                return try await AirportLookupRequest.isKnown(code, on: bus)
+                return try await AirportLookupRequest.place(code, on: bus)
             } catch {
                 throw .searchUnavailable("airport codes cannot be checked: \(error)")
             }

@@ -163,7 +163,24 @@ struct HistoryAndIngestTests {
         score.price.currency = "EUR"
         score.destination = "QQQ"
         await #expect(throws: ScoringError.unknownAirport("QQQ", field: "destination")) { try await fixture.service.scoreFare(score) }
+        score.origin = "LON"
+        score.destination = "LHR"
+        await #expect(throws: ScoringError.invalidField("destination", "LHR is in the same city as the origin LON (London): no flight joins them")) {
+            try await fixture.service.scoreFare(score)
+        }
+        score.origin = "LIS"
+        let farAhead = fixture.departure(in: 366)
+        score.departureDate = farAhead.message
+        await #expect(throws: ScoringError.invalidField("departure_date", "\(farAhead) is more than 365 days ahead")) { try await fixture.service.scoreFare(score) }
         var history = historyRequest(month: fixture.departure(in: 10))
+        history.origin = "JFK"
+        history.destination = "LGA"
+        await #expect(throws: ScoringError.invalidField("destination", "LGA is in the same city as the origin JFK (New York, NYC): no flight joins them")) {
+            try await fixture.service.priceHistory(history)
+        }
+        history.destination = "JFK"
+        await #expect(throws: ScoringError.invalidField("destination", "is the same as the origin (JFK)")) { try await fixture.service.priceHistory(history) }
+        history = historyRequest(month: fixture.departure(in: 10))
         history.departureMonth = 13
         await #expect(throws: ScoringError.invalidField("departure_month", "13 is not a month (1–12)")) { try await fixture.service.priceHistory(history) }
         var feed = DealFeedRequest()

@@ -19,7 +19,7 @@ final class FakeNeighbours: Sendable {
         if airports {
             try bus.serve(AirportLookupRequest.self) { request, _ in
                 guard Self.airports.contains(request.code.uppercased()) else { throw NeighbourError(code: "unknown-airport", message: "code: '\(request.code)' is unknown") }
-                return AirportLookupResponse()
+                return FakeAirportLookup.response(request.code)
             }
         }
         try bus.serve(GetUserRequest.self) { request, _ in

@@ -115,6 +115,16 @@ struct OfferMergeTests {
         #expect(response.offers.map(\.price.minorUnits) == [10_000])
     }
 
+    @Test("a maximum price in another currency than the fares is refused, not ignored")
+    func maxPriceOtherCurrency() async throws {
+        let fixture = SearchEngineFixture(live: [ScriptedProvider("amadeus", price: 10_000)])
+        let refused = await #expect(throws: SearchError.self) {
+            try await fixture.engine.search(SearchEngineFixture.request { $0.maxPrice = MoneyAmount.money(12_000, "USD") })
+        }
+        #expect(refused?.code == "invalid-field" && refused?.field == "max_price")
+        #expect(refused?.message == "max_price: is in USD, and this search's fares are in EUR: give the limit in EUR")
+    }
+
     @Test("every kept offer is published as a FareObserved event")
     func fareObserved() async throws {
         let fixture = SearchEngineFixture(live: [ScriptedProvider("amadeus")])

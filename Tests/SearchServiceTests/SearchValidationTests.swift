@@ -109,6 +109,57 @@ struct SearchValidationTests {
         #expect(queries.map(\.departureDate.description).first == "2026-12-07" && queries.map(\.departureDate.description).last == "2026-12-13")
     }
 
+    @Test("two codes in one city are not a route: refused as invalid-field naming destination", arguments: [
+        ("LON", "LHR"), ("LHR", "LON"), ("LGW", "LHR"), ("JFK", "LGA"), ("NYC", "LGA"), ("DFW", "DAL"), ("HLA", "JNB"),
+    ])
+    func sameCity(origin: String, destination: String) {
+        let refused = #expect(throws: SearchError.self) { try validator.validate(request { $0.origin = origin; $0.destination = destination }, now: now) }
+        #expect(refused?.code == "invalid-field" && refused?.field == "destination")
+        #expect(refused?.message.contains("\(destination) is in the same city as the origin \(origin)") == true, "\(refused?.message ?? "")")
+    }
+
+    @Test("airports of neighbouring cities and a metro to another city's airport are routes")
+    func differentCities() {
+        for (origin, destination) in [("LHR", "CDG"), ("LON", "JFK"), ("LGW", "NYC"), ("JFK", "BOS")] {
+            #expect(throws: Never.self) { try validator.validate(request { $0.origin = origin; $0.destination = destination }, now: now) }
+        }
+    }
+
+    @Test("a return more than 365 days ahead is refused as invalid-field naming return_date")
+    func returnTooFarAhead() throws {
+        let today = CalendarDate.of(now, in: .gmt)
+        let departure = today.adding(days: 360).message
+        #expect(throws: Never.self) { try validator.validate(request { $0.departureDate = departure; $0.returnDate = today.adding(days: 365).message }, now: now) }
+        let refused = #expect(throws: SearchError.self) {
+            try validator.validate(request { $0.departureDate = departure; $0.returnDate = Self.farFuture.message }, now: now)
+        }
+        #expect(refused?.code == "invalid-field" && refused?.field == "return_date")
+        #expect(refused?.message == "return_date: 9999-12-31 is more than 365 days ahead")
+    }
+
+    static let farFuture = CalendarDate(year: 9999, month: 12, day: 31)!
+
+    @Test("a flexible search near the horizon skips the shifts that would return after it")
+    func flexibleAtHorizon() throws {
+        let today = CalendarDate(year: 2026, month: 11, day: 22)!
+        let search = try validator.validate(request {
+            $0.departureDate = today.adding(days: 363).message
+            $0.returnDate = today.adding(days: 364).message
+            $0.flexibleDays = 3
+        }, now: now)
+        let returns = search.expandedQueries(today: today).compactMap { $0.returnDate.map { today.days(until: $0) } }
+        #expect(returns == [361, 362, 363, 364, 365])
+    }
+
+    @Test("a price limit's currency is upper-cased, and must be an ISO 4217 code")
+    func maxPriceCurrency() throws {
+        let search = try validator.validate(request { $0.maxPrice = MoneyAmount.money(50_000, "gbp") }, now: now)
+        #expect(search.maxPrice?.currency == "GBP")
+        let refused = #expect(throws: SearchError.self) { try validator.validate(request { $0.maxPrice = MoneyAmount.money(50_000, "XYZ") }, now: now) }
+        #expect(refused?.code == "invalid-field" && refused?.field == "max_price")
+        #expect(refused?.message == "max_price: 'XYZ' is not an ISO 4217 currency code")
+    }
+
     @Test("a departure more than 365 days ahead is refused as invalid-field naming departure_date")
     func tooFarAhead() throws {
         let today = CalendarDate.of(now, in: .gmt)

@@ -10,7 +10,7 @@ import Foundation
 /// Search as a test controls it: one offer per search at the price set for
 /// its route (USD cents), or a failure.
 final class FakeSearch: Sendable {
-    static let knownAirports: Set<String> = ["JFK", "LGA", "EWR", "NYC", "LIS", "OPO", "LHR", "NRT", "DEL", "SYD", "BOS", "SFO", "LAX", "CDG"]
+    static let knownAirports: Set<String> = ["JFK", "LGA", "EWR", "NYC", "LIS", "OPO", "LHR", "LGW", "LON", "NRT", "DEL", "SYD", "BOS", "SFO", "LAX", "CDG"]
 
     /// Price by "ORIGIN-DESTINATION"; a route with no price has no fares.
     let prices = Locked<[String: Int64]>([:])
@@ -26,7 +26,7 @@ final class FakeSearch: Sendable {
     func serve(on bus: MessageBus) throws {
         try bus.serve(AirportLookupRequest.self) { request, _ in
             guard Self.knownAirports.contains(request.code.uppercased()) else { throw FakeSearchError(code: "unknown-airport", message: "code: '\(request.code)' is unknown") }
-            return AirportLookupResponse()
+            return FakeAirportLookup.response(request.code)
         }
         try bus.serve(SearchFlightsRequest.self) { request, _ in
             self.requests.update { $0.append(request) }

@@ -20,6 +20,8 @@ struct WatchlistValidationTests {
         Case(description: "unknown airport", code: "unknown-airport", field: "destination") { $0.destination = "QQQ" },
         Case(description: "malformed airport", code: "invalid-field", field: "origin") { $0.origin = "J1" },
         Case(description: "origin equals destination", code: "invalid-field", field: "destination") { $0.destination = "JFK" },
+        Case(description: "destination in the origin's city", code: "invalid-field", field: "destination") { $0.destination = "LGA" },
+        Case(description: "destination the origin's metro", code: "invalid-field", field: "destination") { $0.destination = "NYC" },
         Case(description: "no dates", code: "invalid-field", field: "dates") { $0.clearDates() },
         Case(description: "trip length reversed", code: "invalid-field", field: "dates.flexible") {
             $0.dates.flexible.minTripDays = 14
@@ -32,6 +34,10 @@ struct WatchlistValidationTests {
         Case(description: "fixed dates reversed", code: "invalid-field", field: "dates.fixed.return_date") {
             $0.dates.fixed.departureDate = CalendarDate(year: 2026, month: 12, day: 10)!.message  // safe: a real date
             $0.dates.fixed.returnDate = CalendarDate(year: 2026, month: 12, day: 1)!.message  // safe: a real date
+        },
+        Case(description: "fixed return more than 365 days ahead", code: "invalid-field", field: "dates.fixed.return_date") {
+            $0.dates.fixed.departureDate = CalendarDate(year: 2026, month: 12, day: 10)!.message  // safe: a real date
+            $0.dates.fixed.returnDate = CalendarDate(year: 9999, month: 12, day: 31)!.message  // safe: a real date
         },
         Case(description: "impossible calendar date", code: "invalid-field", field: "dates.fixed.departure_date") {
             $0.dates.fixed.departureDate.year = 2026
@@ -87,6 +93,35 @@ struct WatchlistValidationTests {
             #expect(muted.muteUntilUnixMs == WatchlistService.unixMs(fixture.clock.now()) + 7 * 86_400_000)
             update.muteDays = 0
             #expect(try await fixture.watchlists.update(update).watchlist.muteUntilUnixMs == 0)
+        }
+    }
+
+    @Test("an update that moves one end into the other's city is refused naming destination, and changes nothing")
+    func updateIntoOneCity() async throws {
+        let fixture = try WatchlistFixture(bus: MessageBus())
+        try await fixture.running {
+            let user = try await fixture.user()
+            let created = try await fixture.watchlists.create(addRequest(user)).watchlist
+            for (origin, destination) in [(nil, "LGA"), ("LHR", "LGW"), ("LHR", "LON")] as [(String?, String)] {
+                var update = UpdateWatchlistRequest()
+                update.watchlistID = created.watchlistID
+                update.userID = user
+                if let origin { update.origin = origin }
+                update.destination = destination
+                do throws(WatchlistError) {
+                    _ = try await fixture.watchlists.update(update)
+                    Issue.record("\(origin ?? created.origin)-\(destination) was accepted")
+                } catch {
+                    #expect(error.code == "invalid-field" && error.field == "destination", "\(error)")
+                    #expect(error.message.contains("is in the same city as the origin"), "\(error.message)")
+                }
+            }
+            var moveOrigin = UpdateWatchlistRequest()
+            moveOrigin.watchlistID = created.watchlistID
+            moveOrigin.userID = user
+            moveOrigin.origin = "LGA"  // still New York, and NRT is not: a route
+            let moved = try await fixture.watchlists.update(moveOrigin).watchlist
+            #expect(moved.origin == "LGA" && moved.destination == created.destination)
         }
     }
 

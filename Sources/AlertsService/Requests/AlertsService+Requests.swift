@@ -26,6 +26,7 @@ extension AlertsService {
         try Self.requireUser(request.userID)
         let (origin, destination) = try Self.route(request.origin, request.destination)
         guard (0...365).contains(request.days) else { throw .invalidField("days", "must be 0 (meaning 30) to 365, got \(request.days)") }
+        try await requireRoute(origin, destination)
         try await requireKnownUser(request.userID)
         let until = clock.now().addingTimeInterval(Double(request.days == 0 ? 30 : request.days) * 86_400).unixMilliseconds
         let usersWithState = usersWithState
@@ -146,6 +147,28 @@ extension AlertsService {
         }
         guard codes[0].1 != codes[1].1 else { throw .invalidField("destination", "must differ from origin") }
         return (codes[0].1, codes[1].1)
+    }
+
+    /// Asks search's directory whether both codes are known and can be a
+    /// route (not one city, like LON and LHR): a mute of a route no alert
+    /// can be about is refused, not stored. A mute is never refused because
+    /// the directory cannot be asked (a user asking for quiet gets it; the
+    /// codes go unchecked, with a warning), and unmute does not ask, so a
+    /// mute stays removable whatever the directory says.
+    func requireRoute(_ origin: String, _ destination: String) async throws(AlertsError) {
+        var places: [KnownPlace] = []
+        for (field, code) in [("origin", origin), ("destination", destination)] {
+            let place: KnownPlace?
+            do {
+                place = try await AirportLookupRequest.place(code, on: bus)
+            } catch {
+                logger.warning("route muted without checking its codes: search's directory cannot be asked", metadata: ["route": "\(origin)-\(destination)", "error": "\(error)"])
+                return
+            }
+            guard let place else { throw .unknownAirport(code, field: field) }
+            places.append(place)
+        }
+        if let refusal = KnownPlace.sameCityRefusal(origin: places[0], destination: places[1]) { throw .invalidField("destination", refusal) }
     }
 
     /// Asks subscription whether the user exists.

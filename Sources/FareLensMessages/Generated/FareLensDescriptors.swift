@@ -6,7 +6,7 @@
 /// their defaults from it).
 public enum FareLensDescriptors {
     /// SHA-256 of Protos/*.proto, concatenated in name order, that this set was generated from.
-    public static let protosSHA256 = "709c6f36085acb3527a87a7dfb0499215e921508d50f5e9db6e36270da216099"
+    public static let protosSHA256 = "32f89ff2974ac685a737e95ce3cf9c55d03ae08ead6e9faf833d259c3ff409d5"
 
     /// The serialized `google.protobuf.FileDescriptorSet`, base64 (line breaks to be ignored).
     public static let setBase64 = """

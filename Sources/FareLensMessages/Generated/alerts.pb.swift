@@ -16,6 +16,7 @@
 /// Error codes (BusError kind "remote", `remote_code`):
 ///   invalid-field     a field is missing or out of range; the message names it
 ///   unknown-user      the subscription service does not know the user
+///   unknown-airport   search's directory does not know the code (mute)
 ///   not-found         no such alert (replay)
 ///   not-dead-lettered the alert is not dead-lettered, so there is nothing to replay
 ///   not-set-aside     no set-aside event with this publisher and sequence (retry)

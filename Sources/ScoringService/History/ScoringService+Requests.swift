@@ -7,14 +7,13 @@ extension ScoringService {
     /// Scores a hypothetical fare against its route's history (nothing is
     /// recorded): "not enough data yet" with fewer than 7 days of history.
     func scoreFare(_ request: ScoreFareRequest) async throws(ScoringError) -> ScoreFareResponse {
-        let origin = try await airport(request.origin, field: "origin")
-        let destination = try await airport(request.destination, field: "destination")
-        guard origin != destination else { throw .invalidField("destination", "is the same as the origin (\(origin))") }
+        let (origin, destination) = try await route(request.origin, request.destination)
         guard request.hasDepartureDate, let departure = CalendarDate(request.departureDate) else {
             throw .invalidField("departure_date", "is not a real calendar date")
         }
         let today = Self.day(of: clock.now())
         guard departure.daysSinceEpoch >= today else { throw .invalidField("departure_date", "\(departure) is in the past") }
+        guard departure.daysSinceEpoch - today <= 365 else { throw .invalidField("departure_date", "\(departure) is more than 365 days ahead") }
         let price = try Self.price(request.price)
         let cabin = try Self.cabin(request.cabin)
         let month = departure.year * 100 + departure.month
@@ -35,8 +34,7 @@ extension ScoringService {
     /// typical range, 6-month low and the 30-day series, each from the
     /// route's main currency. With fewer than 7 days only the count and the series.
     func priceHistory(_ request: PriceHistoryRequest) async throws(ScoringError) -> PriceHistoryResponse {
-        let origin = try await airport(request.origin, field: "origin")
-        let destination = try await airport(request.destination, field: "destination")
+        let (origin, destination) = try await route(request.origin, request.destination)
         let month: Int
         switch (request.departureYear, request.departureMonth) {
         case (0, 0): month = 0
@@ -76,18 +74,28 @@ extension ScoringService {
 
     // MARK: Checks and helpers
 
-    /// A code search's directory knows, upper-cased.
-    func airport(_ raw: String, field: String) async throws(ScoringError) -> String {
+    /// Two codes search's directory knows, upper-cased, that can be a
+    /// route's ends: different, and not in one city (LON and LHR).
+    func route(_ origin: String, _ destination: String) async throws(ScoringError) -> (origin: String, destination: String) {
+        let from = try await place(origin, field: "origin")
+        let to = try await place(destination, field: "destination")
+        guard from.code != to.code else { throw .invalidField("destination", "is the same as the origin (\(from.code))") }
+        if let refusal = KnownPlace.sameCityRefusal(origin: from, destination: to) { throw .invalidField("destination", refusal) }
+        return (from.code, to.code)
+    }
+
+    /// What search's directory knows of a code.
+    func place(_ raw: String, field: String) async throws(ScoringError) -> KnownPlace {
         let code = raw.trimmingCharacters(in: .whitespaces).uppercased()
         guard code.count == 3, code.allSatisfy({ $0.isASCII && $0.isLetter }) else { throw .invalidField(field, "'\(raw)' is not a three-letter IATA code") }
+        let known: KnownPlace?
         do {
-            guard try await AirportLookupRequest.isKnown(code, on: bus) else { throw ScoringError.unknownAirport(code, field: field) }
-        } catch let error as ScoringError {
-            throw error
+            known = try await AirportLookupRequest.place(code, on: bus)
         } catch {
             throw .unavailable("search's airport directory", "\(error)")
         }
-        return code
+        guard let known else { throw .unknownAirport(code, field: field) }
+        return known
     }
 
     /// A price above zero in a known currency.

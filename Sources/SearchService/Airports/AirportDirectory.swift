@@ -69,6 +69,15 @@ public final class AirportDirectory: Sendable {
     /// Whether `code` is a known airport or metro code.
     public func knows(_ code: String) -> Bool { airports[code] != nil || metros[code] != nil }
 
+    /// What the directory knows of `code` for a route check, nil when it
+    /// knows nothing: the same answer other services read from an
+    /// `AirportLookupResponse` (a code that is both a metro and an airport is the metro).
+    public func place(_ code: String) -> KnownPlace? {
+        if let metro = metros[code] { return KnownPlace(code: code, metroCode: code, city: metro.city) }
+        guard let airport = airports[code] else { return nil }
+        return KnownPlace(code: code, metroCode: airport.metro, city: airport.city)
+    }
+
     /// The IANA time zone of an airport (or a metro's first airport).
     public func timeZone(of code: String) -> String? { representative(of: code)?.timeZone }
 

@@ -85,7 +85,7 @@ public actor SearchEngine {
             let search = try validator.validate(request, now: now())
             let key = "\(search.query) flex\(search.flexibleDays)"
             let (entry, source) = try await answer(search, key: key, context: context)
-            var response = Self.response(entry, search, fromCache: source == .cache)
+            var response = try Self.response(entry, search, fromCache: source == .cache)
             switch source {
             case .cache:
                 report.cacheHit = true
@@ -192,11 +192,24 @@ public actor SearchEngine {
     /// Cache occupancy (tests, diagnostics).
     var cacheOccupancy: (answers: Int, answerBytes: Int, offers: Int, offerBytes: Int) { cache.occupancy }
 
-    nonisolated static func response(_ entry: SearchCache.Entry, _ search: ValidatedSearch, fromCache: Bool) -> SearchFlightsResponse {
+    /// The answer to `search` from `entry`: its offers at or under the
+    /// search's price limit.
+    ///
+    /// - Throws: `invalid-field` `max_price` when offers are priced in
+    ///   another currency than the limit (the simulated market prices a trip
+    ///   in its origin's currency): a limit that cannot be compared is
+    ///   refused, not silently ignored.
+    nonisolated static func response(_ entry: SearchCache.Entry, _ search: ValidatedSearch, fromCache: Bool) throws(SearchError) -> SearchFlightsResponse {
         var response = SearchFlightsResponse()
-        response.offers = entry.offers.map(\.offer).filter { offer in
-            guard let max = search.maxPrice, max.currency.uppercased() == offer.price.currency else { return true }
-            return offer.price.minorUnits <= max.minorUnits
+        response.offers = entry.offers.map(\.offer)
+        if let limit = search.maxPrice {
+            let others = Set(response.offers.lazy.map(\.price.currency).filter { $0 != limit.currency })
+            guard others.isEmpty else {
+                let found = others.sorted().joined(separator: " and ")
+                let remedy = others.count == 1 ? "give the limit in \(found)" : "search without a limit"
+                throw .invalidField("max_price", "is in \(limit.currency), and this search's fares are in \(found): \(remedy)")
+            }
+            response.offers.removeAll { $0.price.minorUnits > limit.minorUnits }
         }
         response.observedAtUnixMs = Int64(entry.observedAt.timeIntervalSince1970 * 1000)
         response.fromCache = fromCache

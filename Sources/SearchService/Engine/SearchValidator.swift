@@ -17,20 +17,26 @@ public struct ValidatedSearch: Sendable, Hashable {
     /// +`flexibleDays` days, departure and return together (so the trip
     /// length is kept): at most 7 date pairs for ±3, each one provider call
     /// per live provider tried (docs/search.md). Shifts that would depart
-    /// before `today` are skipped.
+    /// before `today`, or depart or return more than ``horizonDays`` after
+    /// it, are skipped.
     public func expandedQueries(today: CalendarDate) -> [FareQuery] {
         guard flexibleDays > 0 else { return [query] }
+        let last = today.adding(days: Self.horizonDays)
         var queries: [FareQuery] = []
         for shift in -flexibleDays ... flexibleDays {
             let departure = query.departureDate.adding(days: shift)
-            guard departure >= today else { continue }
+            let returning = query.returnDate?.adding(days: shift)
+            guard departure >= today, (returning ?? departure) <= last else { continue }
             var shifted = query
             shifted.departureDate = departure
-            shifted.returnDate = query.returnDate?.adding(days: shift)
+            shifted.returnDate = returning
             queries.append(shifted)
         }
         return queries
     }
+
+    /// How far ahead a search may depart or return, in days from the origin's today.
+    public static let horizonDays = 365
 }
 
 /// Checks flight searches (SPEC §1): every error names its field.
@@ -39,22 +45,33 @@ public struct SearchValidator: Sendable {
 
     public init(directory: AirportDirectory) { self.directory = directory }
 
+    /// ISO 4217 codes a price limit may use.
+    static let currencies = Set(Locale.commonISOCurrencyCodes)
+
     /// Validates `request` as of `now` ("in the past" is judged in the
     /// origin's local date, so a late-evening search in Honolulu is not refused).
     public func validate(_ request: SearchFlightsRequest, now: Date) throws(SearchError) -> ValidatedSearch {
         let origin = try directory.validatedCode(request.origin, field: "origin")
         let destination = try directory.validatedCode(request.destination, field: "destination")
         guard origin != destination else { throw .invalidField("destination", "equals origin (\(origin))") }
+        if let from = directory.place(origin), let to = directory.place(destination), let refusal = KnownPlace.sameCityRefusal(origin: from, destination: to) {
+            throw .invalidField("destination", refusal)
+        }
         guard request.hasDepartureDate else { throw .invalidField("departure_date", "is required") }
         guard let departure = CalendarDate(request.departureDate) else { throw .invalidField("departure_date", "is not a real calendar date") }
         let zone = TimeZones.zone(directory.timeZone(of: origin) ?? "UTC")
         let today = CalendarDate.of(now, in: zone)
         guard departure >= today else { throw .invalidField("departure_date", "\(departure) is in the past (today is \(today) at \(origin))") }
-        guard departure <= today.adding(days: 365) else { throw .invalidField("departure_date", "\(departure) is more than 365 days ahead") }
+        guard departure <= today.adding(days: ValidatedSearch.horizonDays) else {
+            throw .invalidField("departure_date", "\(departure) is more than \(ValidatedSearch.horizonDays) days ahead")
+        }
         var returnDate: CalendarDate?
         if request.hasReturnDate {
             guard let parsed = CalendarDate(request.returnDate) else { throw .invalidField("return_date", "is not a real calendar date") }
             guard parsed >= departure else { throw .invalidField("return_date", "\(parsed) is before the departure date \(departure)") }
+            guard parsed <= today.adding(days: ValidatedSearch.horizonDays) else {
+                throw .invalidField("return_date", "\(parsed) is more than \(ValidatedSearch.horizonDays) days ahead")
+            }
             returnDate = parsed
         }
         try Self.checkTravellers(adults: Int(request.adults), children: Int(request.children), infants: Int(request.infants))
@@ -72,7 +89,12 @@ public struct SearchValidator: Sendable {
         if request.hasMaxPrice {
             guard request.maxPrice.minorUnits > 0 else { throw .invalidField("max_price", "must be above zero") }
             guard request.maxPrice.currency.count == 3 else { throw .invalidField("max_price", "needs a three-letter currency code") }
-            maxPrice = request.maxPrice
+            var limit = request.maxPrice
+            limit.currency = limit.currency.uppercased()
+            guard Self.currencies.contains(limit.currency) else {
+                throw .invalidField("max_price", "'\(request.maxPrice.currency)' is not an ISO 4217 currency code")
+            }
+            maxPrice = limit
         }
         let query = FareQuery(
             origin: origin, destination: destination, departureDate: departure, returnDate: returnDate,

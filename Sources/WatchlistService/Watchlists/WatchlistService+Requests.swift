@@ -9,9 +9,10 @@ extension WatchlistService {
     /// service now) allows no more active ones. Publishes `WatchlistChanged(CREATED)`.
     func create(_ request: CreateWatchlistRequest, context: RequestContext? = nil) async throws(WatchlistError) -> CreateWatchlistResponse {
         let owner = try await currentOwner(request.userID)
-        let origin = try await validator.airport(request.origin, field: "origin")
-        let destination = try await validator.airport(request.destination, field: "destination")
-        try WatchlistValidator.route(origin: origin, destination: destination)
+        let from = try await validator.airport(request.origin, field: "origin")
+        let to = try await validator.airport(request.destination, field: "destination")
+        try WatchlistValidator.route(origin: from, destination: to)
+        let (origin, destination) = (from.code, to.code)
         let dates = try WatchlistValidator.dates(request.hasDates ? request.dates : nil, today: today(for: owner))
         let cabin = try WatchlistValidator.cabin(request.cabin)
         let threshold = request.hasPriceThreshold ? try WatchlistValidator.threshold(request.priceThreshold) : nil
@@ -40,6 +41,16 @@ extension WatchlistService {
         return response
     }
 
+    /// The route after `request`: the stored one, or the new ends checked
+    /// as a pair (the unchanged end is looked up too: the two must not be one city).
+    private func updatedRoute(_ request: UpdateWatchlistRequest, _ current: WatchlistRecord) async throws(WatchlistError) -> (String, String) {
+        guard request.hasOrigin || request.hasDestination else { return (current.origin, current.destination) }
+        let from = try await validator.airport(request.hasOrigin ? request.origin : current.origin, field: "origin")
+        let to = try await validator.airport(request.hasDestination ? request.destination : current.destination, field: "destination")
+        try WatchlistValidator.route(origin: from, destination: to)
+        return (from.code, to.code)
+    }
+
     /// One of the user's watchlists.
     func get(_ request: GetWatchlistRequest) throws(WatchlistError) -> GetWatchlistResponse {
         var response = GetWatchlistResponse()
@@ -53,9 +64,7 @@ extension WatchlistService {
     /// the tier allows no more. Publishes `WatchlistChanged`.
     func update(_ request: UpdateWatchlistRequest, context: RequestContext? = nil) async throws(WatchlistError) -> UpdateWatchlistResponse {
         let current = try owned(request.watchlistID, by: request.userID)
-        let origin = request.hasOrigin ? try await validator.airport(request.origin, field: "origin") : current.origin
-        let destination = request.hasDestination ? try await validator.airport(request.destination, field: "destination") : current.destination
-        try WatchlistValidator.route(origin: origin, destination: destination)
+        let (origin, destination) = try await updatedRoute(request, current)
         let activating = request.hasActive && request.active && !current.active
         // Fresh from the subscription service when it matters: the time zone for dates, the limit for activation.
         let owner = request.hasDates || activating ? try await currentOwner(request.userID) : nil

@@ -6,12 +6,12 @@ import Foundation
 /// failure is a ``WatchlistError`` naming the field (SPEC §3; the list is in
 /// docs/watchlist.md).
 struct WatchlistValidator: Sendable {
-    /// Asks whether an airport or metro code is known (search's directory, over the bus).
-    let isKnownAirport: @Sendable (String) async throws(WatchlistError) -> Bool
+    /// What search's directory knows of an airport or metro code, nil for an unknown one (over the bus).
+    let place: @Sendable (String) async throws(WatchlistError) -> KnownPlace?
 
     /// Longest "any dates" trip, in days.
     static let maximumTripDays = 60
-    /// Furthest fixed departure, in days from the user's today.
+    /// Furthest fixed departure or return, in days from the user's today.
     static let maximumDaysAhead = 365
     /// The mutes a user may choose, in days (SPEC §3).
     static let muteChoices: Set<Int32> = [7, 30]
@@ -19,11 +19,11 @@ struct WatchlistValidator: Sendable {
     static let currencies = Set(Locale.commonISOCurrencyCodes)
 
     /// A code upper-cased, three letters, known to the directory.
-    func airport(_ raw: String, field: String) async throws(WatchlistError) -> String {
+    func airport(_ raw: String, field: String) async throws(WatchlistError) -> KnownPlace {
         guard !raw.trimmingCharacters(in: .whitespaces).isEmpty else { throw .invalidField(field, "is required") }
         let code = try Self.threeLetterCode(raw, field: field)
-        guard try await isKnownAirport(code) else { throw .unknownAirport(code, field: field) }
-        return code
+        guard let place = try await place(code) else { throw .unknownAirport(code, field: field) }
+        return place
     }
 
     /// `raw` trimmed and upper-cased when it is three ASCII letters, whether
@@ -36,9 +36,10 @@ struct WatchlistValidator: Sendable {
         return code
     }
 
-    /// Origin and destination must differ.
-    static func route(origin: String, destination: String) throws(WatchlistError) {
-        guard origin != destination else { throw .invalidField("destination", "is the same as the origin (\(origin))") }
+    /// Origin and destination must differ, and not be in one city (LON and LHR).
+    static func route(origin: KnownPlace, destination: KnownPlace) throws(WatchlistError) {
+        guard origin.code != destination.code else { throw .invalidField("destination", "is the same as the origin (\(origin.code))") }
+        if let refusal = KnownPlace.sameCityRefusal(origin: origin, destination: destination) { throw .invalidField("destination", refusal) }
     }
 
     /// The dates as stored: flexible `(min, max)` trip days, or a fixed trip
@@ -65,6 +66,9 @@ struct WatchlistValidator: Sendable {
             if fixed.hasReturnDate {
                 guard let date = CalendarDate(fixed.returnDate) else { throw .invalidField("dates.fixed.return_date", "is not a real calendar date") }
                 guard date >= departure else { throw .invalidField("dates.fixed.return_date", "\(date) is before the departure date \(departure)") }
+                guard today.days(until: date) <= maximumDaysAhead else {
+                    throw .invalidField("dates.fixed.return_date", "\(date) is more than \(maximumDaysAhead) days ahead")
+                }
                 returning = LocalDateNumber.number(date.message)
             }
             return StoredDates(flexible: false, minTripDays: 0, maxTripDays: 0, departure: LocalDateNumber.number(departure.message), return: returning)

@@ -159,6 +159,17 @@ import Testing
         var bad = mute
         bad.destination = "TOKYO"
         await #expect { try await fixture.bus.request(bad) } throws: { ($0 as? BusError)?.remoteCode == "invalid-field" && "\($0)".contains("destination") }
+        var unknown = mute
+        unknown.origin = "XXX"
+        await #expect { try await fixture.bus.request(unknown) } throws: { ($0 as? BusError)?.remoteCode == "unknown-airport" && "\($0)".contains("origin: 'XXX'") }
+        var oneCity = mute
+        (oneCity.origin, oneCity.destination) = ("LCY", "LHR")
+        await #expect { try await fixture.bus.request(oneCity) } throws: {
+            ($0 as? BusError)?.remoteCode == "invalid-field" && "\($0)".contains("destination: LHR is in the same city as the origin LCY (London, LON)")
+        }
+        var unmuteUnknown = unmute
+        unmuteUnknown.origin = "XXX"
+        #expect(try await fixture.bus.request(unmuteUnknown).wasMuted == false, "unmute does not ask the directory: a stored mute stays removable")
         var stranger = mute
         stranger.userID = "u-nobody"
         await #expect { try await fixture.bus.request(stranger) } throws: { ($0 as? BusError)?.remoteCode == "unknown-user" }

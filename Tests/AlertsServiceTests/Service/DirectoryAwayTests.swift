@@ -23,7 +23,7 @@ import Testing
         let kai = try await fixture.user("kai@example.com", tier: .pro, airports: ["SFO"])
         var mute = MuteRouteRequest()
         (mute.userID, mute.origin, mute.destination) = (kai, "LON", "NRT")
-        _ = try await fixture.alerts.mute(mute)
+        _ = try await fixture.alerts.mute(mute)  // accepted with its codes unchecked: a mute never waits for the directory
         let running = Task { try await fixture.alerts.run() }
         defer { running.cancel() }
         try await alertsBus.publish(SubscriptionAwayTests.deal("d-1", origin: "LCY"))
