@@ -44,9 +44,15 @@ public struct NodeAdminError: ServiceError, Equatable, CustomStringConvertible {
         .init(.relativePath, "backup directory '\(path)' is relative; give an absolute path on the node's machine")
     }
 
-    /// The backup file exists and is not empty.
-    static func targetNotEmpty(_ path: String) -> NodeAdminError {
-        .init(.targetNotEmpty, "backup target '\(path)' already exists and is not empty; choose another directory")
+    /// The backup file exists and is not empty (an earlier backup, perhaps
+    /// one whose caller stopped waiting, completed there).
+    static func targetNotEmpty(_ path: String, bytes: UInt64) -> NodeAdminError {
+        .init(.targetNotEmpty, "backup target '\(path)' already exists (\(bytes) bytes, a complete backup); choose another directory")
+    }
+
+    /// An earlier backup request is still writing this file.
+    static func targetBeingWritten(_ path: String) -> NodeAdminError {
+        .init(.targetNotEmpty, "backup target '\(path)' is still being written by an earlier backup request; wait, or choose another directory")
     }
 
     /// No database of that name on this node.

@@ -7,6 +7,8 @@ import Synchronization
 /// address can back them up online.
 final class NodeDatabases: Sendable {
     private let open = Mutex<[(service: String, database: ServiceDatabase)]>([])
+    /// Targets a backup is being written to now.
+    private let writing = Mutex<Set<String>>([])
 
     /// A hosted service opened its database.
     func add(_ database: ServiceDatabase) {
@@ -25,8 +27,16 @@ final class NodeDatabases: Sendable {
     /// with SQLite's online backup (the service keeps reading and writing),
     /// off the cooperative pool, and returns the file's path and size.
     ///
+    /// The copy is written to `<service>.sqlite.partial` and renamed when
+    /// complete, so the file under its final name is always a whole backup;
+    /// a partial file left by a failed or interrupted backup is replaced by
+    /// the next attempt. A backup the caller stopped waiting for (its
+    /// `--timeout-ms`) still completes on the node.
+    ///
     /// - Throws: ``NodeAdminError`` `relative-path`, `unknown-database`,
-    ///   `target-not-empty` or `backup-failed`.
+    ///   `target-not-empty` (also while an earlier request still writes the
+    ///   same file) or `backup-failed` (with the reason in words: a path that
+    ///   is a file, a directory that cannot be written).
     func backup(_ service: String, into directory: String, node: String) async throws(NodeAdminError) -> (path: String, bytes: UInt64) {
         guard directory.hasPrefix("/") else { throw .relativePath(directory) }
         guard let database = open.withLock({ $0.first { $0.service == service }?.database }) else {
@@ -34,7 +44,9 @@ final class NodeDatabases: Sendable {
         }
         let folder = URL(fileURLWithPath: directory).appendingPathComponent(node)
         let target = folder.appendingPathComponent("\(service).sqlite").path
-        if let size = Self.size(of: target), size > 0 { throw .targetNotEmpty(target) }
+        guard writing.withLock({ $0.insert(target).inserted }) else { throw .targetBeingWritten(target) }
+        defer { _ = writing.withLock { $0.remove(target) } }
+        if let size = Self.size(of: target), size > 0 { throw .targetNotEmpty(target, bytes: size) }
         let result: Result<UInt64, NodeAdminError> = await withCheckedContinuation { continuation in
             // A backup of a large file blocks for a while: not on the pool.
             DispatchQueue.global().async {
@@ -45,13 +57,45 @@ final class NodeDatabases: Sendable {
     }
 
     private static func copy(_ database: ServiceDatabase, to target: String, folder: URL) -> Result<UInt64, NodeAdminError> {
+        let partial = target + ".partial"
+        if let unusable = unwritableFolder(folder.path) { return .failure(.backupFailed(target, unusable)) }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try database.backup(to: target)
+            if FileManager.default.fileExists(atPath: partial) { try FileManager.default.removeItem(atPath: partial) }
+            try database.backup(to: partial)
+            guard rename(partial, target) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         } catch {
-            return .failure(.backupFailed(target, "\(error)"))
+            try? FileManager.default.removeItem(atPath: partial)  // safe: a failed copy's leftovers; the error below is what matters
+            return .failure(.backupFailed(target, reason(error)))
         }
         return .success(size(of: target) ?? 0)
+    }
+
+    /// Why a backup cannot be written under `path`, in words, or nil: the
+    /// nearest part of the path that exists must be a directory this
+    /// process can write in (what `createDirectory` would otherwise report
+    /// as a Foundation error number).
+    static func unwritableFolder(_ path: String) -> String? {
+        var existing = path
+        var isDirectory: ObjCBool = false
+        while !FileManager.default.fileExists(atPath: existing, isDirectory: &isDirectory) {
+            let parent = (existing as NSString).deletingLastPathComponent
+            guard parent != existing else { return nil }
+            existing = parent
+        }
+        guard isDirectory.boolValue else { return "'\(existing)' is a file, not a directory" }
+        guard FileManager.default.isWritableFile(atPath: existing) else { return "this node cannot write in '\(existing)' (permission denied)" }
+        return nil
+    }
+
+    /// An error's reason in words: the POSIX error beneath a Foundation one.
+    private static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(posix.code)))
+        }
+        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
+        return "\(error)"
     }
 
     private static func size(of path: String) -> UInt64? {

@@ -164,6 +164,7 @@ extension BridgeHub {
     /// - Returns: how many durable events were dropped.
     /// - Throws: ``ForgetNodeError`` when no such node is known, or it is connected.
     public func forget(_ name: String) throws(ForgetNodeError) -> Int {
+        guard name != identity.nodeName else { throw .isThisHub(name) }
         let outbox = try state.withLock { (state) throws(ForgetNodeError) -> DurableOutbox in
             guard let peer = state.peers[name], !peer.isAdmin else { throw .notFound(name) }
             guard peer.connection == nil else { throw .stillConnected(name) }
@@ -184,6 +185,11 @@ public struct ForgetNodeError: ServiceError, Equatable {
 
     static func notFound(_ name: String) -> ForgetNodeError {
         ForgetNodeError(code: "not-found", message: "no node named '\(name)' is known to this hub")
+    }
+
+    /// The hub was asked to forget itself (`still-connected`: it is, to itself).
+    static func isThisHub(_ name: String) -> ForgetNodeError {
+        ForgetNodeError(code: "still-connected", message: "'\(name)' is this hub itself; a hub cannot forget itself")
     }
 
     static func stillConnected(_ name: String) -> ForgetNodeError {

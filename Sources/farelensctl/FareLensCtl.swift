@@ -8,7 +8,8 @@ struct FareLensCtl: AsyncParsableCommand {
         commandName: "farelensctl",
         abstract: "Administer a FareLens mesh over its Unix socket.",
         discussion: """
-            Human tables by default, --json for scripts. On failure: one line on stderr and exit status 1.
+            Human tables by default, --json for scripts. On failure: one line on stderr and exit status 1; \
+            a usage error (a bad option or value, refused before connecting) exits 64.
             The global options --socket PATH, --timeout-ms N and --json may come before or after the \
             subcommand; the socket defaults to $FARELENS_SOCKET, then $FARELENS_BRIDGE_SOCKET, then ./data/farelens.sock.
 

@@ -9,7 +9,7 @@ import Foundation
 /// moves the clock again (`farelensctl clock advance --wait`).
 enum MeshStillness {
     /// What one reading of the whole mesh saw.
-    private struct Reading: Equatable {
+    struct Reading: Equatable {
         /// Node → events published so far.
         var published: [String: UInt64] = [:]
         /// What was going on ("spoke-a away, 12 durable events waiting"); empty when nothing.
@@ -35,12 +35,34 @@ enum MeshStillness {
             } else {
                 stillSince = nil
             }
+            let previous = last
             last = reading
             guard now - start < session.budget else {
-                throw CtlError("mesh-not-still: after \(session.budget) the mesh was still busy: \(reading.activity.joined(separator: "; "))")
+                let why = Self.unrest(reading, previous: previous, quietFor: stillSince.map { now - $0 }, still: still)
+                throw CtlError("mesh-not-still: after \(session.budget) the mesh was still busy: \(why)")
             }
             try await Task.sleep(for: poll)  // safe: the pause between two readings, bounded by the budget above
         }
+    }
+
+    /// What kept the mesh from counting as still at the last reading:
+    /// its activity, else the nodes whose published events rose since the
+    /// reading before (no queue shows an event handled between two
+    /// readings), else how long it had been quiet of the period asked.
+    static func unrest(_ reading: Reading, previous: Reading?, quietFor: Duration?, still: Duration) -> String {
+        if reading.busy { return reading.activity.joined(separator: "; ") }
+        let publishing = reading.published.sorted { $0.key < $1.key }.compactMap { node, count -> String? in
+            guard let before = previous?.published[node], count > before else { return nil }
+            return "\(node) published \(count - before) events since the reading before"
+        }
+        if !publishing.isEmpty { return publishing.joined(separator: "; ") }
+        if let previous, Set(previous.published.keys) != Set(reading.published.keys) { return "nodes joined or left between the last two readings" }
+        guard let quietFor else { return "only one reading was taken" }
+        return "quiet for \(milliseconds(quietFor)) ms of the \(milliseconds(still)) ms asked (--still-ms)"
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
     private static func read(_ session: CtlSession) async throws -> Reading {

@@ -91,6 +91,42 @@ struct NodeAdminTests {
         #expect(unknown == "unknown-database")
     }
 
+    @Test("a backup is written beside its name and renamed when whole: a partial file left behind is replaced; of two requests for one target one writes it and the other is target-not-empty; a path through a file is backup-failed saying so")
+    func backupTargets() async throws {
+        let hub = try await AdminTestNode.start()
+        let directory = hub.socket.replacingOccurrences(of: "/bus.sock", with: "/backup")
+        let partial = directory + "/hub/writer.sqlite.partial"
+        let live = hub.node.configuration.dataDirectory + "/writer.sqlite"
+        try await waitUntil("the writer wrote rows") { ((try? Self.rows(in: live)) ?? 0) > 0 }
+        try FileManager.default.createDirectory(atPath: directory + "/hub", withIntermediateDirectories: true)
+        try Data("not a database: a crashed backup's leftovers".utf8).write(to: URL(fileURLWithPath: partial))
+        let file = hub.socket.replacingOccurrences(of: "/bus.sock", with: "/a-file")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        let (outcomes, throughFile) = try await withPeer(hub.socket, reaching: .node("hub")) { bus in
+            var request = NodeBackupRequest()
+            request.directory = directory
+            request.service = "writer"
+            let same = request
+            let outcomes = await withTaskGroup(of: String.self) { group in
+                for _ in 0..<4 {
+                    group.addTask { await failureCode { try await bus.request(same, to: .node("hub")) } ?? "ok" }
+                }
+                return await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            request.directory = file + "/backups"
+            var message = ""
+            _ = await failureCode {
+                do { return try await bus.request(request, to: .node("hub")) } catch { message = "\(error)"; throw error }
+            }
+            return (outcomes.sorted(), message)
+        }
+        try await hub.stop()
+        #expect(outcomes == ["ok", "target-not-empty", "target-not-empty", "target-not-empty"])
+        #expect(!FileManager.default.fileExists(atPath: partial), "the leftover was replaced, then renamed away")
+        #expect(try Self.rows(in: directory + "/hub/writer.sqlite") > 0)
+        #expect(throughFile.contains("backup-failed") && throughFile.contains("'\(file)' is a file, not a directory"), "\(throughFile)")
+    }
+
     @Test("at info a node does not log debug lines; after log-level debug it does; an invalid level is refused naming the valid ones")
     func logLevelAtRunTime() async throws {
         let lines = Locked<[String]>([])

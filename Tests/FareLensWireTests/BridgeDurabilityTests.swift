@@ -108,7 +108,7 @@ struct BridgeDurabilityTests {
         for task in [backTask, hubTask] { task.cancel(); _ = await task.result }
     }
 
-    @Test("forgetting an away node drops its events, also from the journal; a connected or unknown node cannot be forgotten")
+    @Test("forgetting an away node drops its events, also from the journal; a connected or unknown node, or the hub itself, cannot be forgotten")
     func forget() async throws {
         let socket = temporarySocketPath()
         let journalPath = socket.replacingOccurrences(of: "bus.sock", with: "hub-outbox.sqlite")
@@ -124,6 +124,7 @@ struct BridgeDurabilityTests {
         for sequence in 1 ... 5 { try await hubBus.publish(PriceDropped(route: "A-B", sequence: sequence)) }
         #expect(try hub.forget("old-node") == 5)
         #expect { try hub.forget("old-node") } throws: { ($0 as? ForgetNodeError)?.code == "not-found" }
+        #expect { try hub.forget("hub") } throws: { ($0 as? ForgetNodeError)?.code == "still-connected" && ($0 as? ForgetNodeError)?.message.contains("is this hub itself") == true }
         hubTask.cancel()
         _ = await hubTask.result
         let (restarted, restartedTask) = try await startHub(makeNodeBus("hub"), bridge(socket, journal: try journal(journalPath)))

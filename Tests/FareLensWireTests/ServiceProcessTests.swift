@@ -86,8 +86,9 @@ struct ServiceProcessTests {
         let deleted = try await nodes.ctl(["users", "delete", id])
         #expect(deleted.status == 0, "\(deleted.stderr)")
         try await waitUntil("the deletion reached the watchlist process") {
+            // Erased: the user's watchlists are gone, and the user is unknown, as to every other command.
             let list = try? await nodes.ctl(["watchlists", "list", "--user", id, "--all", "--json"])
-            return list?.status == 0 && list?.stdout.contains(watchlistIDs[0]) == false
+            return list?.status == 1 && list?.stderr.contains("remote [unknown-user]") == true
         }
     }
 

@@ -28,4 +28,21 @@ struct ClockCommandTests {
             }
         }
     }
+
+    @Test("mesh-not-still says what kept the mesh busy: activity, else who published between readings, else how long it was quiet (it said nothing when only publishing went on)")
+    func unrest() {
+        var busy = MeshStillness.Reading()
+        busy.activity = ["hub: 3 queued on alerts.decided"]
+        #expect(MeshStillness.unrest(busy, previous: nil, quietFor: nil, still: .milliseconds(400)) == "hub: 3 queued on alerts.decided")
+        var before = MeshStillness.Reading()
+        before.published = ["hub": 10, "spoke": 4]
+        var after = before
+        after.published["hub"] = 25
+        #expect(MeshStillness.unrest(after, previous: before, quietFor: nil, still: .milliseconds(400)) == "hub published 15 events since the reading before")
+        var joined = before
+        joined.published["late"] = 0
+        #expect(MeshStillness.unrest(joined, previous: before, quietFor: nil, still: .milliseconds(400)) == "nodes joined or left between the last two readings")
+        #expect(MeshStillness.unrest(before, previous: before, quietFor: .milliseconds(150), still: .milliseconds(400)) == "quiet for 150 ms of the 400 ms asked (--still-ms)")
+        #expect(MeshStillness.unrest(before, previous: nil, quietFor: nil, still: .milliseconds(400)) == "only one reading was taken")
+    }
 }

@@ -99,7 +99,7 @@ struct OperatorTests {
         #expect(try await fixture.service.user(get(user.userID)).user == user)
     }
 
-    @Test("listUsers pages through every user in id order: 5 users by 2 are pages of 2, 2 and 1, the last without a next token; page_size over 1,000 is refused")
+    @Test("listUsers pages through every user in id order: 5 users by 2 are pages of 2, 2 and 1, the last without a next token; page_size over 1,000 and a token that did not come from a page are refused")
     func listUsersPages() async throws {
         let fixture = try SubscriptionFixture()
         var created: [String] = []
@@ -129,6 +129,12 @@ struct OperatorTests {
         tooBig.pageSize = 1_001
         let error = await #expect(throws: SubscriptionError.self) { try await fixture.service.listUsers(tooBig) }
         #expect(error?.code == "invalid-field" && error?.field == "page_size")
+
+        var garbage = ListUsersRequest()
+        garbage.pageToken = "garbage"
+        let refused = await #expect(throws: SubscriptionError.self) { try await fixture.service.listUsers(garbage) }
+        #expect(refused?.code == "invalid-field" && refused?.field == "page_token")
+        #expect(refused?.message == "page_token: 'garbage' is not a next_page_token from an earlier page")
     }
 
     @Test("deleteUser removes the user and their ledger and publishes UserDeleted; deleting again is unknown-user")

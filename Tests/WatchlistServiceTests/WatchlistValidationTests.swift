@@ -96,6 +96,25 @@ struct WatchlistValidationTests {
         }
     }
 
+    @Test("listing an unknown user's watchlists is unknown-user, as every other request; a known user without any gets an empty list with their limit")
+    func listUnknownUser() async throws {
+        let fixture = try WatchlistFixture(bus: MessageBus())
+        try await fixture.running {
+            let user = try await fixture.user(tier: .free)
+            var request = ListWatchlistsRequest()
+            request.userID = user
+            let empty = try await fixture.watchlists.list(request)
+            #expect(empty.watchlists.isEmpty && empty.activeLimit == 5, "\(empty)")
+            request.userID = "u-nobody"
+            do throws(WatchlistError) {
+                _ = try await fixture.watchlists.list(request)
+                Issue.record("an unknown user's list was answered")
+            } catch {
+                #expect(error.code == "unknown-user" && error.field == "user_id", "\(error)")
+            }
+        }
+    }
+
     @Test("an update that moves one end into the other's city is refused naming destination, and changes nothing")
     func updateIntoOneCity() async throws {
         let fixture = try WatchlistFixture(bus: MessageBus())

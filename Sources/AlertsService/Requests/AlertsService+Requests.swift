@@ -6,7 +6,7 @@ import GRDB
 /// Requests: a user's decisions, mutes, pause, settings.
 extension AlertsService {
     /// A user's decisions, newest first, each with its reason and delivery state.
-    func history(_ request: AlertHistoryRequest) throws(AlertsError) -> AlertHistoryResponse {
+    func history(_ request: AlertHistoryRequest) async throws(AlertsError) -> AlertHistoryResponse {
         try Self.requireUser(request.userID)
         guard (0...500).contains(request.limit) else { throw .invalidField("limit", "must be 0 (meaning 50) to 500, got \(request.limit)") }
         guard request.sinceUnixMs >= 0 else { throw .invalidField("since_unix_ms", "must not be negative") }
@@ -16,6 +16,8 @@ extension AlertsService {
             if request.decision != .unspecified { query = query.filter(Column("decision") == request.decision.rawValue) }
             return try query.order(Column("decidedAtUnixMs").desc, Column("alertID")).limit(limit).fetchAll(db)
         }
+        // No decisions: ask subscription, so an unknown user is unknown-user, as everywhere else, not an empty history.
+        if rows.isEmpty { try await requireKnownUser(request.userID) }
         var response = AlertHistoryResponse()
         response.alerts = rows.map(\.message)
         return response

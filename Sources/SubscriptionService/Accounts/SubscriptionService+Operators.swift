@@ -60,6 +60,10 @@ extension SubscriptionService {
         guard request.pageSize >= 0, request.pageSize <= Self.maximumPageSize else {
             throw .invalidField("page_size", "\(request.pageSize) is not in 0–\(Self.maximumPageSize)")
         }
+        // A token is the last user id of the page before (ids are "u-" and hex): anything else did not come from here.
+        guard request.pageToken.isEmpty || request.pageToken.hasPrefix("u-") else {
+            throw .invalidField("page_token", "'\(request.pageToken)' is not a next_page_token from an earlier page")
+        }
         let size = request.pageSize == 0 ? Self.defaultPageSize : Int(request.pageSize)
         let (page, total): ([UserRecord], Int)
         do {

@@ -135,7 +135,7 @@ extension WatchlistService {
 
     /// The user's watchlists, newest first, with the active count and the
     /// tier's limit as last learned from the subscription service.
-    func list(_ request: ListWatchlistsRequest) throws(WatchlistError) -> ListWatchlistsResponse {
+    func list(_ request: ListWatchlistsRequest) async throws(WatchlistError) -> ListWatchlistsResponse {
         guard !request.userID.isEmpty else { throw .invalidField("user_id", "is required") }
         let (records, owner) = try read { db in
             // A cached statement: the hot path (p99 target 1 ms), so the SQL is prepared once per connection.
@@ -148,10 +148,13 @@ extension WatchlistService {
                 try OwnerRecord.fetchOne(owner, arguments: [request.userID])
             )
         }
+        // Nothing stored for this id: ask subscription, so an unknown user is unknown-user, as everywhere else, not an empty list.
+        var known = owner
+        if known == nil, records.isEmpty { known = try await currentOwner(request.userID) }
         var response = ListWatchlistsResponse()
         response.watchlists = records.map(\.message)
         response.activeCount = Int32(records.count(where: \.active))
-        if let limit = owner?.activeLimit { response.activeLimit = Int32(limit) }
+        if let limit = known?.activeLimit { response.activeLimit = Int32(limit) }
         return response
     }
 

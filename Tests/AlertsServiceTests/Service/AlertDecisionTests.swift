@@ -178,7 +178,7 @@ import Testing
         await #expect { try await fixture.bus.request(tooLong) } throws: { ($0 as? BusError)?.remoteCode == "invalid-field" && "\($0)".contains("hours") }
     }
 
-    @Test("history answers 'why didn't I get this?' newest first, filtered by decision")
+    @Test("history answers 'why didn't I get this?' newest first, filtered by decision; a known user's empty history is empty, an unknown user's is unknown-user")
     func history() async throws {
         let fixture = try AlertsFixture(start: AlertsFixture.noonNewYork.addingTimeInterval(11 * 3_600))
         let user = try await fixture.user("eve@example.com")
@@ -192,6 +192,9 @@ import Testing
         #expect(try await fixture.bus.request(request).alerts.isEmpty)
         request.limit = 501
         await #expect { try await fixture.bus.request(request) } throws: { ($0 as? BusError)?.remoteCode == "invalid-field" }
+        var stranger = AlertHistoryRequest()
+        stranger.userID = "u-nobody"
+        await #expect { try await fixture.bus.request(stranger) } throws: { ($0 as? BusError)?.remoteCode == "unknown-user" }
     }
 
     @Test("a deleted user's alerts, outbox rows, mutes and pause are erased")
