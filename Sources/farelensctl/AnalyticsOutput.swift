@@ -26,7 +26,7 @@ enum AnalyticsOutput {
             cells += [json.total ? "TOTAL" : json.dimension, "\(row.count)", "\(row.hits)", json.rate]
             if response.kind == .quotaUse { cells.append("\(row.limit)") }
             if response.kind == .bookingConversion { cells.append(json.commission ?? "-") }
-            rows.append(cells)
+            rows.append(cells.map(TextTable.visible))  // dimensions come from clients (placements): no control characters to the terminal
         }
         return render(rows, numericFrom: daily ? 2 : 1)
     }
