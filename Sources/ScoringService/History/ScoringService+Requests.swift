@@ -102,12 +102,10 @@ extension ScoringService {
     static func price(_ money: Money) throws(ScoringError) -> Money {
         var price = money
         price.currency = money.currency.uppercased()
-        guard Self.currencies.contains(price.currency) else { throw .invalidField("price.currency", "'\(money.currency)' is not an ISO 4217 currency code") }
+        guard Money.isCurrencyCode(price.currency) else { throw .invalidField("price.currency", "'\(money.currency)' is not an ISO 4217 currency code") }
         guard price.minorUnits > 0 else { throw .invalidField("price", "must be above zero") }
         return price
     }
-
-    static let currencies = Set(Locale.commonISOCurrencyCodes)
 
     /// Unspecified means economy.
     static func cabin(_ cabin: Cabin) throws(ScoringError) -> Cabin {

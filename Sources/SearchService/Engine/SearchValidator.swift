@@ -45,9 +45,6 @@ public struct SearchValidator: Sendable {
 
     public init(directory: AirportDirectory) { self.directory = directory }
 
-    /// ISO 4217 codes a price limit may use.
-    static let currencies = Set(Locale.commonISOCurrencyCodes)
-
     /// Validates `request` as of `now` ("in the past" is judged in the
     /// origin's local date, so a late-evening search in Honolulu is not refused).
     public func validate(_ request: SearchFlightsRequest, now: Date) throws(SearchError) -> ValidatedSearch {
@@ -91,7 +88,7 @@ public struct SearchValidator: Sendable {
             guard request.maxPrice.currency.count == 3 else { throw .invalidField("max_price", "needs a three-letter currency code") }
             var limit = request.maxPrice
             limit.currency = limit.currency.uppercased()
-            guard Self.currencies.contains(limit.currency) else {
+            guard Money.isCurrencyCode(limit.currency) else {
                 throw .invalidField("max_price", "'\(request.maxPrice.currency)' is not an ISO 4217 currency code")
             }
             maxPrice = limit

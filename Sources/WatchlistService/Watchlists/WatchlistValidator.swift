@@ -15,8 +15,6 @@ struct WatchlistValidator: Sendable {
     static let maximumDaysAhead = 365
     /// The mutes a user may choose, in days (SPEC §3).
     static let muteChoices: Set<Int32> = [7, 30]
-    /// ISO 4217 codes a threshold may use.
-    static let currencies = Set(Locale.commonISOCurrencyCodes)
 
     /// A code upper-cased, three letters, known to the directory.
     func airport(_ raw: String, field: String) async throws(WatchlistError) -> KnownPlace {
@@ -88,7 +86,7 @@ struct WatchlistValidator: Sendable {
     static func threshold(_ money: Money) throws(WatchlistError) -> Money {
         var threshold = money
         threshold.currency = money.currency.uppercased()
-        guard currencies.contains(threshold.currency) else {
+        guard Money.isCurrencyCode(threshold.currency) else {
             throw .invalidField("price_threshold.currency", "'\(money.currency)' is not an ISO 4217 currency code")
         }
         guard threshold.minorUnits > 0 else { throw .invalidField("price_threshold", "must be above zero") }
