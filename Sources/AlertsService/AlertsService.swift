@@ -48,7 +48,7 @@ actor AlertsService: ServiceBehaviour {
     let events: DeferredPublisher
     /// `AlertDecided`, published from the decisions' rows (``DecidedAlertsStore``):
     /// none is lost between a decision's commit and its publish.
-    nonisolated let decidedEvents: EventOutbox
+    nonisolated let decidedEvents: DecidedAlerts
     let channels: [any AlertDeliveryChannel]
     let recheck: PriceRecheck
     let backoff: Backoff
@@ -111,7 +111,7 @@ actor AlertsService: ServiceBehaviour {
         self.bus = bus
         self.clock = clock
         self.events = DeferredPublisher(bus: bus, owner: "alerts", logger: logger)
-        self.decidedEvents = EventOutbox(owner: "alerts", store: DecidedAlertsStore(database: database), bus: bus, batchSize: Self.batchSize, logger: logger)
+        self.decidedEvents = DecidedAlerts(database: database, bus: bus, batchSize: Self.batchSize, logger: logger)
         self.channels = channels
         self.backoff = backoff
         self.recheck = recheck ?? { row in await Self.searchRecheck(row, bus: bus, now: clock.now()) }

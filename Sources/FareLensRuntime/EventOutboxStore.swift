@@ -21,7 +21,10 @@ public protocol EventOutboxStore: Sendable {
     func settledThrough() async throws(StoreError) -> Int64
     /// The committed events after `sequence`, at most `limit`, in sequence order.
     func events(after sequence: Int64, limit: Int) async throws(StoreError) -> [OutboxEvent]
-    /// Every event through `sequence` is settled: it is not to be published again.
+    /// Every event through `sequence` is settled: it is not to be published
+    /// again. A store may record this later (alerts' decisions record it
+    /// with their next transaction); until it has, a new run publishes those
+    /// events again, under the same ids.
     func forget(through sequence: Int64) async throws(StoreError)
 }
 

@@ -191,7 +191,7 @@ extension AlertsService {
     /// summary (a stale one re-decided as `STALE_PRICE`, under a new
     /// decision sequence: its `AlertDecided` is published again).
     private static func writeOutcomes(
-        _ updatedRows: [OutboxRow], newlyDisabled: [ChannelStateRow], stale: [String: Money], announcingTo outbox: EventOutbox, in db: Database
+        _ updatedRows: [OutboxRow], newlyDisabled: [ChannelStateRow], stale: [String: Money], announcingTo outbox: DecidedAlerts, in db: Database
     ) throws {
         // Cached statements: a pass records up to 256 outcomes.
         let updateRow = try db.cachedStatement(sql: """

@@ -174,25 +174,35 @@ extension AlertsService {
     /// says have no policy state, made with the empty state at `now`: the
     /// decisions the transaction would make for them, unless one gains
     /// state first, which it checks.
-    static func decideAhead(_ byUser: [UserCandidates], mayHaveState: [Bool]?, cities: [String: String], metros: [String: String], at now: Date) -> [String: [AlertRow]] {
-        guard let mayHaveState else { return [:] }
+    static func decideAhead(_ byUser: [UserCandidates], mayHaveState: [Bool]?, cities: [String: String], metros: [String: String], at now: Date) -> DecidedAhead {
+        guard let mayHaveState else { return .none }
         var generator = SystemRandomNumberGenerator()
         var ids: UInt64 = generator.next()
-        var ahead: [String: [AlertRow]] = [:]
-        for (user, hasState) in zip(byUser, mayHaveState) where !hasState {
+        var ahead = DecidedAhead.none
+        ahead.rows.reserveCapacity(byUser.count)
+        ahead.ranges.reserveCapacity(byUser.count)
+        for (user, hasState) in zip(byUser, mayHaveState) {
+            guard !hasState else {
+                ahead.ranges.append(nil)
+                continue
+            }
             var state = RecipientState(day: QuietHoursWindow.localDay(now, in: user.recipient.zone), metros: metros)
-            ahead[user.recipient.userID] = decidedRows(user, state: &state, cities: cities, at: now, ids: &ids)
+            let start = ahead.rows.count
+            decide(user, state: &state, cities: cities, at: now, ids: &ids, into: &ahead.rows)
+            ahead.ranges.append(start..<ahead.rows.count)
         }
         return ahead
     }
 
-    /// The rows of one user's competing candidates, decided by the policy from `state` at `now`.
-    static func decidedRows(_ user: UserCandidates, state: inout RecipientState, cities: [String: String], at now: Date, ids: inout UInt64) -> [AlertRow] {
-        AlertPolicy.decide(user.candidates, for: user.recipient, state: &state, at: now).map { outcome in
-            let content = outcome.candidate.presetContent
-                ?? AlertWording.content(for: outcome.candidate, city: cities[outcome.candidate.destination] ?? outcome.candidate.destination, at: now)
-            defer { ids &+= 1 }
-            return AlertRow(outcome, recipient: user.recipient, content: content, id: newAlertID(at: now, random: ids), at: now)
+    /// Appends to `rows` the rows of one user's competing candidates,
+    /// decided by the policy from `state` at `now` (built in place: a row
+    /// copied from an array of its own retained its dozen strings again).
+    static func decide(_ user: UserCandidates, state: inout RecipientState, cities: [String: String], at now: Date, ids: inout UInt64, into rows: inout [AlertRow]) {
+        for verdict in AlertPolicy.verdicts(user.candidates, for: user.recipient, state: &state, at: now) {
+            let candidate = user.candidates[verdict.index]
+            let content = candidate.presetContent ?? AlertWording.content(for: candidate, city: cities[candidate.destination] ?? candidate.destination, at: now)
+            rows.append(AlertRow(verdict, of: candidate, recipient: user.recipient, content: content, id: newAlertID(at: now, random: ids), at: now))
+            ids &+= 1
         }
     }
 
@@ -217,7 +227,7 @@ extension AlertsService {
             let (usersWithState, decidedEvents) = (usersWithState, decidedEvents)
             return try await database.writer.write { db in
                 try Self.decideAndRecord(
-                    prepared, at: now, decidedAhead: first ? prepared.decidedAhead : [:], usersWithState: usersWithState, announcingTo: decidedEvents, in: db)
+                    prepared, at: now, decidedAhead: first ? prepared.decidedAhead : .none, usersWithState: usersWithState, announcingTo: decidedEvents, in: db)
             }
         }
         switch recorded {
@@ -242,44 +252,55 @@ extension AlertsService {
     /// rows in `decidedAhead` are recorded as they are when the user is
     /// still not in `usersWithState` and every event of the batch is fresh
     /// (a redelivered one changes what competes); otherwise the user is
-    /// decided here.
+    /// decided here. When no user is decided here, the rows recorded and
+    /// returned are `decidedAhead`'s array itself.
     static func decideAndRecord(
-        _ prepared: PreparedDecisions, at now: Date, decidedAhead: [String: [AlertRow]], usersWithState: UsersWithPolicyState, announcingTo outbox: EventOutbox,
+        _ prepared: PreparedDecisions, at now: Date, decidedAhead: DecidedAhead, usersWithState: UsersWithPolicyState, announcingTo outbox: DecidedAlerts,
         in db: Database
     ) throws -> [AlertRow] {
         let fresh = prepared.retryingSetAside ? try takenFromSetAside(prepared.pending, in: db) : try freshEvents(prepared.pending, at: now, in: db)
         let allFresh = fresh.count == prepared.pending.count
         let byUser = allFresh ? prepared.byUser : candidatesByUser(fresh, known: prepared.recipients)
-        let ahead = allFresh ? decidedAhead : [:]
+        let ahead = allFresh ? decidedAhead : .none
         let lookingUp = try usersWithState.usersToLookUp(among: byUser.lazy.map(\.recipient.userID), at: now, in: db)
         let gainedState = ahead.isEmpty ? [] : Set(lookingUp)
-        let decidedHere = byUser.lazy.map(\.recipient).filter { ahead[$0.userID] == nil || gainedState.contains($0.userID) }
+        let decidedHere = byUser.indices.lazy.filter { ahead.range(at: $0) == nil || gainedState.contains(byUser[$0].recipient.userID) }.map { byUser[$0].recipient }
+        // A state for every user not decided ahead, or decided ahead but gaining state since.
         var states = try AlertRow.states(of: Array(decidedHere), at: now, metros: prepared.metros, lookingUp: lookingUp, in: db)
-        var rows: [AlertRow] = []
-        rows.reserveCapacity(byUser.count)
-        var generator = SystemRandomNumberGenerator()
-        var ids: UInt64 = generator.next()
         let insert = try db.cachedStatement(sql: AlertRow.insertSQL)
         var sequences = try DecisionSequences(in: db)
-        for user in byUser {
-            let userID = user.recipient.userID
-            let decided: [AlertRow]
-            if var state = states.removeValue(forKey: userID) {
-                decided = decidedRows(user, state: &state, cities: prepared.cities, at: now, ids: &ids)
-            } else if let made = ahead[userID] {
-                decided = made
-            } else {
-                continue
-            }
-            // By index, not `for row in`: each copy of a row retained and released its dozen strings.
-            for index in decided.indices {
+        // `decided[range]` recorded, a sent one with its outbox rows. By index, not `for row in`: each copy of a row
+        // retained and released its dozen strings.
+        func record(_ decided: [AlertRow], _ range: Range<Int>) throws {
+            for index in range {
                 try decided[index].insert(with: insert, sequence: sequences.take())
                 if decided[index].decision == AlertDecision.sent.rawValue {
                     usersWithState.insert(decided[index].userID)
                     try enqueue(decided[index], channels: prepared.channels, at: now, in: db)
                 }
             }
-            rows.append(contentsOf: decided)
+        }
+        var rows: [AlertRow]
+        if states.isEmpty {
+            // Every user was decided ahead: their rows, in user order already, are recorded and returned as they are.
+            rows = ahead.rows
+            try record(rows, rows.indices)
+        } else {
+            rows = []
+            rows.reserveCapacity(byUser.count)
+            var generator = SystemRandomNumberGenerator()
+            var ids: UInt64 = generator.next()
+            for (position, user) in byUser.enumerated() {
+                let start = rows.count
+                if var state = states.removeValue(forKey: user.recipient.userID) {
+                    decide(user, state: &state, cities: prepared.cities, at: now, ids: &ids, into: &rows)
+                } else if let range = ahead.range(at: position) {
+                    rows.append(contentsOf: ahead.rows[range])
+                } else {
+                    continue
+                }
+                try record(rows, start..<rows.count)
+            }
         }
         try sequences.save(announcing: rows, to: outbox, in: db)
         return rows
@@ -327,9 +348,8 @@ extension AlertsService {
 }
 
 extension AlertRow {
-    /// The recorded form of one policy outcome.
-    init(_ outcome: AlertPolicy.Outcome, recipient: AlertRecipient, content: AlertContent, id: String, at now: Date) {
-        let candidate = outcome.candidate
+    /// The recorded form of the policy's verdict on `candidate`.
+    init(_ outcome: AlertPolicy.Verdict, of candidate: AlertCandidate, recipient: AlertRecipient, content: AlertContent, id: String, at now: Date) {
         let waitsForDigest = outcome.decision == .held || outcome.decision == .capped
         self.init(
             alertID: id, userID: candidate.userID, kind: candidate.kind.rawValue, decision: outcome.decision.rawValue, reason: outcome.reason,
@@ -362,12 +382,50 @@ struct PreparedDecisions: Sendable {
     var instant: Date
     /// The decisions made while preparing, at `instant`, for users who had
     /// no policy state then (``AlertsService/decideAhead(_:mayHaveState:cities:metros:at:)``).
-    var decidedAhead: [String: [AlertRow]]
+    var decidedAhead: DecidedAhead
     /// The events themselves, for an event that has to be set aside.
     var contents = EventContents.none
     /// Set-aside events decided again (``AlertsService/retrySetAside(_:)``):
     /// each is taken out of `set_aside_event` instead of recorded in the inbox.
     var retryingSetAside = false
+}
+
+extension PreparedDecisions {
+    /// The users decided ahead, in user order.
+    var usersDecidedAhead: [String] {
+        byUser.indices.filter { decidedAhead.range(at: $0) != nil }.map { byUser[$0].recipient.userID }
+    }
+
+    /// `userID`'s rows decided ahead; nil when the user was not (a linear search, for tests).
+    func decidedAhead(for userID: String) -> [AlertRow]? {
+        guard let position = byUser.firstIndex(where: { $0.recipient.userID == userID }), let range = decidedAhead.range(at: position) else { return nil }
+        return Array(decidedAhead.rows[range])
+    }
+}
+
+/// The decisions made while preparing a batch
+/// (``AlertsService/decideAhead(_:mayHaveState:cities:metros:at:)``): the
+/// rows of every user decided ahead in one array, in the batch's user
+/// order, and each user's range of them. A transaction that decides no
+/// user again records and returns that array as it is: a dictionary of
+/// arrays by user cost a hash per user and a copy of every row.
+struct DecidedAhead: Sendable {
+    /// Nothing decided ahead.
+    static let none = DecidedAhead(rows: [], ranges: [])
+
+    /// The rows, user after user.
+    var rows: [AlertRow]
+    /// For each user of the batch's `byUser`, its range of ``rows``; nil
+    /// when it was not decided ahead. Empty when nothing was.
+    var ranges: [Range<Int>?]
+
+    /// No user was decided ahead (each has at least one row).
+    var isEmpty: Bool { rows.isEmpty }
+
+    /// The rows of the user at `position` in `byUser`, when decided ahead.
+    func range(at position: Int) -> Range<Int>? {
+        position < ranges.count ? ranges[position] : nil
+    }
 }
 
 /// One user's candidates of a batch: they compete under the policy.

@@ -34,7 +34,7 @@ extension AlertsService {
             single.pending = [event]
             single.byUser = Self.candidatesByUser([event], known: prepared.recipients)
             single.instant = clock.now()
-            single.decidedAhead = [:]
+            single.decidedAhead = .none
             guard let recorded = await record(single) else {
                 if !rows.isEmpty { announce(rows) }
                 return nil

@@ -4,6 +4,8 @@ import FareLensRuntime
 import FareLensStore
 import Foundation
 import GRDB
+import Logging
+import Synchronization
 
 /// `AlertDecided` is published from the `alert` table itself: each row a
 /// transaction inserts (or re-decides, `STALE_PRICE`) gets the next
@@ -21,8 +23,19 @@ import GRDB
 /// next sequence is kept there rather than taken from the rowids: a
 /// user's erasure or retention may delete the newest rows, and SQLite would
 /// give their rowids again.
+///
+/// The last settled sequence is not written when the relay settles it
+/// (``forget(through:)``) but by the next transaction that gives out
+/// sequences, in the statement that saves the next sequence
+/// (``DecisionSequences/save(announcing:to:in:)``): one write transaction
+/// fewer per batch on the database's single writer, the held decisions'
+/// critical path. What a crash or stop finds unwritten — the batches settled
+/// since the last decision transaction — is published again by the next
+/// run under the same ids, as events settled but not yet recorded always were.
 struct DecidedAlertsStore: EventOutboxStore {
     let database: ServiceDatabase
+    /// The highest sequence the relay settled, until a transaction writes it.
+    let settled: SettledDecisions
 
     static let tableName = "alert_decided_relay"
 
@@ -58,10 +71,10 @@ struct DecidedAlertsStore: EventOutboxStore {
         return rows.indices.map { Self.event(alerts, index: $0, sequence: rows[$0].sequence, trace: trace) }
     }
 
+    /// Marks every event through `sequence` settled, in memory: the next
+    /// transaction that gives out decision sequences records it.
     func forget(through sequence: Int64) async throws(StoreError) {
-        try await database.awaitedWrite { db in
-            try db.execute(sql: "UPDATE \(Self.tableName) SET settledThrough = MAX(settledThrough, ?)", arguments: [sequence])
-        }
+        settled.raise(to: sequence)
     }
 
     /// `alerts[index]`'s `AlertDecided`, published under `sequence` with
@@ -117,13 +130,50 @@ struct DecisionSequences {
         return next
     }
 
-    /// Saves the next sequence, and hands `rows` (one per sequence given,
-    /// in order) to `outbox`, to be published once the transaction commits.
-    func save(announcing rows: [AlertRow], to outbox: EventOutbox, in db: Database) throws {
+    /// Saves the next sequence and the relay's last settled one
+    /// (``DecidedAlertsStore/forget(through:)``), and hands `rows` (one per
+    /// sequence given, in order) to `outbox`, to be published once the
+    /// transaction commits.
+    func save(announcing rows: [AlertRow], to outbox: DecidedAlerts, in db: Database) throws {
         precondition(rows.count == count, "one row per decision sequence")
         guard count > 0 else { return }
-        try db.cachedStatement(sql: "UPDATE \(DecidedAlertsStore.tableName) SET nextSequence = ?").execute(arguments: [next])
+        try db.cachedStatement(sql: "UPDATE \(DecidedAlertsStore.tableName) SET nextSequence = ?, settledThrough = MAX(settledThrough, ?)")
+            .execute(arguments: [next, outbox.settled.highest])
         let (first, trace) = (self.first, TraceID.random())
-        outbox.committed(first: first, count: count, in: db) { index in DecidedAlertsStore.event(rows, index: index, sequence: first + Int64(index), trace: trace) }
+        outbox.relay.committed(first: first, count: count, in: db) { index in DecidedAlertsStore.event(rows, index: index, sequence: first + Int64(index), trace: trace) }
+    }
+}
+
+/// The highest decision sequence the relay has settled, kept in memory
+/// until a decision transaction records it (``DecidedAlertsStore``).
+final class SettledDecisions: Sendable {
+    private let mark = Mutex<Int64>(0)
+
+    /// The highest sequence settled so far (0 before any).
+    var highest: Int64 { mark.withLock { $0 } }
+
+    /// Every sequence through `sequence` is settled.
+    func raise(to sequence: Int64) {
+        mark.withLock { $0 = max($0, sequence) }
+    }
+}
+
+/// `AlertDecided`'s relay and what it has settled: what a transaction
+/// that gives out decision sequences announces its rows to.
+struct DecidedAlerts: Sendable {
+    /// Publishes the rows once their transaction commits.
+    let relay: EventOutbox
+    /// Written by the next transaction that gives out sequences.
+    let settled: SettledDecisions
+
+    /// The relay over `database`'s decisions, publishing on `bus`.
+    init(database: ServiceDatabase, bus: MessageBus, batchSize: Int, logger: Logger) {
+        settled = SettledDecisions()
+        relay = EventOutbox(owner: "alerts", store: DecidedAlertsStore(database: database, settled: settled), bus: bus, batchSize: batchSize, logger: logger)
+    }
+
+    /// Runs the relay until cancelled (``FareLensRuntime/EventOutbox/run()``).
+    func run() async {
+        await relay.run()
     }
 }

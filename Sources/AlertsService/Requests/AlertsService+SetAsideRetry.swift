@@ -72,7 +72,7 @@ extension AlertsService {
             return result
         }
         prepared.retryingSetAside = true
-        prepared.decidedAhead = [:]
+        prepared.decidedAhead = .none
         let retrying = prepared
         let now = clock.now()
         let (usersWithState, decidedEvents) = (usersWithState, decidedEvents)
@@ -80,7 +80,7 @@ extension AlertsService {
             let decided = try await database.writeToEnd { db -> [AlertRow]? in
                 // Retried meanwhile by another request: decided there.
                 guard try SetAsideEventRow.exists(db, key: ["publisher": row.publisher, "sequence": row.sequence, "consumer": row.consumer]) else { return nil }
-                return try Self.decideAndRecord(retrying, at: now, decidedAhead: [:], usersWithState: usersWithState, announcingTo: decidedEvents, in: db)
+                return try Self.decideAndRecord(retrying, at: now, decidedAhead: .none, usersWithState: usersWithState, announcingTo: decidedEvents, in: db)
             }
             guard let decided else {
                 result.error = "no longer set aside: retried meanwhile"

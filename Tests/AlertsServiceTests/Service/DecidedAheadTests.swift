@@ -48,13 +48,13 @@ import Testing
         add(london, "JFK", "LCY", cents: 41_000)
         add(pro, "NRT", "JFK", cents: 90_000)  // 02:00 in Tokyo: quiet hours, held
         let prepared = try #require(await fixture.alerts.prepare(pending))
-        #expect(Set(prepared.decidedAhead.keys) == [free, pro, london])
+        #expect(Set(prepared.usersDecidedAhead) == [free, pro, london])
 
         let here = try await fixture.database.writer.write { db in
-            try AlertsService.decideAndRecord(prepared, at: prepared.instant, decidedAhead: [:], usersWithState: fixture.alerts.usersWithState, announcingTo: fixture.alerts.decidedEvents, in: db)
+            try AlertsService.decideAndRecord(prepared, at: prepared.instant, decidedAhead: .none, usersWithState: fixture.alerts.usersWithState, announcingTo: fixture.alerts.decidedEvents, in: db)
         }
         for user in [free, pro, london] {
-            let ahead = try #require(prepared.decidedAhead[user])
+            let ahead = try #require(prepared.decidedAhead(for: user))
             #expect(Self.withoutID(ahead) == Self.withoutID(here.filter { $0.userID == user }), "user \(user)")
         }
         #expect(here.filter { $0.userID == free }.map(\.decisionValue) == [.sent, .sent, .sent, .capped, .capped])
@@ -67,7 +67,7 @@ import Testing
         let fixture = try await Self.loadedFixture()
         let user = try await fixture.user("later@example.com")
         let prepared = try #require(await fixture.alerts.prepare([fixture.crossing(user, sequence: 2)]))
-        #expect(prepared.decidedAhead[user]?.map(\.decisionValue) == [.sent])
+        #expect(prepared.decidedAhead(for: user)?.map(\.decisionValue) == [.sent])
 
         var mute = MuteRouteRequest()
         mute.userID = user
@@ -89,7 +89,7 @@ import Testing
 
         let again = [fixture.crossing(user, "JFK", "NRT", sequence: 2), fixture.crossing(user, "JFK", "LAX", sequence: 3)]
         let prepared = try #require(await fixture.alerts.prepare(again))
-        #expect(prepared.decidedAhead[user]?.count == 2, "prepared as if both were fresh")
+        #expect(prepared.decidedAhead(for: user)?.count == 2, "prepared as if both were fresh")
         let rows = try #require(await fixture.alerts.record(prepared))
         #expect(rows.map(\.destination) == ["LAX"])
         #expect(try fixture.rows(user).map(\.destination).sorted() == ["LAX", "NRT"])
@@ -106,10 +106,59 @@ import Testing
         mute.destination = "LAX"
         _ = try await fixture.bus.request(mute)
         let prepared = try #require(await fixture.alerts.prepare([fixture.crossing(user, sequence: 2)]))
-        #expect(prepared.decidedAhead[user] == nil)
+        #expect(prepared.decidedAhead(for: user) == nil)
         fixture.clock.advance(by: 11 * 3_600)  // quiet hours by the time it is recorded
         let rows = try #require(await fixture.alerts.record(prepared))
         #expect(rows.map(\.decisionValue) == [.sent])
         #expect(rows.map(\.decidedAtUnixMs) == [prepared.instant.unixMilliseconds])
+    }
+
+    @Test("a batch mixing users decided ahead with users decided in the transaction records each user's own rows, once, in user order")
+    func mixedBatch() async throws {
+        let fixture = try await Self.loadedFixture()
+        let users = [
+            try await fixture.user("mix-a@example.com"), try await fixture.user("mix-b@example.com"), try await fixture.user("mix-c@example.com"),
+            try await fixture.user("mix-d@example.com"),
+        ]
+        // The second user by id gains state (a mute on another route): decided in the transaction; the others ahead.
+        let sorted = users.sorted()
+        var mute = MuteRouteRequest()
+        mute.userID = sorted[1]
+        mute.origin = "JFK"
+        mute.destination = "DEL"
+        _ = try await fixture.bus.request(mute)
+        let destinations = ["NRT", "LAX", "SFO", "CDG"]
+        var pending: [PendingEvent] = []
+        for (index, user) in users.enumerated() {
+            pending.append(fixture.crossing(user, "JFK", destinations[index], sequence: UInt64(2 + 2 * index)))
+            pending.append(fixture.crossing(user, "JFK", "LIS", sequence: UInt64(3 + 2 * index)))
+        }
+        let prepared = try #require(await fixture.alerts.prepare(pending))
+        #expect(prepared.usersDecidedAhead == [sorted[0], sorted[2], sorted[3]])
+        let rows = try #require(await fixture.alerts.record(prepared))
+        #expect(rows.map(\.userID) == sorted.flatMap { [$0, $0] })
+        for (index, user) in users.enumerated() {
+            #expect(rows.filter { $0.userID == user }.map(\.destination).sorted() == [destinations[index], "LIS"].sorted(), "user \(index)")
+            #expect(try fixture.rows(user).map(\.destination).sorted() == [destinations[index], "LIS"].sorted(), "user \(index), stored")
+        }
+        #expect(Set(rows.map(\.alertID)).count == 8)
+    }
+
+    @Test("a batch whose users were all decided ahead records those rows themselves, every one, with their prepared ids")
+    func allDecidedAhead() async throws {
+        let fixture = try await Self.loadedFixture()
+        let users = [try await fixture.user("all-a@example.com"), try await fixture.user("all-b@example.com"), try await fixture.user("all-c@example.com")]
+        var pending: [PendingEvent] = []
+        for (index, user) in users.enumerated() {
+            pending.append(fixture.crossing(user, "JFK", "NRT", sequence: UInt64(2 + 2 * index)))
+            pending.append(fixture.crossing(user, "JFK", "LIS", sequence: UInt64(3 + 2 * index)))
+        }
+        let prepared = try #require(await fixture.alerts.prepare(pending))
+        #expect(prepared.usersDecidedAhead == users.sorted())
+        let rows = try #require(await fixture.alerts.record(prepared))
+        #expect(rows.map(\.alertID) == prepared.decidedAhead.rows.map(\.alertID))
+        #expect(rows.count == 6)
+        let stored = try users.flatMap { try fixture.rows($0) }
+        #expect(Set(stored.map(\.alertID)) == Set(rows.map(\.alertID)))
     }
 }

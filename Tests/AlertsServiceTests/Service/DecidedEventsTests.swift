@@ -38,7 +38,7 @@ import Testing
         }
     }
 
-    @Test("each decision's AlertDecided is published from its committed row, in order, under alerts.outbox#<instance> and the row's sequence; settled, the relay's row records it")
+    @Test("each decision's AlertDecided is published from its committed row, in order, under alerts.outbox#<instance> and the row's sequence; settled, the next decision transaction records it in the relay's row")
     func publishedFromTheRows() async throws {
         let fixture = try AlertsFixture()
         let decided = fixture.bus.subscribe(AlertDecided.self)
@@ -56,8 +56,11 @@ import Testing
         #expect(received.map(\.alert) == (first + second).map(\.message))
         #expect(received.map { sequences[$0.alert.alertID] } == [1, 2, 3])
         decided.cancel()  // settles the last one
-        try await waitUntil("the relay's row records all three settled") { (try? Self.relayRow(fixture.database).settled) == 3 }
-        #expect(try Self.relayRow(fixture.database).next == 4)
+        try await waitUntil("the relay settles all three") { fixture.alerts.decidedEvents.settled.highest == 3 }
+        #expect(try Self.relayRow(fixture.database).settled == 0, "recorded by the next decision transaction, not by a write of its own")
+        _ = try await withTimeLimit("the next decision") { await fixture.alerts.decide([fixture.crossing(user, "JFK", "LHR", sequence: 4)]) }
+        #expect(try Self.relayRow(fixture.database).settled == 3)
+        #expect(try Self.relayRow(fixture.database).next == 5)
     }
 
     @Test("decisions committed but not yet settled are published again by the next life, under the same ids, and an inbox applies each once")
@@ -83,6 +86,9 @@ import Testing
 
         // The next life: a new bus and service on the same database. Its relay starts after the last settled sequence.
         let bus = AlertsFixture.patientBus()
+        // Subscription and the directory answer on the new bus too, for the second life's own decision below.
+        try fixture.directory.serve(on: bus)
+        try fixture.subscription.register(on: bus)
         let decided = bus.subscribe(AlertDecided.self)
         let restarted = AlertsFixture.service(database: fixture.database, bus: bus, clock: fixture.clock, channels: [fixture.channel])
         let nextRelay = Task { await restarted.decidedEvents.run() }
@@ -97,7 +103,9 @@ import Testing
         }
         #expect(applied == [true, false, true, true], "the event published in both lives is applied once")
         decided.cancel()
-        try await waitUntil("the second life settles all three") { (try? Self.relayRow(fixture.database).settled) == 3 }
+        try await waitUntil("the second life settles all three") { restarted.decidedEvents.settled.highest == 3 }
+        _ = try await withTimeLimit("the second life decides") { await restarted.decide([fixture.crossing(user, "JFK", "LHR", sequence: 4)]) }
+        #expect(try Self.relayRow(fixture.database).settled == 3, "recorded by the second life's next decision transaction")
     }
 
     @Test("a deleted user's newest decisions do not give their sequences to the next ones (SQLite would reuse their rowids)")
