@@ -21,7 +21,10 @@ struct FareLensCtl: AsyncParsableCommand {
 
     /// Runs the command line with the global options written before the
     /// subcommand moved to where the subcommand reads them.
+    /// Refuses a negative value first (``NegativeArguments``).
     static func main() async {
-        await main(GlobalOptions.hoisted(Array(CommandLine.arguments.dropFirst())))
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let refusal = NegativeArguments.refusal(in: arguments) { exit(withError: ValidationError(refusal)) }
+        await main(GlobalOptions.hoisted(arguments))
     }
 }

@@ -35,6 +35,15 @@ struct CommandRefusalsTests {
         #expect(said.contains(message), "\(arguments): \(said.isEmpty ? "parsed" : said)")
     }
 
+    @Test("a word that is '-' and a digit is refused naming it (ArgumentParser read -1h as -1 and --help); other words starting with '-' are left to the parser")
+    func negativeWords() {
+        #expect(NegativeArguments.refusal(in: ["clock", "advance", "-1h"]) == "invalid-value: '-1h' is negative; farelensctl takes no negative values (a clock only moves forward)")
+        #expect(NegativeArguments.refusal(in: ["search", "LHR", "JFK", "2027-01-10", "--limit", "-0"])?.contains("'-0'") == true)
+        for line in [["clock", "advance", "1h"], ["search", "LHR", "JFK", "2027-01-10", "--limit=-1"], ["-h"], ["--json", "status"], ["alerts", "replay", "-"], ["watchlists", "add", "--user", "u", "LHR", "JFK", "--threshold", "-5GBP"], []] {
+            #expect(NegativeArguments.refusal(in: line) == nil, "\(line)")
+        }
+    }
+
     @Test("the good forms still parse: weights, a limit, a day's timeout, a year's watch, one alert id")
     func goodFormsParse() throws {
         let user = try #require(try FareLensCtl.parseAsRoot(["users", "create", "--email", "a@example.com", "--time-zone", "UTC", "--preferred", "JFK=0.5", "--preferred", "LHR=0.5"]) as? UsersCommand.Create)
