@@ -10,6 +10,7 @@ public struct WatchlistError: ServiceError, Equatable, CustomStringConvertible {
         case notFound
         case watchlistLimit
         case watchlistInactive
+        case watchlistExists
         case unknownUser
         case subscriptionUnavailable
         case searchUnavailable
@@ -36,6 +37,7 @@ public struct WatchlistError: ServiceError, Equatable, CustomStringConvertible {
         case .notFound: "not-found"
         case .watchlistLimit: "watchlist-limit"
         case .watchlistInactive: "watchlist-inactive"
+        case .watchlistExists: "watchlist-exists"
         case .unknownUser: "unknown-user"
         case .subscriptionUnavailable: "subscription-unavailable"
         case .searchUnavailable: "search-unavailable"
@@ -65,6 +67,11 @@ public struct WatchlistError: ServiceError, Equatable, CustomStringConvertible {
     /// On-demand check of an inactive watchlist.
     public static func watchlistInactive(_ watchlistID: String) -> WatchlistError {
         .init(.watchlistInactive, field: "watchlist_id", "watchlist '\(watchlistID)' is inactive; activate it to check it")
+    }
+    /// The user already watches this trip (route, dates and cabin) with
+    /// `existing`: a second one would check and alert the same fares twice.
+    public static func watchlistExists(_ existing: String, route: String, active: Bool) -> WatchlistError {
+        .init(.watchlistExists, "this user already watches \(route) on these dates in this cabin: watchlist '\(existing)'\(active ? "" : " (inactive)"); update\(active ? "" : " or activate") that one instead")
     }
     /// The subscription service does not know this user.
     public static func unknownUser(_ userID: String) -> WatchlistError {

@@ -142,6 +142,15 @@ func addRequest(_ user: String, _ origin: String = "JFK", _ destination: String 
     return request
 }
 
+/// A create request for JFK→NRT whose trip is the `index`th of its user's
+/// (trips of `index + 1` to 14 + `index` days): a user may not watch one trip twice.
+func tripRequest(_ user: String, _ index: Int) -> CreateWatchlistRequest {
+    addRequest(user) { request in
+        request.dates.flexible.minTripDays = Int32(index + 1)
+        request.dates.flexible.maxTripDays = Int32(index + 14)
+    }
+}
+
 func usd(_ cents: Int64) -> Money {
     var money = Money()
     money.currency = "USD"

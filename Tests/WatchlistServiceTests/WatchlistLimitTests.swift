@@ -13,9 +13,9 @@ struct WatchlistLimitTests {
         let fixture = try WatchlistFixture(bus: MessageBus())
         try await fixture.running {
             let user = try await fixture.user(tier: .free)
-            for _ in 0 ..< 5 { _ = try await fixture.watchlists.create(addRequest(user)) }
+            for trip in 0 ..< 5 { _ = try await fixture.watchlists.create(tripRequest(user, trip)) }
             do throws(WatchlistError) {
-                _ = try await fixture.watchlists.create(addRequest(user))
+                _ = try await fixture.watchlists.create(tripRequest(user, 5))
                 Issue.record("the 6th watchlist on Free was accepted")
             } catch {
                 #expect(error.code == "watchlist-limit")
@@ -30,7 +30,7 @@ struct WatchlistLimitTests {
         let fixture = try WatchlistFixture(bus: MessageBus())
         try await fixture.running {
             let user = try await fixture.user()
-            for _ in 0 ..< 8 { _ = try await fixture.watchlists.create(addRequest(user)) }
+            for trip in 0 ..< 8 { _ = try await fixture.watchlists.create(tripRequest(user, trip)) }
             var list = ListWatchlistsRequest()
             list.userID = user
             let listed = try await fixture.watchlists.list(list)
@@ -44,8 +44,8 @@ struct WatchlistLimitTests {
         try await fixture.running {
             let user = try await fixture.user()
             var created: [String] = []
-            for _ in 0 ..< 7 {
-                created.append(try await fixture.watchlists.create(addRequest(user)).watchlist.watchlistID)
+            for trip in 0 ..< 7 {
+                created.append(try await fixture.watchlists.create(tripRequest(user, trip)).watchlist.watchlistID)
                 fixture.clock.advance(by: 1)
             }
             var byUser = UpdateWatchlistRequest()
@@ -83,7 +83,7 @@ struct WatchlistLimitTests {
         defer { subscriptionTask.cancel() }
         try await withTimeLimit("the test body finished") {
             let user = try await fixture.user()
-            for _ in 0 ..< 6 { _ = try await fixture.watchlists.create(addRequest(user)) }
+            for trip in 0 ..< 6 { _ = try await fixture.watchlists.create(tripRequest(user, trip)) }
             var set = SetTierRequest()
             set.userID = user
             set.tier = .free
@@ -105,13 +105,13 @@ struct WatchlistLimitTests {
         let fixture = try WatchlistFixture(bus: MessageBus())
         try await fixture.running {
             let user = try await fixture.user(tier: .free)
-            let first = try await fixture.watchlists.create(addRequest(user)).watchlist.watchlistID
+            let first = try await fixture.watchlists.create(tripRequest(user, 10)).watchlist.watchlistID
             var update = UpdateWatchlistRequest()
             update.watchlistID = first
             update.userID = user
             update.active = false
             _ = try await fixture.watchlists.update(update)
-            for _ in 0 ..< 5 { _ = try await fixture.watchlists.create(addRequest(user)) }
+            for trip in 0 ..< 5 { _ = try await fixture.watchlists.create(tripRequest(user, trip)) }
             update.active = true
             do throws(WatchlistError) {
                 _ = try await fixture.watchlists.update(update)

@@ -6,7 +6,7 @@
 /// their defaults from it).
 public enum FareLensDescriptors {
     /// SHA-256 of Protos/*.proto, concatenated in name order, that this set was generated from.
-    public static let protosSHA256 = "32f89ff2974ac685a737e95ce3cf9c55d03ae08ead6e9faf833d259c3ff409d5"
+    public static let protosSHA256 = "869f82ec14d7e2708bbcc81a906252716583eab4261b0573bc082c64cb233d3e"
 
     /// The serialized `google.protobuf.FileDescriptorSet`, base64 (line breaks to be ignored).
     public static let setBase64 = """

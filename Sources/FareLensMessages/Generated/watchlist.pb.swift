@@ -20,6 +20,9 @@
 ///   watchlist-limit    the user's tier allows no more active watchlists
 ///                      (Free: 5); the message says so, the app shows the upgrade offer
 ///   watchlist-inactive CheckWatchlistNow on an inactive watchlist
+///   watchlist-exists   CreateWatchlist, or UpdateWatchlist changing the trip, when
+///                      the user already has a watchlist (active or not) for the
+///                      same route, dates and cabin; the message names it
 ///   unknown-user       CreateWatchlist for a user the subscription service does not know
 ///   subscription-unavailable the subscription service could not be asked for the limit
 ///   search-unavailable CheckWatchlistNow could not reach search (search's own

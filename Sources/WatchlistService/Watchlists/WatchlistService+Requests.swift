@@ -32,6 +32,7 @@ extension WatchlistService {
                 let active = try Self.catching { try Self.activeCount(owner.userID, in: db) }
                 guard active < limit else { throw .watchlistLimit(limit, tier: Self.tierName(owner.tierValue)) }
             }
+            try Self.refuseSameTrip(as: record, in: db)
             try Self.catching { try record.insert(db) }
             try self.appendChange(.created, record, at: now, parent: context, in: db)
         }
@@ -87,7 +88,10 @@ extension WatchlistService {
             record.destination = destination
             if let dates { record.storedDates = dates }
             if let cabin { record.cabin = cabin.rawValue }
-            if tripChanged { record.forgetLastCheck() }
+            if tripChanged {
+                record.forgetLastCheck()
+                try Self.refuseSameTrip(as: record, in: db)
+            }
             if request.clearPriceThreshold_p || threshold != nil {
                 record.thresholdMinorUnits = threshold?.minorUnits
                 record.thresholdCurrency = threshold?.currency ?? ""
@@ -186,6 +190,23 @@ extension WatchlistService {
         let record = try read { db in try WatchlistRecord.fetchOne(db, key: watchlistID) }
         guard let record, record.userID == userID else { throw .notFound(watchlistID) }
         return record
+    }
+
+    /// Throws `watchlist-exists` when another of the user's watchlists,
+    /// active or not, has `record`'s route, dates and cabin. Inside the
+    /// write transaction that stores `record`, so two concurrent creates of
+    /// one trip cannot both pass.
+    static func refuseSameTrip(as record: WatchlistRecord, in db: Database) throws(WatchlistError) {
+        let same = try catching {
+            try WatchlistRecord.filter(
+                Column("userID") == record.userID && Column("watchlistID") != record.watchlistID
+                    && Column("origin") == record.origin && Column("destination") == record.destination && Column("cabin") == record.cabin
+                    && Column("flexible") == record.flexible && Column("minTripDays") == record.minTripDays && Column("maxTripDays") == record.maxTripDays
+                    && Column("departureDate") == record.departureDate && Column("returnDate") == record.returnDate
+            ).fetchOne(db)
+        }
+        guard let same else { return }
+        throw .watchlistExists(same.watchlistID, route: "\(record.origin)→\(record.destination)", active: same.active)
     }
 
     static func activeCount(_ userID: String, in db: Database) throws -> Int {
