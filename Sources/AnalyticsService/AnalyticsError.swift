@@ -6,6 +6,7 @@ public import FareLensBus
 public struct AnalyticsError: ServiceError, Equatable, CustomStringConvertible {
     private enum Kind: Equatable, Sendable {
         case invalidField
+        case unknownUser
         case storage
     }
 
@@ -23,6 +24,7 @@ public struct AnalyticsError: ServiceError, Equatable, CustomStringConvertible {
     public var code: String {
         switch kind {
         case .invalidField: "invalid-field"
+        case .unknownUser: "unknown-user"
         case .storage: "storage"
         }
     }
@@ -32,6 +34,11 @@ public struct AnalyticsError: ServiceError, Equatable, CustomStringConvertible {
     /// A field is missing or out of range; `field` is its name in the request.
     public static func invalidField(_ field: String, _ reason: String) -> AnalyticsError {
         .init(.invalidField, field: field, "\(field): \(reason)")
+    }
+
+    /// The subscription service answered that it has no such user.
+    public static func unknownUser(_ userID: String) -> AnalyticsError {
+        .init(.unknownUser, field: "user_id", "no user '\(userID)'")
     }
 
     /// The service's database failed.

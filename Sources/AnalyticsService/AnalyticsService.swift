@@ -37,6 +37,8 @@ actor AnalyticsService: ServiceBehaviour {
     let keyring: PseudonymKeyring
     let retentionInterval: Duration
     let logger: Logger
+    /// Asks subscription whether an opt-out's user exists.
+    let bus: MessageBus
     /// Every pseudonym (any key version) of an opted-out user: the `opt_out` table in memory.
     var optedOut: Set<String> = []
     /// Events taken from the subscription so far (applied, redelivered or unreadable): what tests wait on.
@@ -52,6 +54,7 @@ actor AnalyticsService: ServiceBehaviour {
 
     init(database: ServiceDatabase, bus: MessageBus, clock: any WallClock, keyring: PseudonymKeyring, retentionInterval: Duration = .seconds(3600), logger: Logger) {
         self.database = database
+        self.bus = bus
         self.clock = clock
         self.keyring = keyring
         self.retentionInterval = retentionInterval
@@ -70,7 +73,7 @@ actor AnalyticsService: ServiceBehaviour {
 
     nonisolated func register(on bus: MessageBus) throws {
         try bus.serve(RecordClientEventRequest.self) { request, _ in try await self.record(request) }
-        try bus.serve(SetAnalyticsOptOutRequest.self) { request, _ in try await self.setOptOut(request) }
+        try bus.serve(SetAnalyticsOptOutRequest.self) { request, context in try await self.setOptOut(request, context: context) }
         try bus.serve(DeleteUserDataRequest.self) { request, _ in try await self.deleteUserData(request) }
         try bus.serve(AnalyticsReportRequest.self) { request, _ in try await self.report(request) }
         try bus.serve(CommissionNotificationRequest.self) { request, _ in try await self.reconcile(request) }

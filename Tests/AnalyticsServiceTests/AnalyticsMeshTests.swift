@@ -14,13 +14,15 @@ struct AnalyticsMeshTests {
     }
 
     @Test(
-        "events another node publishes reach analytics' wildcard subscription; client events, a commission, a report, an error and a UserDeleted all go over the bus",
+        "events another node publishes reach analytics' wildcard subscription; client events, a commission, a report, an error, an opt-out checked with the subscription node and a UserDeleted all go over the bus",
         arguments: MeshShape.allCases
     )
     func story(shape: MeshShape) async throws {
         let holder = Holder()
-        try await withTestMesh(shape, deadline: .seconds(10)) { server, _ in
+        try await withTestMesh(shape, deadline: .seconds(10)) { server, client in
             holder.fixture.set(try AnalyticsFixture(bus: server))
+            // Subscription's stand-in on the other node: an opt-out's user is asked across the socket.
+            try OptOutUserCheckTests.serveUsers(on: client)
         } body: { mesh in
             let fixture = try #require(holder.fixture.get())
             let running = Task { try await fixture.service.run() }
@@ -54,6 +56,16 @@ struct AnalyticsMeshTests {
             } catch {
                 #expect(error.kind == .remote && error.remoteCode == "invalid-field" && error.message.contains("to_date"))
             }
+
+            // An opt-out of a user subscription does not know, then of one it knows.
+            do throws(BusError) {
+                _ = try await client.request(optOut("u-anna", true))
+                Issue.record("an opt-out of an unknown user was accepted")
+            } catch {
+                #expect(error.kind == .remote && error.remoteCode == "unknown-user" && error.message == "no user 'u-anna'")
+            }
+            #expect(try await client.request(optOut("u-ana", true)).optedOut)
+            #expect(try await client.request(optOut("u-ana", false)).optedOut == false)
 
             // Account deletion from the subscription service's node.
             #expect(try fixture.count("client_event") == 2 && fixture.count("service_event") == 5)

@@ -1,3 +1,4 @@
+import FareLensBus
 import FareLensMessages
 import Foundation
 import GRDB
@@ -7,9 +8,17 @@ extension AnalyticsService {
     /// current pseudonym; opting back in removes the opt-out under every key
     /// version. Nothing already recorded is deleted (that is DeleteUserData).
     ///
-    /// - Throws: ``AnalyticsError`` `invalid-field` `user_id` when it is empty.
-    func setOptOut(_ request: SetAnalyticsOptOutRequest) throws(AnalyticsError) -> SetAnalyticsOptOutResponse {
+    /// The user is asked of the subscription service first, so a mistyped
+    /// id is refused rather than recorded while the real user goes on being
+    /// recorded. When subscription cannot be asked, the change is made anyway
+    /// (a privacy request does not wait for another service; an opt-out of
+    /// an id that is no account costs one row) and a warning is logged.
+    ///
+    /// - Throws: ``AnalyticsError`` `invalid-field` `user_id` when it is
+    ///   empty; `unknown-user` when subscription has no such user.
+    func setOptOut(_ request: SetAnalyticsOptOutRequest, context: RequestContext? = nil) async throws(AnalyticsError) -> SetAnalyticsOptOutResponse {
         let pseudonyms = try Self.pseudonyms(request.userID, keyring)
+        try await refuseUnknownUser(request.userID, context: context)
         let nowMs = clock.now().unixMilliseconds
         if request.optOut {
             if !isOptedOut(pseudonyms) {
@@ -27,6 +36,19 @@ extension AnalyticsService {
         var response = SetAnalyticsOptOutResponse()
         response.optedOut = request.optOut
         return response
+    }
+
+    /// Throws `unknown-user` when the subscription service answers that it
+    /// has no user `userID`; logs and returns when it cannot be asked.
+    private func refuseUnknownUser(_ userID: String, context: RequestContext?) async throws(AnalyticsError) {
+        var lookup = GetUserRequest()
+        lookup.userID = userID
+        do {
+            _ = try await bus.request(lookup, parent: context)
+        } catch {
+            if error.kind == .remote, error.remoteCode == "unknown-user" { throw .unknownUser(userID) }
+            logger.warning("opt-out changed without checking that the user exists: the subscription service could not be asked", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Erases the user's raw events and their rows in the pseudonymous

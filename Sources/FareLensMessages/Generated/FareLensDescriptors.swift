@@ -6,7 +6,7 @@
 /// their defaults from it).
 public enum FareLensDescriptors {
     /// SHA-256 of Protos/*.proto, concatenated in name order, that this set was generated from.
-    public static let protosSHA256 = "869f82ec14d7e2708bbcc81a906252716583eab4261b0573bc082c64cb233d3e"
+    public static let protosSHA256 = "c384ffbd769b940053ea2f9858651f1a4c2c59399ee441fde13f418c46d21506"
 
     /// The serialized `google.protobuf.FileDescriptorSet`, base64 (line breaks to be ignored).
     public static let setBase64 = """

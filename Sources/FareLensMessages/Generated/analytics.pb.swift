@@ -18,6 +18,9 @@
 ///
 /// Error codes (BusError kind "remote", `remote_code`):
 ///   invalid-field     a field is missing or out of range; the message names it
+///   unknown-user      SetAnalyticsOptOut for an id the subscription service does not
+///                     know (when it cannot be asked, the opt-out is recorded anyway)
+///   storage           the service's database failed
 
 public import SwiftProtobuf
 
