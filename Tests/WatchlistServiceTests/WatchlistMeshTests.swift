@@ -97,6 +97,13 @@ struct WatchlistMeshTests {
             } catch {
                 #expect(error.kind == .remote && error.remoteCode == "watchlist-limit")
             }
+            // A trip already watched is named as such, before the limit.
+            do throws(BusError) {
+                _ = try await client.request(addRequest(user.userID, "JFK", "NRT"))
+                Issue.record("a second watchlist of one trip was accepted")
+            } catch {
+                #expect(error.kind == .remote && error.remoteCode == "watchlist-exists" && error.message.contains("JFK→NRT"))
+            }
 
             // Day 1, 09:00 New York (+ jitter): five checks, no crossing.
             try await Self.runNextSlot(fixture, user: user.userID, expect: 5)

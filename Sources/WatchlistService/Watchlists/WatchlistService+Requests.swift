@@ -28,11 +28,12 @@ extension WatchlistService {
         )
         try write { db throws(WatchlistError) in
             try Self.catching { try Self.save(owner, in: db) }
+            // The trip first: "you already watch it" says more than the limit would.
+            try Self.refuseSameTrip(as: record, in: db)
             if let limit = owner.activeLimit {
                 let active = try Self.catching { try Self.activeCount(owner.userID, in: db) }
                 guard active < limit else { throw .watchlistLimit(limit, tier: Self.tierName(owner.tierValue)) }
             }
-            try Self.refuseSameTrip(as: record, in: db)
             try Self.catching { try record.insert(db) }
             try self.appendChange(.created, record, at: now, parent: context, in: db)
         }
