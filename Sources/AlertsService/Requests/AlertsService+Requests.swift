@@ -175,13 +175,12 @@ extension AlertsService {
 
     /// Asks subscription whether the user exists.
     func requireKnownUser(_ userID: String) async throws(AlertsError) {
-        var request = GetUserRequest()
-        request.userID = userID
+        let found: GetUserResponse?
         do {
-            _ = try await bus.request(request)
+            found = try await GetUserRequest.user(userID, on: bus)
         } catch {
-            if error.kind == .remote, error.remoteCode == "unknown-user" { throw .unknownUser(userID) }
             throw .subscriptionUnavailable("\(error)")
         }
+        guard found != nil else { throw .unknownUser(userID) }
     }
 }

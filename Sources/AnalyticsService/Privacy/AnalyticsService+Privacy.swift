@@ -41,14 +41,14 @@ extension AnalyticsService {
     /// Throws `unknown-user` when the subscription service answers that it
     /// has no user `userID`; logs and returns when it cannot be asked.
     private func refuseUnknownUser(_ userID: String, context: RequestContext?) async throws(AnalyticsError) {
-        var lookup = GetUserRequest()
-        lookup.userID = userID
+        let found: GetUserResponse?
         do {
-            _ = try await bus.request(lookup, parent: context)
+            found = try await GetUserRequest.user(userID, on: bus, parent: context)
         } catch {
-            if error.kind == .remote, error.remoteCode == "unknown-user" { throw .unknownUser(userID) }
             logger.warning("opt-out changed without checking that the user exists: the subscription service could not be asked", metadata: ["error": "\(error)"])
+            return
         }
+        guard found != nil else { throw .unknownUser(userID) }
     }
 
     /// Erases the user's raw events and their rows in the pseudonymous

@@ -13,15 +13,13 @@ extension ScoringService {
         guard !request.userID.isEmpty else { throw .invalidField("user_id", "is required") }
         guard request.limit >= 0 else { throw .invalidField("limit", "must not be negative") }
         if request.filter.hasMaxPrice { _ = try Self.price(request.filter.maxPrice) }
-        var userRequest = GetUserRequest()
-        userRequest.userID = request.userID
-        let user: GetUserResponse
+        let found: GetUserResponse?
         do {
-            user = try await bus.request(userRequest, parent: context)
+            found = try await GetUserRequest.user(request.userID, on: bus, parent: context)
         } catch {
-            if error.kind == .remote, error.remoteCode == "unknown-user" { throw .unknownUser(request.userID) }
             throw .unavailable("subscription", "\(error)")
         }
+        guard let user = found else { throw .unknownUser(request.userID) }
         let watchlists = await activeWatchlists(request.userID, context: context)
         let zone = TimeZone(identifier: user.user.timeZone) ?? .gmt
         let now = clock.now()

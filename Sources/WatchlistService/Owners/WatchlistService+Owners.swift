@@ -8,15 +8,13 @@ extension WatchlistService {
     /// and the tier's active-watchlist limit (nil for unlimited).
     func currentOwner(_ userID: String) async throws(WatchlistError) -> OwnerRecord {
         guard !userID.isEmpty else { throw .invalidField("user_id", "is required") }
-        var request = GetUserRequest()
-        request.userID = userID
-        let response: GetUserResponse
+        let found: GetUserResponse?
         do {
-            response = try await bus.request(request)
+            found = try await GetUserRequest.user(userID, on: bus)
         } catch {
-            if error.kind == .remote, error.remoteCode == "unknown-user" { throw .unknownUser(userID) }
             throw .subscriptionUnavailable("\(error)")
         }
+        guard let response = found else { throw .unknownUser(userID) }
         let limit = response.entitlements.hasActiveWatchlists ? Int(response.entitlements.activeWatchlists) : nil
         var owner = OwnerRecord(userID: userID, timeZone: response.user.timeZone, tier: response.user.tier.rawValue, activeLimit: limit, nextCheckAtUnixMs: 0)
         owner.nextCheckAtUnixMs = Self.unixMs(owner.schedule.next(after: clock.now(), in: owner.zone))
