@@ -11,11 +11,22 @@ public struct ServiceDatabase: Sendable {
     public let path: String?
     /// The GRDB connection (pool or queue) to read and write with.
     public let writer: any DatabaseWriter
+    /// Copies the file's write-ahead log on a connection of its own (nil in memory).
+    let checkpointer: WALCheckpointer?
+
+    init(service: String, path: String?, writer: any DatabaseWriter, checkpointer: WALCheckpointer? = nil) {
+        self.service = service
+        self.path = path
+        self.writer = writer
+        self.checkpointer = checkpointer
+    }
 
     /// Opens (creating if needed) and migrates the service's database file.
+    /// Its write-ahead log is checkpointed on a connection of its own, as
+    /// `checkpointing` says, not by the writer (docs/decisions/0023).
     ///
     /// - Throws: ``StoreError`` naming the directory or file at fault.
-    public static func open(service: String, directory: String, migrations: ServiceMigrations) throws(StoreError) -> ServiceDatabase {
+    public static func open(service: String, directory: String, migrations: ServiceMigrations, checkpointing: WALCheckpointing = WALCheckpointing()) throws(StoreError) -> ServiceDatabase {
         try DataDirectory.check(directory)
         SQLiteProcessSettings.apply()
         let path = URL(fileURLWithPath: directory).appendingPathComponent("\(service).sqlite").path
@@ -33,7 +44,15 @@ public struct ServiceDatabase: Sendable {
         } catch {
             throw StoreError.from(error, path: path, or: StoreError.migrationFailed)
         }
-        return ServiceDatabase(service: service, path: path, writer: pool)
+        let checkpointer: WALCheckpointer
+        do {
+            checkpointer = try WALCheckpointer(path: path, service: service, checkpointing: checkpointing)
+            pool.writeWithoutTransaction { db in checkpointer.install(on: db) }
+        } catch {
+            try? pool.close()
+            throw StoreError.from(error, path: path, or: StoreError.openFailed)
+        }
+        return ServiceDatabase(service: service, path: path, writer: pool, checkpointer: checkpointer)
     }
 
     /// An in-memory database with the same migrations (for tests).
@@ -102,9 +121,19 @@ public struct ServiceDatabase: Sendable {
         }
     }
 
-    /// Closes every connection. Later use fails with a database error.
+    /// How the write-ahead log has been checkpointed since the file was
+    /// opened (nil in memory).
+    public var checkpointStatistics: WALCheckpointStatistics? { checkpointer?.statistics }
+
+    /// Closes every connection (the checkpointer's first, after any
+    /// checkpoint it has begun). Later use fails with a database error.
     public func close() throws {
-        if let pool = writer as? DatabasePool { try pool.close() }
+        try checkpointer?.close()
+        if let pool = writer as? DatabasePool {
+            try pool.close()
+            // The writer is closed: its hook will not run again.
+            checkpointer?.release()
+        }
         if let queue = writer as? DatabaseQueue { try queue.close() }
     }
 

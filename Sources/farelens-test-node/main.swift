@@ -17,7 +17,7 @@ struct TestNode: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "farelens-test-node",
         abstract: "A spoke in a precise state, for tests that kill it with SIGKILL.",
-        subcommands: [Consume.self, PublishWhileAway.self, HoldRequests.self, OutboxPublisher.self]
+        subcommands: [Consume.self, PublishWhileAway.self, HoldRequests.self, OutboxPublisher.self, CheckpointWrites.self]
     )
 }
 
@@ -202,5 +202,42 @@ struct OutboxPublisher: AsyncParsableCommand {
             report("relaying")
         }
         try await Task.sleep(for: waitToBeKilled)  // safe: until the test kills this process (bounded by waitToBeKilled)
+    }
+}
+
+
+/// Writes rows one transaction at a time into a service database whose
+/// log is checkpointed after every commit by its checkpointer
+/// (docs/decisions/0023), so that a kill lands during a checkpoint more
+/// often than not. Prints `committed N checkpointed K` every 100 rows (row
+/// N committed, K checkpoints done since it started) until killed; a
+/// restarted writer goes on from the last row it finds.
+struct CheckpointWrites: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Write rows while the log is checkpointed off the writer, until killed.")
+    @Option(help: "The database's directory.") var dataDir: String
+
+    static let migrations: ServiceMigrations = {
+        var migrations = ServiceMigrations()
+        migrations.register("test-writer-001-row") { db in
+            try db.create(table: "row") { table in
+                table.primaryKey("sequence", .integer)
+                table.column("bytes", .blob).notNull()
+            }
+        }
+        return migrations
+    }()
+
+    func run() async throws {
+        let database = try ServiceDatabase.open(
+            service: "test-writer", directory: dataDir, migrations: Self.migrations, checkpointing: WALCheckpointing(triggerFrames: 1, backstopFrames: 1_000_000))
+        let bytes = Data(repeating: 0x3C, count: 6_000)
+        let end = ContinuousClock.now + waitToBeKilled
+        // A restarted writer goes on after the last row it finds.
+        var sequence = try database.read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(sequence), 0) FROM row") ?? 0 }
+        while ContinuousClock.now < end {
+            sequence += 1
+            try database.write { [sequence] db in try db.execute(sql: "INSERT INTO row (sequence, bytes) VALUES (?, ?)", arguments: [sequence, bytes]) }
+            if sequence % 100 == 0 { report("committed \(sequence) checkpointed \(database.checkpointStatistics?.byCheckpointer ?? 0)") }
+        }
     }
 }

@@ -171,6 +171,10 @@ func runAlertsBenchmarks() async throws {
         let (body, channels) = try await database.writer.read { db in
             (try Data.fetchOne(db, sql: "SELECT body FROM outbox LIMIT 1") ?? Data(), try Int.fetchAll(db, sql: "SELECT DISTINCT channel FROM outbox ORDER BY channel"))
         }
+        // The log's length at the round's end: bounded by the writer's backstop (docs/decisions/0023).
+        if let path = database.path, let size = try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int {
+            print("[\(round)] the alerts database's log at the round's end: \(String(format: "%.1f", Double(size) / 1e6)) MB")
+        }
         running.cancel()
         _ = await running.result
         // Reference: the rows the decisions write, straight into SQLite as the service binds them, as many per transaction
