@@ -125,16 +125,22 @@ public struct ServiceDatabase: Sendable {
     /// opened (nil in memory).
     public var checkpointStatistics: WALCheckpointStatistics? { checkpointer?.statistics }
 
-    /// Closes every connection (the checkpointer's first, after any
-    /// checkpoint it has begun). Later use fails with a database error.
+    /// Closes every connection. Later use fails with a database error.
+    ///
+    /// The checkpointer's connection closes last: a pool closes its writer
+    /// before its readers, and a read-only connection closing last leaves
+    /// the log beside the file. The checkpointer, closing last, copies the
+    /// whole log into the file and deletes it, so a file closed cleanly is
+    /// complete on its own.
     public func close() throws {
-        try checkpointer?.close()
+        checkpointer?.stop()
         if let pool = writer as? DatabasePool {
             try pool.close()
             // The writer is closed: its hook will not run again.
             checkpointer?.release()
         }
         if let queue = writer as? DatabaseQueue { try queue.close() }
+        try checkpointer?.close()
     }
 
     /// Names of the migrations applied so far.

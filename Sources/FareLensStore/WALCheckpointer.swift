@@ -69,10 +69,16 @@ final class WALCheckpointer: Sendable {
     /// What was checkpointed, and by whom, so far.
     var statistics: WALCheckpointStatistics { counts.withLock { $0 } }
 
-    /// Stops queueing checkpoints, waits for a queued one to finish, and
-    /// closes the checkpointer's connection.
-    func close() throws {
+    /// Stops queueing checkpoints: one queued already does nothing.
+    func stop() {
         state.withLock { $0 = .closed }
+    }
+
+    /// Closes the checkpointer's connection, after ``stop()`` and once the
+    /// database's other connections are closed: SQLite's last connection
+    /// to a file copies the whole log into it and deletes the log.
+    func close() throws {
+        stop()
         try connection.close()
     }
 

@@ -104,6 +104,21 @@ struct WALCheckpointerTests {
         try second.close()
     }
 
+    @Test("Closed after reads (a reader connection open), the file is complete on its own: the log is copied in and deleted")
+    func closeLeavesNoLog() throws {
+        let directory = try ServiceDatabaseTests.temporaryDirectory()
+        let database = try ServiceDatabase.open(service: "alerts", directory: directory, migrations: Self.migrations())
+        let path = try #require(database.path)
+        try Self.write(20, to: database)
+        #expect(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM blob") } == 20)
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+        try database.close()
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        let reopened = try DatabaseQueue(path: path)
+        #expect(try reopened.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM blob") } == 20)
+        try reopened.close()
+    }
+
     @Test("In memory there is no log and no checkpointer")
     func inMemory() throws {
         let database = try ServiceDatabase.inMemory(service: "alerts", migrations: Self.migrations())
