@@ -154,9 +154,10 @@ public struct WALCheckpointStatistics: Sendable, Equatable {
     public var lastFailureCode: Int32 = 0
     /// The longest the log was after a commit, in pages.
     public var longestLog = 0
-    /// Checkpoints queued on the checkpointer's connection and not yet
-    /// begun, now and at most at once (commits coalesce into one).
+    /// Checkpoints queued on the checkpointer's connection and not yet begun.
     public var queued = 0
+    /// The most checkpoints queued at once: 1, since commits while one
+    /// waits add nothing to the queue.
     public var mostQueued = 0
 
     mutating func queue() {

@@ -205,11 +205,10 @@ struct OutboxPublisher: AsyncParsableCommand {
     }
 }
 
-
 /// Writes rows one transaction at a time into a service database whose
 /// log is checkpointed after every commit by its checkpointer
-/// (docs/decisions/0023), so that a kill lands during a checkpoint more
-/// often than not. Prints `committed N checkpointed K` every 100 rows (row
+/// (docs/decisions/0023), so that checkpoints run all the while and a kill
+/// may land in one. Prints `committed N checkpointed K` every 100 rows (row
 /// N committed, K checkpoints done since it started) until killed; a
 /// restarted writer goes on from the last row it finds.
 struct CheckpointWrites: AsyncParsableCommand {
