@@ -29,19 +29,34 @@ struct WALCheckpointerTests {
         }
     }
 
+    /// A new database in a directory of its own, its log checkpointed past `trigger` pages and by the writer past `backstop`.
+    static func open(_ service: String, trigger: Int, backstop: Int = 1_000_000) throws -> ServiceDatabase {
+        try ServiceDatabase.open(
+            service: service, directory: try ServiceDatabaseTests.temporaryDirectory(), migrations: migrations(),
+            checkpointing: WALCheckpointing(triggerFrames: trigger, backstopFrames: backstop))
+    }
+
+    /// Waits (bounded) until the checkpointer has run a checkpoint, and returns the statistics then.
+    static func checkpointed(_ database: ServiceDatabase) async throws -> WALCheckpointStatistics {
+        try await waitUntil("the checkpointer has checkpointed", limit: .seconds(20)) { (database.checkpointStatistics?.byCheckpointer ?? 0) > 0 }
+        return try #require(database.checkpointStatistics)
+    }
+
+    static func rows(_ database: ServiceDatabase) throws -> Int {
+        try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM blob") ?? 0 }
+    }
+
     static func fileSize(_ path: String) throws -> Int {
         try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
     }
 
     @Test("Past the trigger the checkpointer's connection copies the log into the file; the writer copies nothing")
     func checkpointerCopies() async throws {
-        let directory = try ServiceDatabaseTests.temporaryDirectory()
-        let database = try ServiceDatabase.open(service: "alerts", directory: directory, migrations: Self.migrations(), checkpointing: WALCheckpointing(triggerFrames: 30, backstopFrames: 1_000_000))
+        let database = try Self.open("alerts", trigger: 30)
         let path = try #require(database.path)
         let before = try Self.fileSize(path)
         try Self.write(60, to: database)
-        try await waitUntil("the checkpointer has checkpointed", limit: .seconds(20)) { (database.checkpointStatistics?.byCheckpointer ?? 0) > 0 }
-        let statistics = try #require(database.checkpointStatistics)
+        let statistics = try await Self.checkpointed(database)
         #expect(statistics.byWriter == 0)
         #expect(statistics.failed == 0, "\(statistics)")
         #expect(statistics.longestLog >= 30)
@@ -52,22 +67,20 @@ struct WALCheckpointerTests {
 
     @Test("With the checkpointer never reaching its trigger, the writer checkpoints at the backstop and the log stays bounded")
     func writerBackstop() throws {
-        let directory = try ServiceDatabaseTests.temporaryDirectory()
-        let database = try ServiceDatabase.open(service: "alerts", directory: directory, migrations: Self.migrations(), checkpointing: WALCheckpointing(triggerFrames: 1_000_000, backstopFrames: 40))
+        let database = try Self.open("alerts", trigger: 1_000_000, backstop: 40)
         try Self.write(200, to: database)
         let statistics = try #require(database.checkpointStatistics)
         #expect(statistics.byCheckpointer == 0)
         #expect(statistics.byWriter >= 10, "600 pages written, a checkpoint every 40: \(statistics)")
         // The backstop, and one transaction's pages (three, and the sequence's) past it at most: the log started over after each checkpoint.
         #expect(statistics.longestLog < 40 + 8, "\(statistics)")
-        #expect(try database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM blob") } == 200)
+        #expect(try Self.rows(database) == 200)
         try database.close()
     }
 
     @Test("Many writers at once: every row kept, checkpoints coalesced on the checkpointer, none failed")
     func concurrentWriters() async throws {
-        let directory = try ServiceDatabaseTests.temporaryDirectory()
-        let database = try ServiceDatabase.open(service: "watchlist", directory: directory, migrations: Self.migrations(), checkpointing: WALCheckpointing(triggerFrames: 20, backstopFrames: 1_000_000))
+        let database = try Self.open("watchlist", trigger: 20)
         let bytes = Data(repeating: 0x5A, count: 8_192)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<16 {
@@ -79,13 +92,12 @@ struct WALCheckpointerTests {
             }
             try await group.waitForAll()
         }
-        try await waitUntil("the checkpointer has checkpointed", limit: .seconds(20)) { (database.checkpointStatistics?.byCheckpointer ?? 0) > 0 }
-        let statistics = try #require(database.checkpointStatistics)
+        let statistics = try await Self.checkpointed(database)
         #expect(statistics.failed == 0, "\(statistics)")
         #expect(statistics.byWriter == 0)
         // 400 commits, nearly all past the trigger (20 pages), from 16 tasks: one checkpoint queued at a time, not one a commit.
         #expect(statistics.mostQueued == 1, "\(statistics)")
-        #expect(try await database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM blob") } == 400)
+        #expect(try Self.rows(database) == 400)
         #expect(try await database.writer.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
         try database.close()
     }
@@ -100,17 +112,16 @@ struct WALCheckpointerTests {
         let afterClose = #expect(throws: StoreError.self) { try Self.write(1, to: first) }
         #expect(afterClose?.codeName == "write-failed")
         let second = try ServiceDatabase.open(service: "scoring", directory: directory, migrations: Self.migrations())
-        #expect(try second.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM blob") } == 50)
+        #expect(try Self.rows(second) == 50)
         try second.close()
     }
 
     @Test("Closed after reads (a reader connection open), the file is complete on its own: the log is copied in and deleted")
     func closeLeavesNoLog() throws {
-        let directory = try ServiceDatabaseTests.temporaryDirectory()
-        let database = try ServiceDatabase.open(service: "alerts", directory: directory, migrations: Self.migrations())
+        let database = try Self.open("alerts", trigger: WALCheckpointing().triggerFrames)
         let path = try #require(database.path)
         try Self.write(20, to: database)
-        #expect(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM blob") } == 20)
+        #expect(try Self.rows(database) == 20)
         #expect(FileManager.default.fileExists(atPath: path + "-wal"))
         try database.close()
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
