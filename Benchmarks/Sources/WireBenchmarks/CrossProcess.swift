@@ -13,7 +13,10 @@ import Glibc
 // process is a spoke calling the search service's airport lookup over the
 // socket. The reference is a raw Unix-socket ping-pong between this process
 // and a second process (this binary in `raw-echo` mode), same frame size;
-// beside it, the floor of the bridge's design (NIOEchoFloor.swift).
+// beside it, the floor of the bridge's design (NIOEchoFloor.swift), and the
+// wire format's floor, with event loops (EnvelopeEchoFloor.swift) and
+// without (RawEnvelopeFloor.swift): the least any bridge speaking
+// docs/wire-protocol.md does per request, measured in the same run.
 // Also: start to ready of `farelens serve`, and the node's RSS at idle and
 // after each million requests.
 
@@ -131,9 +134,15 @@ struct CPUSpent {
 /// Starts this binary in echo `mode` (`raw-echo`, `nio-echo`) on `path` and
 /// returns once the child says it is listening.
 func startEchoChild(mode: String, path: String, frameBytes: Int) throws -> Process {
+    try startEchoChild(arguments: [mode, path, String(frameBytes)])
+}
+
+/// Starts this binary with `arguments` (an echo mode and its operands) and
+/// returns once the child says it is listening.
+func startEchoChild(arguments: [String]) throws -> Process {
     let child = Process()
     child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    child.arguments = [mode, path, String(frameBytes)]
+    child.arguments = arguments
     let output = Pipe()
     child.standardOutput = output
     try child.run()
@@ -284,7 +293,9 @@ func lookupLatencies(_ bus: MessageBus, count: Int, on executor: (any TaskExecut
     }
     let frameBytes = try requestFrameBytes(address: AirportLookupRequest.address, typeName: AirportLookupRequest.wireTypeName, payload: try lookupLHR().wireEncoded())
     // BENCH_SEQUENTIAL_ONLY=1: only eight sequential rounds of the bridge, each
-    // followed by one of the floor, for comparing two builds quickly; =bridge:
+    // followed by one of the floor, the wire format's floor, the raw
+    // ping-pong and the format's floor without event loops, for comparing two
+    // builds quickly; =bridge:
     // the bridge's rounds alone (for profiling the spoke). BENCH_ECHO_SPIN_US=N
     // makes the floor's echo spin N µs per frame: what N µs of work on the
     // critical path costs in latency on this machine (docs/performance.md, twelfth pass).
@@ -294,21 +305,35 @@ func lookupLatencies(_ bus: MessageBus, count: Int, on executor: (any TaskExecut
         // (BridgeSpoke.executor, the floor's channel's loop); otherwise the pool.
         let onLoop = ProcessInfo.processInfo.environment["BENCH_CALLER"] == "loop"
         let floor = only == "1" ? try await NIOEchoFloor(frameBytes: frameBytes) : nil
+        let answer = try await bus.request(lookupLHR())
+        let formatFloor = only == "1" ? try await EnvelopeEchoFloor(answer: answer) : nil
+        let raw = only == "1" ? try CrossProcessRawPingPong(frameBytes: frameBytes) : nil
+        let rawFormat = only == "1" ? try RawEnvelopeFloor(answer: answer) : nil
         let spokeExecutor = onLoop ? spoke.executor : nil
         let floorExecutor = onLoop ? floor.map { EventLoopTaskExecutor(eventLoop: $0.channel.eventLoop) } : nil
+        let formatFloorExecutor = onLoop ? formatFloor.map { EventLoopTaskExecutor(eventLoop: $0.channel.eventLoop) } : nil
         _ = try await lookupLatencies(bus, count: 2_000, on: spokeExecutor)
         _ = try await floor?.latencies(count: 2_000, on: floorExecutor)
+        _ = try await formatFloor?.latencies(count: 2_000, on: formatFloorExecutor)
+        _ = await raw?.round(count: 2_000)
+        _ = await rawFormat?.round(count: 2_000)
         for _ in 0..<8 {
-            var bridgeCPU = CPUSpent(), floorCPU = CPUSpent()
+            var bridgeCPU = CPUSpent(), floorCPU = CPUSpent(), formatCPU = CPUSpent()
             let bridge = try await bridgeCPU.measuring(other: { node.cpuTime }) { try await lookupLatencies(bus, count: 5_000, on: spokeExecutor) }
             let (nodeCPU, spokeCPU) = bridgeCPU.microsPer(bridge.count)
             let line = "sequential p50 (callers on the \(onLoop ? "loop" : "pool")): bridge \(micros(percentile(bridge, 0.5))) µs (node \(nodeCPU), spoke \(spokeCPU) µs CPU)"
-            guard let floor else { print(line); continue }
+            guard let floor, let formatFloor, let raw, let rawFormat else { print(line); continue }
             let floorSamples = try await floorCPU.measuring(other: { floor.cpuTime }) { try await floor.latencies(count: 5_000, on: floorExecutor) }
             let (echoCPU, callerCPU) = floorCPU.microsPer(floorSamples.count)
-            print("\(line) | floor \(micros(percentile(floorSamples, 0.5))) µs (echo \(echoCPU), caller \(callerCPU) µs CPU)")
+            let formatSamples = try await formatCPU.measuring(other: { formatFloor.cpuTime }) { try await formatFloor.latencies(count: 5_000, on: formatFloorExecutor) }
+            let (answerCPU, formatCallerCPU) = formatCPU.microsPer(formatSamples.count)
+            let rawSamples = await raw.round(count: 5_000), rawFormatSamples = await rawFormat.round(count: 5_000)
+            print("\(line) | floor \(micros(percentile(floorSamples, 0.5))) µs (echo \(echoCPU), caller \(callerCPU) µs CPU) | the format's floor \(micros(percentile(formatSamples, 0.5))) µs (answer \(answerCPU), caller \(formatCallerCPU) µs CPU) | raw \(micros(percentile(rawSamples, 0.5))) µs | the format's raw floor \(micros(percentile(rawFormatSamples, 0.5))) µs")
         }
+        raw?.stop()
+        rawFormat?.stop()
         await floor?.stop()
+        await formatFloor?.stop()
         return
     }
     let raw = try CrossProcessRawPingPong(frameBytes: frameBytes)
@@ -320,21 +345,34 @@ func lookupLatencies(_ bus: MessageBus, count: Int, on executor: (any TaskExecut
     // (BridgeSpoke.executor; the floor's channel's loop), which does
     // neither (docs/decisions/0019-callers-on-the-spokes-event-loop.md).
     let floorLoop = EventLoopTaskExecutor(eventLoop: floor.channel.eventLoop)
+    let answer = try await bus.request(lookupLHR())
+    let formatFloor = try await EnvelopeEchoFloor(answer: answer)
+    let rawFormat = try RawEnvelopeFloor(answer: answer)
+    defer { rawFormat.stop() }
+    let formatFloorLoop = EventLoopTaskExecutor(eventLoop: formatFloor.channel.eventLoop)
     _ = try await lookupLatencies(bus, count: 2_000, on: nil)
     _ = try await lookupLatencies(bus, count: 2_000, on: spoke.executor)
     _ = await raw.round(count: 2_000)
     _ = try await floor.latencies(count: 2_000, on: nil)
     _ = try await floor.latencies(count: 2_000, on: floorLoop)
+    _ = try await formatFloor.latencies(count: 2_000, on: nil)
+    _ = try await formatFloor.latencies(count: 2_000, on: formatFloorLoop)
+    _ = await rawFormat.round(count: 2_000)
     try await Task.sleep(for: .seconds(1))  // safe: lets the node settle before reading its idle RSS
     let idle = node.residentMiB
     var rawSamples: [Double] = [], bridge: [Double] = [], bridgeOnLoop: [Double] = [], floorSamples: [Double] = [], floorOnLoop: [Double] = []
+    var formatSamples: [Double] = [], formatOnLoop: [Double] = [], rawFormatRounds: [[Double]] = []
     var echoCPU = Duration.zero, floorCPU = CPUSpent(), bridgeCPU = CPUSpent(), floorLoopCPU = CPUSpent(), bridgeLoopCPU = CPUSpent()
+    var formatCPU = CPUSpent(), formatLoopCPU = CPUSpent()
     for _ in 0..<4 {
         let echoBefore = raw.cpuTime
         rawSamples += await raw.round(count: 5_000)
         echoCPU += raw.cpuTime - echoBefore
         floorSamples += try await floorCPU.measuring(other: { floor.cpuTime }) { try await floor.latencies(count: 5_000, on: nil) }
         floorOnLoop += try await floorLoopCPU.measuring(other: { floor.cpuTime }) { try await floor.latencies(count: 5_000, on: floorLoop) }
+        rawFormatRounds.append(await rawFormat.round(count: 5_000))
+        formatSamples += try await formatCPU.measuring(other: { formatFloor.cpuTime }) { try await formatFloor.latencies(count: 5_000, on: nil) }
+        formatOnLoop += try await formatLoopCPU.measuring(other: { formatFloor.cpuTime }) { try await formatFloor.latencies(count: 5_000, on: formatFloorLoop) }
         bridge += try await bridgeCPU.measuring(other: { node.cpuTime }) { try await lookupLatencies(bus, count: 5_000, on: nil) }
         bridgeOnLoop += try await bridgeLoopCPU.measuring(other: { node.cpuTime }) { try await lookupLatencies(bus, count: 5_000, on: spoke.executor) }
     }
@@ -342,22 +380,30 @@ func lookupLatencies(_ bus: MessageBus, count: Int, on executor: (any TaskExecut
     let (nodeLoopPerRequest, spokeLoopPerRequest) = bridgeLoopCPU.microsPer(bridgeOnLoop.count)
     let (floorEchoPerTrip, floorCallerPerTrip) = floorCPU.microsPer(floorSamples.count)
     let (floorLoopEchoPerTrip, floorLoopCallerPerTrip) = floorLoopCPU.microsPer(floorOnLoop.count)
+    let (formatAnswerPerTrip, formatCallerPerTrip) = formatCPU.microsPer(formatSamples.count)
+    let (formatLoopAnswerPerTrip, formatLoopCallerPerTrip) = formatLoopCPU.microsPer(formatOnLoop.count)
+    await formatFloor.stop()
     let rawP50 = percentile(rawSamples, 0.5)
     let ratio = percentile(bridge, 0.5) / rawP50, loopRatio = percentile(bridgeOnLoop, 0.5) / rawP50
     print("cross-process bridge request/reply (this process a spoke, the real farelens node the hub; airport lookup LHR, \(frameBytes) B request frame, \(bridge.count) sequential each way): caller on the spoke's event loop (BridgeSpoke.executor) p50 \(micros(percentile(bridgeOnLoop, 0.5))) µs p99 \(micros(percentile(bridgeOnLoop, 0.99))) µs; caller on the concurrency pool p50 \(micros(percentile(bridge, 0.5))) µs p99 \(micros(percentile(bridge, 0.99))) µs | raw unix-socket ping-pong with a second process (\(frameBytes) B each way, blocking threads): p50 \(micros(rawP50)) µs p99 \(micros(percentile(rawSamples, 0.99))) µs | p50 ratio \(format(loopRatio, decimals: 2))x on the loop, \(format(ratio, decimals: 2))x on the pool (target <= 2.0x: \(verdict(loopRatio <= 2)) on the loop, \(verdict(ratio <= 2)) on the pool)")
     print("context: the node's CPU time (user + system, /proc) during the sequential rounds: \(nodeLoopPerRequest) µs per request with the caller on the loop, \(nodePerRequest) µs on the pool | the raw echo process's during its rounds: \(micros(nanoseconds(echoCPU) / Double(rawSamples.count))) µs per round trip")
     print("floor of the design (same frame size; a NIO event loop echoing in another process, called through a NIO channel and a promise per request; no envelope, protobuf, routing or service): caller on the channel's loop p50 \(micros(percentile(floorOnLoop, 0.5))) µs p99 \(micros(percentile(floorOnLoop, 0.99))) µs, \(format(percentile(floorOnLoop, 0.5) / rawP50, decimals: 2))x the raw ping-pong; caller on the pool p50 \(micros(percentile(floorSamples, 0.5))) µs p99 \(micros(percentile(floorSamples, 0.99))) µs, \(format(percentile(floorSamples, 0.5) / rawP50, decimals: 2))x | the bridge's p50 is \(format(percentile(bridgeOnLoop, 0.5) / percentile(floorOnLoop, 0.5), decimals: 2))x the floor's on the loop, \(format(percentile(bridge, 0.5) / percentile(floorSamples, 0.5), decimals: 2))x on the pool | CPU per round trip on the loop: echo \(floorLoopEchoPerTrip) µs, caller \(floorLoopCallerPerTrip) µs; the bridge's node \(nodeLoopPerRequest) µs, spoke \(spokeLoopPerRequest) µs | on the pool: echo \(floorEchoPerTrip) µs, caller \(floorCallerPerTrip) µs; the bridge's node \(nodePerRequest) µs, spoke \(spokePerRequest) µs")
+    print("the wire format's floor (the floor of the design plus what docs/wire-protocol.md asks of each side and nothing more: the caller serializes the lookup and its envelope into a frame and parses the reply's frame, envelope and response, matched by correlation id; the answering process parses the frame, envelope and lookup, finds the airport in a dictionary and serializes the response, envelope and frame; no bus, routing, task per request, deadlines or metrics): caller on the channel's loop p50 \(micros(percentile(formatOnLoop, 0.5))) µs p99 \(micros(percentile(formatOnLoop, 0.99))) µs; caller on the pool p50 \(micros(percentile(formatSamples, 0.5))) µs p99 \(micros(percentile(formatSamples, 0.99))) µs | the bridge's p50 is \(format(percentile(bridgeOnLoop, 0.5) / percentile(formatOnLoop, 0.5), decimals: 2))x this on the loop, \(format(percentile(bridge, 0.5) / percentile(formatSamples, 0.5), decimals: 2))x on the pool | CPU per round trip on the loop: answer \(formatLoopAnswerPerTrip) µs, caller \(formatLoopCallerPerTrip) µs; on the pool: answer \(formatAnswerPerTrip) µs, caller \(formatCallerPerTrip) µs")
+    let rawFormatSamples = rawFormatRounds.flatMap { $0 }
+    print("the wire format's floor without event loops (the raw ping-pong's two blocking threads, each doing the format's work as above): p50 \(micros(percentile(rawFormatSamples, 0.5))) µs p99 \(micros(percentile(rawFormatSamples, 0.99))) µs (rounds \(rawFormatRounds.map { micros(percentile($0, 0.5)) }.joined(separator: ", ")) µs) | \(format(percentile(rawFormatSamples, 0.5) / rawP50, decimals: 2))x the raw ping-pong")
 
     var rates: [Double] = []
     var resident: [Double] = []
+    // BENCH_MILLIONS=N: N rounds of a million (at least 2), to see where the node's RSS settles.
+    let millions = max(2, Int(ProcessInfo.processInfo.environment["BENCH_MILLIONS"] ?? "") ?? 2)
     var pipelinedCPU = CPUSpent()
-    for _ in 0..<2 {
+    for _ in 0..<millions {
         let nanos = try await pipelinedCPU.measuring(other: { node.cpuTime }) { try await pipelinedLookups(bus, total: 1_000_000, inFlight: 64) }
         rates.append(1e9 / nanos)
         try await Task.sleep(for: .seconds(1))  // safe: lets the node settle before reading its idle RSS
         resident.append(node.residentMiB)
     }
-    let (nodePipelined, spokePipelined) = pipelinedCPU.microsPer(2_000_000)
+    let (nodePipelined, spokePipelined) = pipelinedCPU.microsPer(millions * 1_000_000)
     print("cross-process pipelined lookups (64 in flight, 1,000,000 per round, callers on the concurrency pool): \(rates.map { format($0 / 1000) }.joined(separator: ", ")) k req/s, median \(format(median(rates) / 1000)) k (target >= 100 k req/s: \(verdict(median(rates) >= 100_000))) | CPU per request (user + system, /proc): node \(nodePipelined) µs, spoke \(spokePipelined) µs")
     var loopRates: [Double] = []
     var loopPipelinedCPU = CPUSpent()
@@ -378,8 +424,9 @@ func lookupLatencies(_ bus: MessageBus, count: Int, on executor: (any TaskExecut
     print("floor of the design, 64 in flight (500,000 per round, the same NIO echo): \(floorRates.map { format($0 / 1000) }.joined(separator: ", ")) k round trips/s | the bridge's median rate is \(format(median(loopRates) / median(floorRates) * 100, decimals: 0))% of the floor's with its callers on the loop, \(format(median(rates) / median(floorRates) * 100, decimals: 0))% on the pool (the floor's callers are on the pool) | CPU per round trip: echo loop \(echoPipelined) µs, caller \(callerPipelined) µs")
     await floor.stop()
     let responseBytes = try await bus.request(lookupLHR()).wireEncoded().count
-    reportNATS(requestBytes: try lookupLHR().wireEncoded().count, replyBytes: responseBytes, bridgeP50: (onLoop: percentile(bridgeOnLoop, 0.5), onPool: percentile(bridge, 0.5)), bridgeRate: (onLoop: median(loopRates), onPool: median(rates)))
-    print("farelens node RSS: idle after start \(format(idle)) MiB | after 1 M requests \(format(resident[0])) MiB | after 2 M \(format(resident[1])) MiB (growth over the second million: \(format(resident[1] - resident[0])) MiB)")
+    reportNATS(requestBytes: try lookupLHR().wireEncoded().count, replyBytes: responseBytes, bridgeP50: (onLoop: percentile(bridgeOnLoop, 0.5), onPool: percentile(bridge, 0.5)), formatFloorP50: (onLoop: percentile(formatOnLoop, 0.5), onPool: percentile(formatSamples, 0.5), raw: percentile(rawFormatSamples, 0.5)), bridgeRate: (onLoop: median(loopRates), onPool: median(rates)))
+    let after = resident.enumerated().map { "after \($0.offset + 1) M \(format($0.element)) MiB" }.joined(separator: " | ")
+    print("farelens node RSS: idle after start \(format(idle)) MiB | \(after) (growth after the first million: \(format(resident[resident.count - 1] - resident[0])) MiB)")
 }
 
 /// How this machine's idle CPUs wait, which sets what a wake-up costs: the

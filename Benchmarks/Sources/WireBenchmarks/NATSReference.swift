@@ -170,7 +170,7 @@ final class NATSReference {
 /// (four rounds of 5,000, each from a new requester process) and 64 in
 /// flight (two rounds of 500,000), against the bridge's figures of the same
 /// run. Prints why it was skipped instead when NATS is not installed.
-func reportNATS(requestBytes: Int, replyBytes: Int, bridgeP50: (onLoop: Double, onPool: Double), bridgeRate: (onLoop: Double, onPool: Double)) {
+func reportNATS(requestBytes: Int, replyBytes: Int, bridgeP50: (onLoop: Double, onPool: Double), formatFloorP50: (onLoop: Double, onPool: Double, raw: Double), bridgeRate: (onLoop: Double, onPool: Double)) {
     let programs: NATSReferencePrograms
     switch NATSReferencePrograms.find() {
     case .success(let found): programs = found
@@ -186,7 +186,7 @@ func reportNATS(requestBytes: Int, replyBytes: Int, bridgeP50: (onLoop: Double, 
         for _ in 0..<4 { rounds.append(try nats.latencies(count: 5_000)) }
         let p50 = median(rounds.map(\.p50))
         let speedup = p50 / bridgeP50.onLoop, poolSpeedup = p50 / bridgeP50.onPool
-        print("NATS request/reply through a local nats-server (\(nats.versions); TCP loopback, requester and responder in two processes, publishes sent at once; payloads \(requestBytes) B and \(replyBytes) B as the lookup's; 4 rounds of 5,000 sequential): p50 \(micros(p50)) µs (rounds \(rounds.map { micros($0.p50) }.joined(separator: ", "))) p99 \(micros(median(rounds.map(\.p99)))) µs | the bridge's p50 with the caller on the spoke's loop \(micros(bridgeP50.onLoop)) µs is \(format(speedup, decimals: 2))x faster, on the pool \(micros(bridgeP50.onPool)) µs \(format(poolSpeedup, decimals: 2))x (target >= 4x: \(verdict(speedup >= 4)) on the loop, \(verdict(poolSpeedup >= 4)) on the pool)")
+        print("NATS request/reply through a local nats-server (\(nats.versions); TCP loopback, requester and responder in two processes, publishes sent at once; payloads \(requestBytes) B and \(replyBytes) B as the lookup's; 4 rounds of 5,000 sequential): p50 \(micros(p50)) µs (rounds \(rounds.map { micros($0.p50) }.joined(separator: ", "))) p99 \(micros(median(rounds.map(\.p99)))) µs | the bridge's p50 with the caller on the spoke's loop \(micros(bridgeP50.onLoop)) µs is \(format(speedup, decimals: 2))x faster, on the pool \(micros(bridgeP50.onPool)) µs \(format(poolSpeedup, decimals: 2))x (target >= 4x: \(verdict(speedup >= 4)) on the loop, \(verdict(poolSpeedup >= 4)) on the pool) | the wire format's floor is \(format(p50 / formatFloorP50.onLoop, decimals: 2))x faster on the loop, \(format(p50 / formatFloorP50.onPool, decimals: 2))x on the pool, \(format(p50 / formatFloorP50.raw, decimals: 2))x without event loops")
         var rates: [Double] = []
         for _ in 0..<2 { rates.append(1e9 / (try nats.pipelined(total: 500_000, inFlight: 64))) }
         print("NATS, 64 in flight (500,000 per round, one requester process): \(rates.map { format($0 / 1000) }.joined(separator: ", ")) k req/s | the bridge's median rate with its callers on the spoke's loop \(format(bridgeRate.onLoop / 1000)) k req/s is \(format(bridgeRate.onLoop / median(rates), decimals: 2))x NATS's, on the pool \(format(bridgeRate.onPool / 1000)) k \(format(bridgeRate.onPool / median(rates), decimals: 2))x")

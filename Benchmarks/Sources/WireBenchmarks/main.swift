@@ -191,6 +191,12 @@ if group == "raw-echo", CommandLine.arguments.count == 4, let bytes = Int(Comman
 if group == "nio-echo", CommandLine.arguments.count == 4, let bytes = Int(CommandLine.arguments[3]) {
     runNIOEchoServer(path: CommandLine.arguments[2], frameBytes: bytes)
 }
+if group == "envelope-echo", CommandLine.arguments.count == 4 {
+    runEnvelopeEchoServer(path: CommandLine.arguments[2], answerHex: CommandLine.arguments[3])
+}
+if group == "raw-envelope-echo", CommandLine.arguments.count == 4 {
+    runRawEnvelopeEchoServer(path: CommandLine.arguments[2], answerHex: CommandLine.arguments[3])
+}
 if group == "process" {
     let binary = CommandLine.arguments.dropFirst(2).first ?? ".build/release/farelens"
     print("wire-benchmarks process: the hub is \(binary) in its own process; this process is a spoke. \(ProcessInfo.processInfo.activeProcessorCount) cores; \(idlePolicy()).")
