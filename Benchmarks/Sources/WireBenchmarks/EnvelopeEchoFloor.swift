@@ -53,6 +53,7 @@ private final class EnvelopeEchoHandler: ChannelInboundHandler {
             fatalError("envelope echo: \(error)")  // safe: a child benchmark process; its parent sees the connection close
         }
         unread.discardReadBytes()
+        guard replies.readableBytes > 0 else { return }
         context.write(wrapOutboundOut(replies), promise: nil)
         replies.clear()
     }
