@@ -1,6 +1,9 @@
 import BenchmarkHarness
 import FareLensBus
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // In-process bus benchmarks (DESIGN.md performance targets), each beside a
 // reference measured in the same run. Prints one line per figure.
@@ -141,10 +144,18 @@ import Synchronization
 /// Publishing alone, without its reference (for a profile): seven rounds
 /// of each topic kind.
 @concurrent func runPublishOnly() async {
+    func cpu() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
+        return Double(spec.tv_sec) * 1e9 + Double(spec.tv_nsec)
+    }
     for _ in 0..<7 {
+        let c0 = cpu()
         let fast = await publishThroughput({ FareSeen(value: $0) }, count: 500_000)
+        let c1 = cpu()
         let kept = await publishThroughput({ DurableFareSeen(value: $0) }, count: 500_000)
-        print("droppable \(format(fast.nanos)) ns/event (\(fast.missed) missed), durable \(format(kept.nanos)) ns/event")
+        let c2 = cpu()
+        print("droppable \(format(fast.nanos)) ns/event (\(fast.missed) missed, CPU \(format((c1 - c0) / 500_000)) ns/event), durable \(format(kept.nanos)) ns/event (CPU \(format((c2 - c1) / 500_000)) ns/event)")
     }
 }
 
