@@ -77,17 +77,23 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
 /// `raw-echo PATH BYTES`: accepts one connection on PATH and echoes
 /// BYTES-byte messages with blocking read/write until the peer closes.
 func runRawEchoServer(path: String, frameBytes: Int) -> Never {
-    unlink(path)
-    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var address = unixAddress(path)
-    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-    guard bound == 0, listen(listener, 1) == 0 else { fatalError("raw echo cannot listen on \(path): errno \(errno)") }  // safe: a child benchmark process; its parent reports the failed connect
-    FileHandle.standardOutput.write(Data("listening\n".utf8))
-    let connection = accept(listener, nil, nil)
+    let connection = acceptOneConnection(path: path, mode: "raw echo")
     var buffer = [UInt8](repeating: 0, count: frameBytes)
     while readFully(connection, &buffer), writeFully(connection, buffer) {}
     unlink(path)
     exit(0)
+}
+
+/// Listens on PATH with a plain socket, says "listening", and returns the
+/// first connection accepted (blocking).
+func acceptOneConnection(path: String, mode: String) -> Int32 {
+    unlink(path)
+    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = unixAddress(path)
+    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+    guard bound == 0, listen(listener, 1) == 0 else { fatalError("\(mode) cannot listen on \(path): errno \(errno)") }  // safe: a child benchmark process; its parent reports the failed connect
+    FileHandle.standardOutput.write(Data("listening\n".utf8))
+    return accept(listener, nil, nil)
 }
 
 func unixAddress(_ path: String) -> sockaddr_un {
@@ -193,24 +199,28 @@ func lookupLHR() -> AirportLookupRequest {
     return request
 }
 
-/// Sequential airport lookups through `bus`; one sample (ns) each.
-@concurrent func lookupLatencies(_ bus: MessageBus, count: Int) async throws -> [Double] {
-    var samples: [Double] = []
-    samples.reserveCapacity(count)
-    let clock = ContinuousClock()
-    let request = lookupLHR()
-    for _ in 0..<count {
-        let start = clock.now
-        blackHole(try await bus.request(request))
-        samples.append(nanoseconds(clock.now - start))
+/// `count` calls of `call`, one after another, from a task that prefers
+/// `executor` (nil: the concurrency pool, as a caller with no preference
+/// runs); one sample (ns) each.
+func sequentialLatencies(count: Int, on executor: (any TaskExecutor)?, _ call: @escaping @Sendable () async throws -> Void) async throws -> [Double] {
+    try await withTaskExecutorPreference(executor) { () async throws -> [Double] in
+        var samples: [Double] = []
+        samples.reserveCapacity(count)
+        let clock = ContinuousClock()
+        for _ in 0..<count {
+            let start = clock.now
+            try await call()
+            samples.append(nanoseconds(clock.now - start))
+        }
+        return samples
     }
-    return samples
 }
 
-/// ``lookupLatencies(_:count:)`` from a task that prefers `executor` (nil:
-/// the concurrency pool, as a caller with no preference runs).
+/// Sequential airport lookups through `bus` from a task that prefers
+/// `executor` (nil: the pool); one sample (ns) each.
 func lookupLatencies(_ bus: MessageBus, count: Int, on executor: (any TaskExecutor)?) async throws -> [Double] {
-    try await withTaskExecutorPreference(executor) { () async throws -> [Double] in try await lookupLatencies(bus, count: count) }
+    let request = lookupLHR()
+    return try await sequentialLatencies(count: count, on: executor) { blackHole(try await bus.request(request)) }
 }
 
 /// `total` lookups from `inFlight` concurrent callers; returns ns per request.
@@ -282,7 +292,7 @@ func lookupLatencies(_ bus: MessageBus, count: Int, on executor: (any TaskExecut
 
     // BENCH_PIPELINED_ONLY=1: only three pipelined rounds, for comparing two builds quickly.
     if ProcessInfo.processInfo.environment["BENCH_PIPELINED_ONLY"] == "1" {
-        _ = try await lookupLatencies(bus, count: 2_000)
+        _ = try await lookupLatencies(bus, count: 2_000, on: nil)
         for _ in 0..<3 {
             var spent = CPUSpent()
             let nanos = try await spent.measuring(other: { node.cpuTime }) { try await pipelinedLookups(bus, total: 1_000_000, inFlight: 64) }

@@ -71,22 +71,7 @@ private final class EnvelopeEchoHandler: ChannelInboundHandler {
 /// connection closes.
 func runEnvelopeEchoServer(path: String, answerHex: String) -> Never {
     guard let answer = try? AirportLookupResponse(wireEncoded: bytes(fromHex: answerHex)) else { fatalError("envelope echo: not a lookup response: \(answerHex)") }  // safe: a child benchmark process
-    unlink(path)
-    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    let server: any Channel
-    do {
-        server = try ServerBootstrap(group: group)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(EnvelopeEchoHandler(answer: answer)) }
-            }
-            .bind(unixDomainSocketPath: path)
-            .wait()
-    } catch {
-        fatalError("envelope echo cannot listen on \(path): \(error)")  // safe: a child benchmark process; its parent reports the failed connect
-    }
-    FileHandle.standardOutput.write(Data("listening\n".utf8))
-    try? server.closeFuture.wait()  // never closes: the connection's end exits the process
-    exit(0)
+    serveOnOneLoop(path: path, mode: "envelope echo") { EnvelopeEchoHandler(answer: answer) }
 }
 
 /// Parses each RESPONSE frame read back and completes the promise waiting
@@ -168,18 +153,8 @@ final class EnvelopeEchoFloor: Sendable {
     /// `count` sequential lookups from a task that prefers `executor` (nil:
     /// the pool); one sample (ns) each.
     func latencies(count: Int, on executor: (any TaskExecutor)?) async throws -> [Double] {
-        try await withTaskExecutorPreference(executor) { () async throws -> [Double] in
-            var samples: [Double] = []
-            samples.reserveCapacity(count)
-            let clock = ContinuousClock()
-            let request = lookupLHR()
-            for _ in 0..<count {
-                let start = clock.now
-                blackHole(try await lookup(request))
-                samples.append(nanoseconds(clock.now - start))
-            }
-            return samples
-        }
+        let request = lookupLHR()
+        return try await sequentialLatencies(count: count, on: executor) { blackHole(try await self.lookup(request)) }
     }
 
     /// CPU time the answering process has used (user + system).

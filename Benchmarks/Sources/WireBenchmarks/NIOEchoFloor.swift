@@ -62,18 +62,25 @@ private final class FrameEchoHandler: ChannelInboundHandler {
 /// `nio-echo PATH BYTES`: one NIO event loop echoing BYTES-byte frames on PATH
 /// until the first connection closes.
 func runNIOEchoServer(path: String, frameBytes: Int) -> Never {
+    serveOnOneLoop(path: path, mode: "nio echo") { FrameEchoHandler(frameBytes: frameBytes) }
+}
+
+/// Listens on PATH with one NIO event loop, gives each connection the
+/// handler `makeHandler` makes, says "listening" and serves until the
+/// process exits (the echo handlers exit when their connection closes).
+func serveOnOneLoop(path: String, mode: String, makeHandler: @escaping @Sendable () -> any ChannelHandler) -> Never {
     unlink(path)
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let server: any Channel
     do {
         server = try ServerBootstrap(group: group)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(FrameEchoHandler(frameBytes: frameBytes)) }
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(makeHandler()) }
             }
             .bind(unixDomainSocketPath: path)
             .wait()
     } catch {
-        fatalError("nio echo cannot listen on \(path): \(error)")  // safe: a child benchmark process; its parent reports the failed connect
+        fatalError("\(mode) cannot listen on \(path): \(error)")  // safe: a child benchmark process; its parent reports the failed connect
     }
     FileHandle.standardOutput.write(Data("listening\n".utf8))
     try? server.closeFuture.wait()  // never closes: the connection's end exits the process
@@ -138,22 +145,10 @@ final class NIOEchoFloor: Sendable {
         WireTimeline.mark(.callerResumed)
     }
 
-    /// `count` sequential round trips from a task on the pool; one sample (ns) each.
-    @concurrent func latencies(count: Int) async throws -> [Double] {
-        var samples: [Double] = []
-        samples.reserveCapacity(count)
-        let clock = ContinuousClock()
-        for _ in 0..<count {
-            let start = clock.now
-            try await roundTrip()
-            samples.append(nanoseconds(clock.now - start))
-        }
-        return samples
-    }
-
-    /// ``latencies(count:)`` from a task that prefers `executor` (nil: the pool).
+    /// `count` sequential round trips from a task that prefers `executor`
+    /// (nil: the pool); one sample (ns) each.
     func latencies(count: Int, on executor: (any TaskExecutor)?) async throws -> [Double] {
-        try await withTaskExecutorPreference(executor) { () async throws -> [Double] in try await latencies(count: count) }
+        try await sequentialLatencies(count: count, on: executor) { try await self.roundTrip() }
     }
 
     /// `total` round trips from `inFlight` concurrent tasks; ns per round trip.

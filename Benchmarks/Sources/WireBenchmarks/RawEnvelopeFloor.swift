@@ -38,13 +38,7 @@ private func frame(_ payload: [UInt8]) -> [UInt8] {
 func runRawEnvelopeEchoServer(path: String, answerHex: String) -> Never {
     guard let answer = try? AirportLookupResponse(wireEncoded: bytes(fromHex: answerHex)) else { fatalError("raw envelope echo: not a lookup response") }  // safe: a child benchmark process
     let airports = [answer.airport.iataCode: answer]
-    unlink(path)
-    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var address = unixAddress(path)
-    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-    guard bound == 0, listen(listener, 1) == 0 else { fatalError("raw envelope echo cannot listen on \(path): errno \(errno)") }  // safe: a child benchmark process; its parent reports the failed connect
-    FileHandle.standardOutput.write(Data("listening\n".utf8))
-    let connection = accept(listener, nil, nil)
+    let connection = acceptOneConnection(path: path, mode: "raw envelope echo")
     var payload: [UInt8] = []
     while readFrame(connection, into: &payload) {
         do {
