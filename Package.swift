@@ -26,6 +26,9 @@ let configuration = Target.Dependency.product(name: "Configuration", package: "s
 let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 let propertyBased = Target.Dependency.product(name: "PropertyBased", package: "swift-property-based")
 let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
+let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+let jwtKit = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
+let bcrypt = Target.Dependency.product(name: "HummingbirdBcrypt", package: "hummingbird-auth")
 
 /// The six services. Each may import the bus, the store, the messages and
 /// libraries — never another service (checked by `ops/check-boundaries.sh`
@@ -40,6 +43,8 @@ let serviceTargets: [Target] = serviceNames.map { name in
     case "ScoringService": [protobuf]
     case "AlertsService": [httpClient, nioCore, crypto, configuration]
     case "AnalyticsService": [crypto, configuration, protobuf]
+    // Identity: bcrypt for passwords, SHA-256 for refresh tokens (docs/api.md).
+    case "SubscriptionService": [bcrypt, crypto, configuration]
     default: []
     }
     return .target(
@@ -70,6 +75,8 @@ let package = Package(
         .library(name: "FareLensStore", targets: ["FareLensStore"]),
         /// For the alerts benchmark: the policy and the outbox delivery.
         .library(name: "AlertsService", targets: ["AlertsService"]),
+        /// The app's HTTP/JSON edge (docs/api.md).
+        .library(name: "FareLensGateway", targets: ["FareLensGateway"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -89,6 +96,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         // The Prometheus text of every node's swift-metrics (`/metrics`, `farelensctl metrics`).
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // The gateway: HTTP server, session tokens (ES256 JWTs, Apple's RS256 identity tokens), bcrypt.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .target(
@@ -132,10 +144,20 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        /// The registry of all six services; the only target that knows them all.
+        /// The app's HTTP/JSON edge: a bus client like farelensctl, hosted
+        /// like a service; imports no service target (ops/check-boundaries.sh).
+        .target(
+            name: "FareLensGateway",
+            dependencies: ["FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", log, metrics, grdb, hummingbird, jwtKit, crypto, configuration, protobuf, nioCore,
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: strict
+        ),
+        /// The registry of all six services and the gateway; the only target that knows them all.
         .target(
             name: "FareLensServices",
-            dependencies: serviceNames.map { .target(name: $0) } + ["FareLensRuntime"],
+            dependencies: serviceNames.map { .target(name: $0) } + ["FareLensRuntime", "FareLensGateway"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -225,6 +247,14 @@ let package = Package(
         ),
         /// The shared definitions in FareLensMessages (the attribution sub-id).
         .testTarget(name: "FareLensMessagesTests", dependencies: ["FareLensMessages", "FareLensTesting", crypto, protobuf], swiftSettings: strict),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: [
+                "FareLensGateway", "FareLensServices", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore",
+                httpClient, jwtKit, crypto, log, configuration, nioCore, nioHTTP1,
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(name: "FarelensctlTests", dependencies: ["farelensctl", "FareLensMessages"], swiftSettings: strict),
     ] + serviceTargets
 )

@@ -1,14 +1,17 @@
 import AlertsService
 import AnalyticsService
+import FareLensGateway
 public import FareLensRuntime
 import ScoringService
 import SearchService
 import SubscriptionService
 import WatchlistService
 
-/// The six services, in start order: analytics first (it hears every topic,
-/// so it must be listening before anyone publishes), alerts last. Shutdown
-/// runs in the reverse order.
+/// The six services and the gateway, in start order: analytics first (it
+/// hears every topic, so it must be listening before anyone publishes),
+/// alerts after the other services, the gateway last (the app's requests
+/// arrive once every service it calls is registered). Shutdown runs in the
+/// reverse order: the gateway stops taking requests first.
 public enum ServiceCatalog {
     /// Every service this executable can host.
     public static let all: [ServiceDescriptor] = [
@@ -18,5 +21,6 @@ public enum ServiceCatalog {
         ScoringServiceEntry.descriptor,
         WatchlistServiceEntry.descriptor,
         AlertsServiceEntry.descriptor,
+        GatewayEntry.descriptor,
     ]
 }

@@ -12,6 +12,10 @@ public struct SubscriptionError: ServiceError, Equatable, CustomStringConvertibl
         case airportLimit = "airport-limit"
         case airportsUnavailable = "airports-unavailable"
         case storage = "storage"
+        case weakPassword = "weak-password"
+        case invalidCredentials = "invalid-credentials"
+        case invalidRefreshToken = "invalid-refresh-token"
+        case refreshTokenReused = "refresh-token-reused"
     }
 
     private let kind: Kind
@@ -51,6 +55,22 @@ public struct SubscriptionError: ServiceError, Equatable, CustomStringConvertibl
     /// The airport directory (the search service) could not be asked.
     public static func airportsUnavailable(_ reason: String) -> SubscriptionError {
         .init(.airportsUnavailable, "airport codes cannot be checked now: \(reason)")
+    }
+    /// A password too short, or too long for bcrypt.
+    public static func weakPassword(_ reason: String) -> SubscriptionError {
+        .init(.weakPassword, field: "password", "password: \(reason)")
+    }
+    /// No account with this email and password; which of the two is wrong is not said.
+    public static var invalidCredentials: SubscriptionError {
+        .init(.invalidCredentials, "the email or the password is wrong")
+    }
+    /// A refresh token that is unknown, expired or revoked.
+    public static var invalidRefreshToken: SubscriptionError {
+        .init(.invalidRefreshToken, field: "refresh_token", "refresh_token: unknown, expired or revoked; sign in again")
+    }
+    /// A refresh token presented after it was rotated: its family is now revoked.
+    public static var refreshTokenReused: SubscriptionError {
+        .init(.refreshTokenReused, field: "refresh_token", "refresh_token: already used once; every session of this sign-in is revoked, sign in again")
     }
     /// The service's database failed.
     public static func storage(_ reason: String) -> SubscriptionError {

@@ -35,11 +35,20 @@ actor SubscriptionService: ServiceBehaviour {
     let events: EventOutbox
     private let trialCheckInterval: Duration
     let logger: Logger
+    /// bcrypt for password accounts, off the concurrency pool.
+    let passwords: PasswordHasher
+    /// Real time, for sessions: refresh tokens and sign-in throttling last
+    /// real days and minutes, whatever the business clock (a demo's runs
+    /// 8 simulated hours a second).
+    let sessionClock: any WallClock
 
     init(
         database: ServiceDatabase, airports: any AirportChecker, clock: any WallClock, bus: MessageBus,
-        trialCheckInterval: Duration = .seconds(60), logger: Logger
+        trialCheckInterval: Duration = .seconds(60), bcryptCost: UInt8 = 12,
+        sessionClock: any WallClock = SystemWallClock(), logger: Logger
     ) {
+        self.sessionClock = sessionClock
+        self.passwords = PasswordHasher(cost: bcryptCost)
         self.database = database
         self.validator = UserValidator(airports: airports)
         self.clock = clock
@@ -64,6 +73,11 @@ actor SubscriptionService: ServiceBehaviour {
         try bus.serve(DeleteUserRequest.self) { request, context in try await self.deleteUser(request, context: context) }
         try bus.serve(PreferredAirportUsersRequest.self) { request, _ in try await self.preferredAirportUsers(request) }
         try bus.serve(PreferredAirportSummaryRequest.self) { request, _ in try await self.preferredAirportSummary(request) }
+        try bus.serve(PasswordSignUpRequest.self) { request, context in try await self.passwordSignUp(request, context: context) }
+        try bus.serve(PasswordSignInRequest.self) { request, _ in try await self.passwordSignIn(request) }
+        try bus.serve(AppleSignInRequest.self) { request, context in try await self.appleSignIn(request, context: context) }
+        try bus.serve(RefreshSessionRequest.self) { request, _ in try self.refreshSession(request) }
+        try bus.serve(SignOutRequest.self) { request, _ in try self.signOut(request) }
     }
 
     /// Publishes the outbox's events and checks trials until cancelled;
@@ -78,6 +92,7 @@ actor SubscriptionService: ServiceBehaviour {
                 while !Task.isCancelled {
                     await self.advanceTrials()
                     await self.endPaidPeriods()
+                    await self.purgeExpiredRefreshTokens()
                     try? await Task.sleep(for: self.clock.realDuration(of: self.trialCheckInterval))  // safe: the trial schedule itself (tests call advanceTrials directly); ends on cancellation
                 }
             }
@@ -89,6 +104,20 @@ actor SubscriptionService: ServiceBehaviour {
     /// Creates a user on a 14-day trial; publishes `TierChanged`
     /// (unspecified → trial, `TRIAL_STARTED`) and `UserPreferencesChanged`.
     func createUser(_ request: CreateUserRequest, context: RequestContext? = nil) async throws(SubscriptionError) -> CreateUserResponse {
+        let (record, _) = try await insertUser(request, context: context) { _, _ in () }
+        var response = CreateUserResponse()
+        response.user = record.message
+        response.entitlements = TierEntitlements.of(.trial)
+        return response
+    }
+
+    /// Checks and inserts a new user on a 14-day trial, with its events;
+    /// `alongside` writes what else belongs to the account (a credential,
+    /// an Apple subject, a refresh token) in the same transaction.
+    func insertUser<Alongside: Sendable>(
+        _ request: CreateUserRequest, context: RequestContext?,
+        alongside: @escaping @Sendable (UserRecord, Database) throws(SubscriptionError) -> Alongside
+    ) async throws(SubscriptionError) -> (UserRecord, Alongside) {
         let email = try UserValidator.email(request.email)
         let timeZone = try UserValidator.timeZone(request.timeZone)
         let quiet = try UserValidator.quietHours(request.hasQuietHours ? request.quietHours : nil)
@@ -102,17 +131,15 @@ actor SubscriptionService: ServiceBehaviour {
             trialStage: .running, product: SubscriptionProduct.unspecified.rawValue, paidUntilUnixMs: 0, autoRenew: false,
             createdAtUnixMs: Self.unixMs(now)
         )
-        try write { db throws(SubscriptionError) in
+        let written = try write { db throws(SubscriptionError) in
             guard try Self.catching({ try UserRecord.filter(Column("email") == email).fetchCount(db) }) == 0 else { throw .emailTaken(email) }
             try Self.catching { try record.insert(db) }
             try self.appendTierChange(record, from: .unspecified, cause: .trialStarted, at: now, parent: context, in: db)
             try self.appendPreferences(record, at: now, parent: context, in: db)
+            return try alongside(record, db)
         }
         logger.info("user created", metadata: ["user": "\(record.userID)", "tier": "trial"])
-        var response = CreateUserResponse()
-        response.user = record.message
-        response.entitlements = TierEntitlements.of(.trial)
-        return response
+        return (record, written)
     }
 
     /// A user by id, or by email when the id is empty.
@@ -263,7 +290,7 @@ actor SubscriptionService: ServiceBehaviour {
         return record
     }
 
-    func write<T: Sendable>(_ body: @Sendable (Database) throws(SubscriptionError) -> T) throws(SubscriptionError) -> T {
+    nonisolated func write<T: Sendable>(_ body: @Sendable (Database) throws(SubscriptionError) -> T) throws(SubscriptionError) -> T {
         try database.write(body, storageError: SubscriptionError.storage)
     }
 

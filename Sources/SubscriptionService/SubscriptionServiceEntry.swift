@@ -1,4 +1,5 @@
 public import FareLensRuntime
+import Configuration
 import FareLensStore
 
 /// The subscription service: accounts, trials, tiers and entitlements
@@ -9,8 +10,18 @@ public enum SubscriptionServiceEntry {
     public static let descriptor = ServiceDescriptor(name: "subscription", address: "subscription", migrations: migrations) { context in
         SubscriptionService(
             database: context.database, airports: BusAirportChecker(bus: context.bus), clock: context.clock, bus: context.bus,
-            logger: context.logger
+            bcryptCost: try bcryptCost(context.configuration), logger: context.logger
         )
+    }
+
+    /// `subscription.bcryptCost` (`FARELENS_SUBSCRIPTION_BCRYPT_COST`): 4–31, 12 by default.
+    static func bcryptCost(_ configuration: ConfigReader) throws -> UInt8 {
+        let text = configuration.string(forKey: "bcryptCost") ?? configuration.int(forKey: "bcryptCost").map(String.init)
+        guard let text else { return 12 }
+        guard let cost = UInt8(text), (4...31).contains(cost) else {
+            throw ConfigurationError.invalid(key: "subscription.bcryptCost", value: text, expected: "a whole number from 4 to 31 (bcrypt's cost)")
+        }
+        return cost
     }
 
     static var migrations: ServiceMigrations {
@@ -21,6 +32,11 @@ public enum SubscriptionServiceEntry {
             try PurchaseRecord.migrate(db)
         }
         migrations.registerEventOutbox(named: "subscription-003-event-outbox")
+        migrations.register("subscription-004-identity") { db in
+            try CredentialRecord.migrate(db)
+            try AppleSubjectRecord.migrate(db)
+            try RefreshTokenRecord.migrate(db)
+        }
         return migrations
     }
 }

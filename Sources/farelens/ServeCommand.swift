@@ -14,7 +14,9 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Every option also has a configuration key and an environment variable \
             (FARELENS_SERVICES, FARELENS_DATA_DIR, FARELENS_LOG_LEVEL, FARELENS_NODE_NAME, \
-            FARELENS_CONFIG, FARELENS_BRIDGE_SOCKET); see docs/operations.md. \
+            FARELENS_CONFIG, FARELENS_BRIDGE_SOCKET, FARELENS_GATEWAY_LISTEN); see docs/operations.md. \
+            The gateway (the app's API, docs/api.md) is one of the services: \
+            'all' serves it on 127.0.0.1:8080. \
             A node listens on its socket unless told --connect; split the services \
             across processes by starting one with --listen PATH and the others \
             with --connect PATH. Flags win over the environment, \
@@ -46,6 +48,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Serve GET /metrics (Prometheus text) over HTTP on HOST:PORT, e.g. 127.0.0.1:9464. [key: metrics.listen; default off]")
     var metricsListen: String?
 
+    @Option(name: .long, help: "Serve the app's HTTP/JSON API (the gateway) on HOST:PORT; port 0 lets the system choose. [key: gateway.listen; default 127.0.0.1:8080]")
+    var httpListen: String?
+
     @OptionGroup(title: "Demo") var demo: DemoOptions
 
     func run() async throws {
@@ -57,6 +62,7 @@ struct ServeCommand: AsyncParsableCommand {
         flags["logLevel"] = logLevel
         flags["nodeName"] = nodeName
         flags["metrics.listen"] = metricsListen
+        flags["gateway.listen"] = httpListen
         do {
             let start = Date()
             let configuration = try await NodeConfiguration.load(flags: flags, configFile: config, defaults: demo.demo ? DemoSetup.defaults(demo.demoClock) : [:])

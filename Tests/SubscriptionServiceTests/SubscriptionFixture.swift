@@ -29,6 +29,8 @@ func serveAirportLookup(on bus: MessageBus, known: Set<String> = KnownAirports()
 struct SubscriptionFixture {
     let bus: MessageBus
     let clock = ManualWallClock(Date(timeIntervalSince1970: 1_790_000_000))  // 2026-09-21T14:13:20Z
+    /// Real time as the sessions see it (refresh tokens, sign-in throttling).
+    let sessionClock = ManualWallClock(Date(timeIntervalSince1970: 1_790_000_000))
     let database: ServiceDatabase
     let service: SubscriptionService
 
@@ -38,7 +40,9 @@ struct SubscriptionFixture {
         migrations.registerInbox()
         SubscriptionServiceEntry.migrations.forEachMigration { name, migrate in migrations.register(name, migrate) }
         database = try ServiceDatabase.inMemory(service: "subscription", migrations: migrations)
-        service = SubscriptionService(database: database, airports: KnownAirports(), clock: clock, bus: bus, logger: quietLogger())
+        // bcrypt's least cost: the tests check the hashing, not its strength.
+        service = SubscriptionService(
+            database: database, airports: KnownAirports(), clock: clock, bus: bus, bcryptCost: 4, sessionClock: sessionClock, logger: quietLogger())
     }
 
     /// Runs the service (its event publisher and trial checks) around `body`.

@@ -91,6 +91,10 @@ extension SubscriptionService {
         try write { db throws(SubscriptionError) in
             guard try Self.catching({ try UserRecord.deleteOne(db, key: request.userID) }) else { throw .unknownUser(request.userID) }
             _ = try Self.catching { try PurchaseRecord.filter(Column("userID") == request.userID).deleteAll(db) }
+            // Every way to sign in as the user ends with it (the foreign keys cascade too).
+            _ = try Self.catching { try CredentialRecord.deleteOne(db, key: request.userID) }
+            _ = try Self.catching { try AppleSubjectRecord.filter(Column("userID") == request.userID).deleteAll(db) }
+            _ = try Self.catching { try RefreshTokenRecord.filter(Column("userID") == request.userID).deleteAll(db) }
             try Self.catching { try self.events.append(deleted, parent: context, in: db) }
         }
         logger.notice("user deleted", metadata: ["user": "\(request.userID)"])

@@ -1,0 +1,77 @@
+import FareLensBus
+import FareLensMessages
+import Foundation
+import Hummingbird
+import SwiftProtobuf
+
+/// The operations of API v1 (Resources/openapi.yaml), each a translation
+/// of one HTTP request into one bus request. User ids come from the access
+/// token only: a body's or a path's never names the user acted for.
+struct GatewayAPI: Sendable {
+    let bus: MessageBus
+    let keys: SessionKeys
+    let settings: GatewaySettings
+    /// Per client address: sign-in, sign-up, refresh.
+    let signInLimiter: RateLimiter
+    let metrics: GatewayMetrics
+    /// Real time, for access tokens.
+    let now: @Sendable () -> Date
+
+    /// Sends `request` with the bus's deadline; a bus error becomes its problem.
+    func call<R: BusRequest>(_ request: R) async throws -> R.Response where R.Response: Sendable {
+        do {
+            return try await bus.request(request)
+        } catch {
+            throw Problem.from(error)
+        }
+    }
+
+    /// Adds every operation to `router`.
+    func register(on router: Router<GatewayRequestContext>, authentication: AuthenticationMiddleware) {
+        let auth = router.group("v1/auth")
+        auth.post("signup") { request, context in try await signUp(request, context) }
+        auth.post("signin") { request, context in try await signIn(request, context) }
+        auth.post("refresh") { request, context in try await refresh(request, context) }
+        auth.post("signout") { request, context in try await signOut(request, context) }
+
+        let me = router.group("v1/me").add(middleware: authentication)
+        me.get { _, context in try await profile(context) }
+        me.patch { request, context in try await updateProfile(request, context) }
+        me.delete { _, context in try await deleteAccount(context) }
+        me.get("entitlements") { _, context in try await entitlements(context) }
+        me.get("watchlists") { request, context in try await listWatchlists(request, context) }
+        me.post("watchlists") { request, context in try await createWatchlist(request, context) }
+        me.get("watchlists/:id") { _, context in try await watchlist(context) }
+        me.patch("watchlists/:id") { request, context in try await updateWatchlist(request, context) }
+        me.delete("watchlists/:id") { _, context in try await deleteWatchlist(context) }
+        me.post("watchlists/:id/check") { _, context in try await checkWatchlist(context) }
+        me.get("deals") { request, context in try await deals(request, context) }
+        me.get("alerts") { request, context in try await alertHistory(request, context) }
+        me.get("alerts/settings") { _, context in try await alertSettings(context) }
+
+        let open = router.group("v1").add(middleware: authentication)
+        open.get("airports") { request, context in try await airports(request, context) }
+        open.post("search") { request, context in try await search(request, context) }
+    }
+}
+
+extension Request {
+    /// A query parameter as a whole number in `range`; 400 naming it otherwise.
+    func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let text = uri.queryParameters.get(name) else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw Problem.badRequest("invalid-query", "\(name): '\(text)' is not a whole number from \(range.lowerBound) to \(range.upperBound)", field: name)
+        }
+        return value
+    }
+
+    /// A query parameter that is `true` or `false`; 400 naming it otherwise.
+    func boolean(_ name: String) throws -> Bool? {
+        guard let text = uri.queryParameters.get(name) else { return nil }
+        switch text {
+        case "true", "1": return true
+        case "false", "0": return false
+        default: throw Problem.badRequest("invalid-query", "\(name): '\(text)' is not true or false", field: name)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import FareLensBus
+import FareLensRuntime
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+
+/// The gateway's behaviour in a node: an HTTP server (Hummingbird 2) whose
+/// routes are ``GatewayAPI``'s operations, run until the node's graceful
+/// shutdown (it stops accepting, finishes what is in flight, then stops).
+final class GatewayService: ServiceBehaviour {
+    let bus: MessageBus
+    let settings: GatewaySettings
+    let loadedKeys: SessionKeys.Loaded
+    let logger: Logger
+    let now: @Sendable () -> Date
+    let monotonicSeconds: @Sendable () -> Double
+    let onListening: @Sendable (Int) -> Void
+    private let boundPort = Mutex<Int?>(nil)
+
+    init(
+        bus: MessageBus, settings: GatewaySettings, keys: SessionKeys.Loaded, logger: Logger,
+        now: @escaping @Sendable () -> Date = { Date() },
+        monotonicSeconds: @escaping @Sendable () -> Double = RateLimiter.monotonicSeconds,
+        onListening: @escaping @Sendable (Int) -> Void = { _ in }
+    ) {
+        self.onListening = onListening
+        self.bus = bus
+        self.settings = settings
+        self.loadedKeys = keys
+        self.logger = logger
+        self.now = now
+        self.monotonicSeconds = monotonicSeconds
+    }
+
+    /// The port the server listens on, once it does.
+    var port: Int? { boundPort.withLock { $0 } }
+
+    /// Serves HTTP until the task is cancelled or the node shuts down.
+    func run() async throws {
+        let keys = try await SessionKeys.make(loadedKeys)
+        let metrics = GatewayMetrics()
+        let api = GatewayAPI(
+            bus: bus, keys: keys, settings: settings,
+            signInLimiter: RateLimiter(burst: settings.signInBurst, perSecond: settings.signInPerMinute / 60, now: monotonicSeconds),
+            metrics: metrics, now: now)
+        let authentication = AuthenticationMiddleware(
+            keys: keys, settings: settings, limiter: RateLimiter(burst: settings.userBurst, perSecond: settings.userPerSecond, now: monotonicSeconds),
+            metrics: metrics, now: now)
+        let bodyLimit = settings.maxBodyBytes
+        let router = Router(context: GatewayRequestContext.self)
+        router.add(middleware: ProblemMiddleware(logger: logger, metrics: metrics))
+        router.add(middleware: BodyLimitMiddleware(limit: bodyLimit))
+        router.get("openapi.yaml") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "application/yaml"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
+        }
+        router.get("healthz") { _, _ in Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }
+        api.register(on: router, authentication: authentication)
+        let port = settings.port
+        let host = settings.host
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { [self] channel in
+                let bound = channel.localAddress?.port ?? port
+                self.boundPort.withLock { $0 = bound }
+                self.onListening(bound)
+                self.logger.notice("gateway listening", metadata: ["url": "http://\(host):\(bound)", "openapi": "http://\(host):\(bound)/openapi.yaml"])
+            },
+            logger: logger
+        )
+        do {
+            try await app.run()
+        } catch {
+            logger.critical("gateway cannot serve HTTP on \(host):\(port): \(error)")
+            throw error
+        }
+    }
+}
+
+/// Sets each request's body limit from `gateway.maxBodyBytes`.
+struct BodyLimitMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
+    let limit: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        context.bodyLimit = limit
+        return try await next(request, context)
+    }
+}

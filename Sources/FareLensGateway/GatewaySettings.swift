@@ -1,0 +1,64 @@
+public import Configuration
+public import FareLensRuntime
+import Foundation
+
+/// What the gateway reads from its section of the configuration
+/// (`gateway.*`, `FARELENS_GATEWAY_*`; docs/operations.md lists each key).
+public struct GatewaySettings: Sendable {
+    /// `gateway.listen` / `--http-listen`: HOST:PORT, 127.0.0.1:8080 by
+    /// default; port 0 lets the system choose (tests).
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// `gateway.issuer` and `gateway.audience`: the access tokens' `iss` and `aud`.
+    public var issuer = "farelens"
+    public var audience = "farelens-app"
+    /// `gateway.accessTokenSeconds`: an access token's life, 3600 (SPEC § 8).
+    public var accessTokenLifetime: Duration = .seconds(3600)
+    /// `gateway.signingKeyFiles`: PEM files of ES256 private keys, comma-separated;
+    /// the first signs, every one verifies (a rotation). Unset: a key kept in
+    /// the gateway's own database, made on first start.
+    public var signingKeyFiles: [String] = []
+    /// `gateway.maxBodyBytes`: larger request bodies are refused with 413.
+    public var maxBodyBytes = 64 * 1024
+    /// `gateway.userBurst` and `gateway.userPerSecond`: each user's token bucket.
+    public var userBurst = 60.0
+    public var userPerSecond = 2.0
+    /// `gateway.signInBurst` and `gateway.signInPerMinute`: each client address's
+    /// bucket for sign-in, sign-up and refresh.
+    public var signInBurst = 10.0
+    public var signInPerMinute = 10.0
+
+    /// The defaults.
+    public init() {}
+
+    /// Reads the gateway's section.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the key at fault.
+    public init(_ reader: ConfigReader) throws(ConfigurationError) {
+        if let listen = reader.string(forKey: "listen") {
+            guard let colon = listen.lastIndex(of: ":"), colon > listen.startIndex, let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else {
+                throw .invalid(key: "gateway.listen", value: listen, expected: "HOST:PORT, e.g. 127.0.0.1:8080")
+            }
+            host = String(listen[..<colon])
+            self.port = port
+        }
+        issuer = reader.string(forKey: "issuer", default: issuer)
+        audience = reader.string(forKey: "audience", default: audience)
+        accessTokenLifetime = .seconds(try Self.number(reader, "accessTokenSeconds", 3600, in: 60...86_400))
+        signingKeyFiles = (reader.string(forKey: "signingKeyFiles") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        maxBodyBytes = Int(try Self.number(reader, "maxBodyBytes", Double(maxBodyBytes), in: 1024...16_777_216))
+        userBurst = try Self.number(reader, "userBurst", userBurst, in: 1...1_000_000)
+        userPerSecond = try Self.number(reader, "userPerSecond", userPerSecond, in: 0.001...1_000_000)
+        signInBurst = try Self.number(reader, "signInBurst", signInBurst, in: 1...1_000_000)
+        signInPerMinute = try Self.number(reader, "signInPerMinute", signInPerMinute, in: 0.001...1_000_000)
+    }
+
+    private static func number(_ reader: ConfigReader, _ key: String, _ fallback: Double, in range: ClosedRange<Double>) throws(ConfigurationError) -> Double {
+        let text = reader.string(forKey: ConfigKey(key)) ?? reader.int(forKey: ConfigKey(key)).map(String.init) ?? reader.double(forKey: ConfigKey(key)).map { "\($0)" }
+        guard let text else { return fallback }
+        guard let value = Double(text), range.contains(value) else {
+            throw .invalid(key: "gateway.\(key)", value: text, expected: "a number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+}

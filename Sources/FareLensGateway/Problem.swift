@@ -1,0 +1,112 @@
+import FareLensBus
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// An RFC 9457 problem (`application/problem+json`): the HTTP status, the
+/// service's error code, a human message and the field at fault. Every error
+/// the gateway answers is one; none carries internals (docs/api.md, "Errors").
+struct Problem: Error, HTTPResponseError, Sendable {
+    let status: HTTPResponse.Status
+    /// A stable code: the service's (`email-taken`, `unknown-airport`) or the gateway's own (`invalid-token`, `rate-limited`).
+    let code: String
+    let message: String
+    let field: String?
+    /// Extra headers: `Retry-After`, `RateLimit`, `WWW-Authenticate`.
+    var headers: HTTPFields = [:]
+
+    init(_ status: HTTPResponse.Status, code: String, _ message: String, field: String? = nil, headers: HTTPFields = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+        self.headers = headers
+    }
+
+    /// 401 with the challenge RFC 6750 asks for.
+    static func unauthorized(_ code: String, _ message: String) -> Problem {
+        var headers = HTTPFields()
+        headers[.wwwAuthenticate] = "Bearer realm=\"farelens\", error=\"invalid_token\", error_description=\"\(code)\""
+        return Problem(.unauthorized, code: code, message, headers: headers)
+    }
+
+    static func badRequest(_ code: String, _ message: String, field: String? = nil) -> Problem {
+        Problem(.badRequest, code: code, message, field: field)
+    }
+
+    static func notFound(_ message: String) -> Problem {
+        Problem(.notFound, code: "not-found", message)
+    }
+
+    /// 503 with `Retry-After`: a service could not be reached in time.
+    static func unavailable(_ message: String, retryAfterSeconds: Int = 1) -> Problem {
+        var headers = HTTPFields()
+        headers[.retryAfter] = "\(retryAfterSeconds)"
+        return Problem(.serviceUnavailable, code: "service-unavailable", message, headers: headers)
+    }
+
+    func response(from request: Request, context: some Hummingbird.RequestContext) throws -> Response {
+        var body: [String: String] = [
+            "type": "https://farelens.app/problems/\(code)",
+            "title": status.reasonPhrase,
+            "code": code,
+            "detail": message,
+            "instance": request.uri.path,
+        ]
+        body["field"] = field
+        var json = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data("{}".utf8)
+        // status is a number in RFC 9457, so it is spliced in rather than stringified.
+        json.removeLast()
+        json.append(contentsOf: Array(",\"status\":\(status.code)}".utf8))
+        var fields = headers
+        fields[.contentType] = "application/problem+json"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: json)))
+    }
+}
+
+extension Problem {
+    /// What a bus error means to an app: the service's code with its status,
+    /// a service away as 503, never a 500 with its text.
+    static func from(_ error: BusError) -> Problem {
+        switch error.kind {
+        case .timeout, .serviceUnavailable, .overloaded, .cancelled:
+            return .unavailable("the service is busy or away; try again shortly")
+        case .remote:
+            let code = error.remoteCode ?? "internal"
+            let field = Self.field(in: error.message)
+            switch code {
+            case "not-found", "unknown-offer":
+                return Problem(.notFound, code: code, error.message, field: field)
+            case "unknown-user":
+                // User ids come from the token only: an unknown one is a deleted account's session.
+                return .unauthorized("user-gone", "the account this token was issued for no longer exists")
+            case "invalid-credentials", "invalid-refresh-token", "refresh-token-reused":
+                var problem = Problem.unauthorized(code, error.message)
+                problem = Problem(.unauthorized, code: code, error.message, field: field, headers: problem.headers)
+                return problem
+            case "email-taken", "watchlist-exists", "watchlist-limit", "airport-limit", "watchlist-inactive":
+                return Problem(.conflict, code: code, error.message, field: field)
+            case "airports-unavailable", "storage", "no-fares-available", "quota-exhausted":
+                var problem = Problem.unavailable(error.message)
+                problem = Problem(.serviceUnavailable, code: code, error.message, field: field, headers: problem.headers)
+                return problem
+            case "internal":
+                return Problem(.internalServerError, code: "internal", "the request could not be completed")
+            default:
+                return Problem(.unprocessableContent, code: code, error.message, field: field)
+            }
+        case .badMessage, .forbidden:
+            return Problem(.internalServerError, code: "internal", "the request could not be completed")
+        default:
+            return Problem(.internalServerError, code: "internal", "the request could not be completed")
+        }
+    }
+
+    /// The field a service's message names first (`"email: is required"` → `email`), if any.
+    static func field(in message: String) -> String? {
+        guard let colon = message.firstIndex(of: ":") else { return nil }
+        let name = message[..<colon]
+        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0 == "_" || $0 == "." || $0.isNumber) }) else { return nil }
+        return String(name)
+    }
+}
