@@ -51,7 +51,8 @@ extension GatewayAPI {
 
     /// A session's JSON: a new access token, the grant's refresh token, the user and entitlements.
     private func session(_ grant: SessionGrant, status: HTTPResponse.Status) async throws -> Response {
-        let issued = now()
+        // Whole seconds, as the token carries them: the hour ends when the token says it does.
+        let issued = Date(timeIntervalSince1970: now().timeIntervalSince1970.rounded(.down))
         let claims = AccessClaims(
             sub: .init(value: grant.user.userID), sid: grant.familyID, iss: .init(value: settings.issuer), aud: .init(value: [settings.audience]),
             iat: .init(value: issued), exp: .init(value: issued.addingTimeInterval(TimeInterval(settings.accessTokenLifetime.components.seconds))))

@@ -53,9 +53,12 @@ final class GatewayService: ServiceBehaviour {
         router.add(middleware: ProblemMiddleware(logger: logger, metrics: metrics))
         router.add(middleware: BodyLimitMiddleware(limit: bodyLimit))
         router.get("openapi.yaml") { _, _ in
+            guard let document = OpenAPIDocument.text else {
+                throw Problem(.internalServerError, code: "internal", "the OpenAPI document is missing from this build")
+            }
             var headers = HTTPFields()
             headers[.contentType] = "application/yaml"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: document)))
         }
         router.get("healthz") { _, _ in Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }
         api.register(on: router, authentication: authentication)

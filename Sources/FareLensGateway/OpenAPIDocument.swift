@@ -1,11 +1,8 @@
 import Foundation
 
-/// The API's OpenAPI 3.1 document (`Resources/openapi.yaml`), served at `/openapi.yaml`.
+/// The API's OpenAPI 3.1 document (`Resources/openapi.yaml`), served at
+/// `/openapi.yaml`; nil only if the bundle lost it (the route then answers 500).
 enum OpenAPIDocument {
-    static let text: String = {
-        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml", subdirectory: "Resources"),
-              let text = try? String(contentsOf: url, encoding: .utf8)
-        else { return "openapi: 3.1.0\ninfo: {title: FareLens API, version: '1'}\npaths: {}\n" }
-        return text
-    }()
+    static let text: String? = Bundle.module.url(forResource: "openapi", withExtension: "yaml", subdirectory: "Resources")
+        .flatMap { try? String(contentsOf: $0, encoding: .utf8) }
 }

@@ -54,7 +54,7 @@ struct Problem: Error, HTTPResponseError, Sendable {
             "instance": request.uri.path,
         ]
         body["field"] = field
-        var json = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data("{}".utf8)
+        var json = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         // status is a number in RFC 9457, so it is spliced in rather than stringified.
         json.removeLast()
         json.append(contentsOf: Array(",\"status\":\(status.code)}".utf8))

@@ -1,0 +1,160 @@
+import AsyncHTTPClient
+import Configuration
+import Crypto
+import FareLensGateway
+import FareLensRuntime
+import FareLensServices
+import FareLensTesting
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// The two shapes the gateway is tested in: everything in one node, or the
+/// gateway in a node of its own reaching the services over the socket.
+enum GatewayShape: String, CaseIterable, Sendable, CustomStringConvertible {
+    case oneProcess = "one node"
+    case split = "gateway in its own node, over the socket"
+    var description: String { rawValue }
+}
+
+/// Real nodes hosting the real services and gateway, in a temporary data
+/// directory, with the gateway's clocks in the test's hands.
+final class GatewayHarness: Sendable {
+    let shape: GatewayShape
+    let dataDirectory: String
+    /// What the gateway reads as real time (access tokens).
+    let clock: ManualWallClock
+    /// The rate limits' monotonic seconds.
+    let monotonic = Locked<Double>(1_000)
+    /// PEM files of the session keys: the first signs.
+    let keyFiles: [String]
+    let port = Locked<Int?>(nil)
+    private let nodes = Locked<[Node]>([])
+    private let tasks = Locked<[Task<Void, any Error>]>([])
+    let settings: [String: String]
+
+    init(shape: GatewayShape, dataDirectory: String? = nil, keyFiles: [String]? = nil, clock: ManualWallClock = ManualWallClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))), settings: [String: String] = [:]) throws {
+        self.shape = shape
+        self.dataDirectory = dataDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("farelens-gateway-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: self.dataDirectory, withIntermediateDirectories: true)
+        self.clock = clock
+        self.settings = settings
+        if let keyFiles {
+            self.keyFiles = keyFiles
+        } else {
+            let path = self.dataDirectory + "/session-key.pem"
+            try P256.Signing.PrivateKey().pemRepresentation.write(toFile: path, atomically: true, encoding: .utf8)
+            self.keyFiles = [path]
+        }
+    }
+
+    /// Starts the nodes and waits until the gateway listens.
+    func start() async throws {
+        let gatewayDescriptor = GatewayEntry.descriptor(
+            now: { [clock] in clock.now() }, monotonicSeconds: { [monotonic] in monotonic.get() }, onListening: { [port] bound in port.set(bound) })
+        let catalog = ServiceCatalog.all.filter { $0.name != "gateway" } + [gatewayDescriptor]
+        let everyService = "analytics,subscription,search,scoring,watchlist,alerts"
+        let socket = dataDirectory + "/hub.sock"
+        switch shape {
+        case .oneProcess:
+            try await launch(configuration(services: "all", directory: dataDirectory + "/node", listen: socket), catalog: catalog)
+        case .split:
+            try await launch(configuration(services: everyService, directory: dataDirectory + "/hub", listen: socket), catalog: catalog)
+            var gateway = try configuration(services: "gateway", directory: dataDirectory + "/edge", listen: nil)
+            gateway.connectPath = socket
+            gateway.nodeName = "edge"
+            try await launch(gateway, catalog: catalog)
+        }
+        try await withTimeLimit("the gateway listened") {
+            while self.port.get() == nil { try await Task.sleep(for: .milliseconds(5)) }
+        }
+    }
+
+    private func configuration(services: String, directory: String, listen: String?) throws -> NodeConfiguration {
+        var values: [AbsoluteConfigKey: ConfigValue] = [:]
+        let entries = [
+            "gateway.listen": "127.0.0.1:0", "gateway.signingKeyFiles": keyFiles.joined(separator: ","), "subscription.bcryptCost": "4",
+            "search.sweep.intervalSeconds": "0",
+        ].merging(settings) { _, new in new }
+        for (key, value) in entries { values[AbsoluteConfigKey(ConfigKey(key))] = ConfigValue(.string(value), isSecret: false) }
+        var configuration = try NodeConfiguration(reader: ConfigReader(provider: InMemoryProvider(values: values)))
+        configuration.services = services
+        configuration.dataDirectory = directory
+        configuration.nodeName = services == "gateway" ? "edge" : "hub"
+        configuration.listenPath = listen
+        return configuration
+    }
+
+    private func launch(_ configuration: NodeConfiguration, catalog: [ServiceDescriptor]) async throws {
+        var logger = Logger(label: "gateway-test")
+        logger.logLevel = .critical
+        let node = try Node(configuration: configuration, catalog: catalog, logger: logger)
+        let ready = Gate()
+        let task = Task { try await node.run(handleSignals: false) { _ in ready.open() } }
+        nodes.update { $0.append(node) }
+        tasks.update { $0.append(task) }
+        try await withTimeLimit("the node \(configuration.nodeName) was ready") { await ready.wait() }
+    }
+
+    /// Stops the nodes, the gateway's first.
+    func stop() async throws {
+        for node in nodes.get().reversed() { await node.shutdown() }
+        for task in tasks.get() { try await task.value }
+        nodes.set([])
+        tasks.set([])
+        port.set(nil)
+    }
+
+    /// Runs `body` with the harness started, and stops it after, whatever happens.
+    static func with(_ shape: GatewayShape, settings: [String: String] = [:], _ body: @Sendable (GatewayHarness, APIClient) async throws -> Void) async throws {
+        let harness = try GatewayHarness(shape: shape, settings: settings)
+        try await harness.start()
+        do {
+            try await body(harness, APIClient(port: harness.port.get()!))
+        } catch {
+            try await harness.stop()
+            throw error
+        }
+        try await harness.stop()
+    }
+}
+
+/// An HTTP client of the API (AsyncHTTPClient), JSON in and out.
+struct APIClient: Sendable {
+    let port: Int
+
+    struct Reply: Sendable {
+        let status: Int
+        let headers: HTTPHeaders
+        let text: String
+        /// The body as a JSON object, or empty.
+        var json: [String: Any] {
+            ((try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]) ?? [:]
+        }
+        func string(_ key: String) -> String? { json[key] as? String }
+        /// A problem's `code`.
+        var code: String? { string("code") }
+    }
+
+    func send(
+        _ method: HTTPMethod, _ path: String, token: String? = nil, json: String? = nil, headers extra: [(String, String)] = []
+    ) async throws -> Reply {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: json))
+        }
+        for (name, value) in extra { request.headers.replaceOrAdd(name: name, value: value) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
+        let body = try await response.body.collect(upTo: 8 << 20)
+        return Reply(status: Int(response.status.code), headers: response.headers, text: String(buffer: body))
+    }
+
+    /// Signs up `email` and returns the session's reply.
+    func signUp(_ email: String, password: String = "correct horse battery", timeZone: String = "America/New_York", extra: String = "") async throws -> Reply {
+        try await send(.POST, "/v1/auth/signup", json: #"{"email":"\#(email)","password":"\#(password)","time_zone":"\#(timeZone)"\#(extra)}"#)
+    }
+}

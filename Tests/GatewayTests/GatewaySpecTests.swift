@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+@Suite("Gateway: the OpenAPI document")
+struct GatewaySpecTests {
+    /// The committed document, the one the gateway serves.
+    static let specPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Sources/FareLensGateway/Resources/openapi.yaml").path
+
+    @Test("is a valid OpenAPI 3.1 document (openapi-spec-validator, installed by ops/install-deps.sh)")
+    func validates() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-m", "openapi_spec_validator", Self.specPath]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains("OK"), "\(text)")
+    }
+
+    @Test("names every operation the gateway routes, each with an operationId, a summary and its error responses")
+    func everyRouteIsDocumented() throws {
+        let spec = try String(contentsOfFile: Self.specPath, encoding: .utf8)
+        let routes = [
+            "/v1/auth/signup:", "/v1/auth/signin:", "/v1/auth/refresh:", "/v1/auth/signout:", "/v1/me:", "/v1/me/entitlements:",
+            "/v1/me/watchlists:", "/v1/me/watchlists/{watchlist_id}:", "/v1/me/watchlists/{watchlist_id}/check:", "/v1/me/deals:",
+            "/v1/me/alerts:", "/v1/me/alerts/settings:", "/v1/airports:", "/v1/search:",
+        ]
+        for route in routes { #expect(spec.contains("  \(route)\n"), "\(route) is not in the document") }
+        let operations = spec.components(separatedBy: "operationId:").count - 1
+        #expect(operations == 21, "operations: \(operations)")
+        #expect(spec.components(separatedBy: "summary:").count - 1 >= operations)
+    }
+}
