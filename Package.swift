@@ -148,7 +148,7 @@ let package = Package(
         /// like a service; imports no service target (ops/check-boundaries.sh).
         .target(
             name: "FareLensGateway",
-            dependencies: ["FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", log, metrics, grdb, hummingbird, jwtKit, crypto, configuration, protobuf, nioCore,
+            dependencies: ["FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", log, metrics, grdb, hummingbird, jwtKit, crypto, configuration, protobuf, nioCore, httpClient,
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             resources: [.copy("Resources")],
@@ -201,7 +201,7 @@ let package = Package(
             name: "FareLensRuntimeTests",
             dependencies: [
                 "FareLensRuntime", "FareLensServices", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensWire", "FareLensStore", lifecycle, log,
-                metrics, prometheus, httpClient, grdb, .product(name: "MetricsTestKit", package: "swift-metrics"),
+                metrics, prometheus, httpClient, grdb, configuration, .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),
@@ -252,6 +252,7 @@ let package = Package(
             dependencies: [
                 "FareLensGateway", "FareLensServices", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore",
                 httpClient, jwtKit, crypto, log, configuration, nioCore, nioHTTP1,
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),

@@ -15,5 +15,12 @@ for s in "${services[@]}"; do
     fi
   done
 done
-[ $status -eq 0 ] && echo "service boundaries: ok (no service imports another)"
+# The gateway is a bus client like farelensctl: it imports no service at all.
+for o in "${services[@]}"; do
+  if grep -rnE "^\s*(@testable\s+)?((public|internal|package)\s+)?import\s+$o\b" Sources/FareLensGateway; then
+    echo "boundary violation: Sources/FareLensGateway imports $o (the gateway reaches services only through the bus)" >&2
+    status=1
+  fi
+done
+[ $status -eq 0 ] && echo "service boundaries: ok (no service imports another; the gateway imports none)"
 exit $status

@@ -16,3 +16,8 @@ if [ ${#needed[@]} -gt 0 ]; then
 else
   echo "debian packages: all present (libsqlite3-dev zlib1g-dev tzdata, systemd-analyze)"
 fi
+# GatewaySpecTests validates the API's OpenAPI document with openapi-spec-validator (PyPI).
+if ! python3 -c "import openapi_spec_validator" >/dev/null 2>&1; then
+  echo "installing: openapi-spec-validator (PyPI)"
+  python3 -m pip install --quiet --disable-pip-version-check openapi-spec-validator
+fi

@@ -33,6 +33,38 @@ extension GatewayAPI {
         return try await session(try await call(body), status: .ok)
     }
 
+    /// The body of `POST /v1/auth/apple`.
+    private struct AppleSignInBody: Decodable {
+        let identity_token: String
+        let nonce: String
+        let time_zone: String?
+    }
+
+    func signInWithApple(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        try limitSignIn(context)
+        guard let apple else {
+            throw Problem(.notFound, code: "apple-sign-in-off", "Sign in with Apple is not configured on this server (gateway.apple.bundleId)")
+        }
+        if let contentType = request.headers[.contentType], !contentType.lowercased().hasPrefix("application/json") {
+            throw Problem(.unsupportedMediaType, code: "unsupported-media-type", "send the body as application/json, not \(contentType)")
+        }
+        let buffer: ByteBuffer
+        do { buffer = try await request.body.collect(upTo: context.bodyLimit) } catch {
+            throw Problem(.contentTooLarge, code: "body-too-large", "the body is larger than \(context.bodyLimit) bytes")
+        }
+        let body: AppleSignInBody
+        do { body = try JSONDecoder().decode(AppleSignInBody.self, from: buffer) } catch {
+            throw Problem.badRequest("invalid-body", "the body must be {\"identity_token\": …, \"nonce\": …, \"time_zone\": …}")
+        }
+        let identity = try await apple.verify(body.identity_token, rawNonce: body.nonce)
+        var signIn = AppleSignInRequest()
+        signIn.appleSubject = identity.subject
+        signIn.email = identity.email ?? ""
+        signIn.timeZone = body.time_zone ?? ""
+        let grant = try await call(signIn)
+        return try await session(grant, status: grant.created ? .created : .ok)
+    }
+
     func signOut(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let body = try await ProtoJSON.decode(SignOutRequest.self, from: request, context: context)
         guard !body.refreshToken.isEmpty else { throw Problem.badRequest("invalid-body", "refresh_token: is required", field: "refresh_token") }

@@ -14,6 +14,8 @@ struct GatewayAPI: Sendable {
     /// Per client address: sign-in, sign-up, refresh.
     let signInLimiter: RateLimiter
     let metrics: GatewayMetrics
+    /// Sign in with Apple's verifier; nil when `gateway.apple.bundleId` is not set.
+    let apple: AppleIdentityVerifier?
     /// Real time, for access tokens.
     let now: @Sendable () -> Date
 
@@ -33,6 +35,7 @@ struct GatewayAPI: Sendable {
         auth.post("signin") { request, context in try await signIn(request, context) }
         auth.post("refresh") { request, context in try await refresh(request, context) }
         auth.post("signout") { request, context in try await signOut(request, context) }
+        auth.post("apple") { request, context in try await signInWithApple(request, context) }
 
         let me = router.group("v1/me").add(middleware: authentication)
         me.get { _, context in try await profile(context) }

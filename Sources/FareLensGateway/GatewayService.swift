@@ -44,7 +44,7 @@ final class GatewayService: ServiceBehaviour {
         let api = GatewayAPI(
             bus: bus, keys: keys, settings: settings,
             signInLimiter: RateLimiter(burst: settings.signInBurst, perSecond: settings.signInPerMinute / 60, now: monotonicSeconds),
-            metrics: metrics, now: now)
+            metrics: metrics, apple: settings.apple.map { AppleIdentityVerifier(settings: $0, now: now, logger: logger) }, now: now)
         let authentication = AuthenticationMiddleware(
             keys: keys, settings: settings, limiter: RateLimiter(burst: settings.userBurst, perSecond: settings.userPerSecond, now: monotonicSeconds),
             metrics: metrics, now: now)

@@ -28,6 +28,18 @@ public struct GatewaySettings: Sendable {
     public var signInBurst = 10.0
     public var signInPerMinute = 10.0
 
+    /// Sign in with Apple (`gateway.apple.*`); off without a bundle id.
+    public struct Apple: Sendable {
+        /// `gateway.apple.bundleId`: the identity tokens' audience.
+        public var bundleID: String
+        /// `gateway.apple.jwksUrl`: Apple's published keys.
+        public var jwksURL = "https://appleid.apple.com/auth/keys"
+        /// `gateway.apple.jwksFile`: the keys from a file instead (tests, offline).
+        public var jwksFile: String?
+    }
+    /// Sign in with Apple, when `gateway.apple.bundleId` is set.
+    public var apple: Apple?
+
     /// The defaults.
     public init() {}
 
@@ -51,6 +63,15 @@ public struct GatewaySettings: Sendable {
         userPerSecond = try Self.number(reader, "userPerSecond", userPerSecond, in: 0.001...1_000_000)
         signInBurst = try Self.number(reader, "signInBurst", signInBurst, in: 1...1_000_000)
         signInPerMinute = try Self.number(reader, "signInPerMinute", signInPerMinute, in: 0.001...1_000_000)
+        if let bundleID = reader.string(forKey: "apple.bundleId"), !bundleID.isEmpty {
+            var apple = Apple(bundleID: bundleID)
+            apple.jwksURL = reader.string(forKey: "apple.jwksUrl", default: apple.jwksURL)
+            guard apple.jwksURL.hasPrefix("https://") || apple.jwksURL.hasPrefix("http://") else {
+                throw .invalid(key: "gateway.apple.jwksUrl", value: apple.jwksURL, expected: "an http(s) URL")
+            }
+            apple.jwksFile = reader.string(forKey: "apple.jwksFile")
+            self.apple = apple
+        }
     }
 
     private static func number(_ reader: ConfigReader, _ key: String, _ fallback: Double, in range: ClosedRange<Double>) throws(ConfigurationError) -> Double {

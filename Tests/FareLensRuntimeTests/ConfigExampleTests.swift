@@ -41,6 +41,6 @@ struct ConfigExampleTests {
         let node = try NodeProcess.start(["--config", Self.example.path, "--data-dir", root + "/data", "--listen", root + "/node.sock", "--log-level", "error"])
         defer { node.kill() }
         try await node.waitForOutput(containing: "farelens ready: node=farelens")
-        #expect(node.output.get().contains("services=analytics,subscription,search,scoring,watchlist,alerts"))
+        #expect(node.output.get().contains("services=analytics,subscription,search,scoring,watchlist,alerts,gateway"))
     }
 }

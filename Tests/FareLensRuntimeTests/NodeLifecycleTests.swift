@@ -1,3 +1,4 @@
+import Configuration
 import FareLensBus
 import FareLensRuntime
 import FareLensServices
@@ -15,10 +16,12 @@ struct NodeLifecycleTests {
         configuration.services = services
         configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("farelens-node-\(UUID().uuidString)").path
         configuration.nodeName = "test-node"
+        // The gateway on a port the system chooses: tests run side by side.
+        configuration.reader = ConfigReader(provider: InMemoryProvider(values: [AbsoluteConfigKey(ConfigKey("gateway.listen")): ConfigValue(.string("127.0.0.1:0"), isSecret: false)]))
         return configuration
     }
 
-    @Test("A node runs all six services, reports ready naming each, and stops cleanly")
+    @Test("A node runs all six services and the gateway, reports ready naming each, and stops cleanly")
     func runsAllSix() async throws {
         let configuration = try Self.configuration()
         let node = try Node(configuration: configuration, catalog: ServiceCatalog.all, logger: Logger(label: "test"))
@@ -34,7 +37,7 @@ struct NodeLifecycleTests {
         await node.shutdown()
         try await running.value
         let services = try #require(report.get()).services
-        #expect(Set(services) == ["search", "watchlist", "scoring", "alerts", "subscription", "analytics"])
+        #expect(Set(services) == ["search", "watchlist", "scoring", "alerts", "subscription", "analytics", "gateway"])
         #expect(report.get()?.line.hasPrefix("farelens ready: node=test-node") == true)
         for name in services {
             let queue = try DatabaseQueue(path: "\(configuration.dataDirectory)/\(name).sqlite")

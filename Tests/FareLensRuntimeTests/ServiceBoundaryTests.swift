@@ -11,10 +11,11 @@ struct ServiceBoundaryTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Sources")
 
-    /// `(file, imported service)` for every cross-service import under `sources`.
+    /// `(file, imported service)` for every cross-service import under
+    /// `sources`, and every service the gateway (a bus client) imports.
     static func violations(in sources: URL) throws -> [(String, String)] {
         var found: [(String, String)] = []
-        for service in services {
+        for service in services + ["FareLensGateway"] {
             let directory = sources.appendingPathComponent(service)
             guard let files = FileManager.default.enumerator(atPath: directory.path) else { continue }
             for case let file as String in files where file.hasSuffix(".swift") {
@@ -30,7 +31,16 @@ struct ServiceBoundaryTests {
         return found
     }
 
-    @Test("No service target imports another service target")
+    @Test("The check catches the gateway importing a service")
+    func checkCatchesGatewayImport() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("boundary-\(UUID().uuidString)")
+        let gateway = root.appendingPathComponent("FareLensGateway")
+        try FileManager.default.createDirectory(at: gateway, withIntermediateDirectories: true)
+        try "import SubscriptionService\n".write(to: gateway.appendingPathComponent("Bad.swift"), atomically: true, encoding: .utf8)
+        #expect(try Self.violations(in: root).map(\.1) == ["SubscriptionService"])
+    }
+
+    @Test("No service target imports another service target, and the gateway imports none")
     func noCrossServiceImports() throws {
         #expect(FileManager.default.fileExists(atPath: Self.sources.appendingPathComponent("SearchService").path))
         let found = try Self.violations(in: Self.sources)

@@ -4,10 +4,11 @@ import Testing
 
 @Suite("--services selection")
 struct ServiceSelectionTests {
-    @Test("'all' selects the six services")
+    @Test("'all' selects the six services and the gateway, the gateway last")
     func all() throws {
         let names = try ServiceSelection.select("all", from: ServiceCatalog.all).map(\.name)
-        #expect(Set(names) == ["search", "watchlist", "scoring", "alerts", "subscription", "analytics"])
+        #expect(Set(names) == ["search", "watchlist", "scoring", "alerts", "subscription", "analytics", "gateway"])
+        #expect(names.last == "gateway")
     }
 
     @Test("A list selects exactly those services, in start order")
