@@ -149,7 +149,7 @@ let package = Package(
         .target(
             name: "FareLensGateway",
             dependencies: ["FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", log, metrics, grdb, hummingbird, jwtKit, crypto, configuration, protobuf, nioCore, httpClient,
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "CompressNIO", package: "compress-nio"),
             ],
             resources: [.copy("Resources")],
             swiftSettings: strict
@@ -251,7 +251,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "FareLensGateway", "FareLensServices", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore",
-                httpClient, jwtKit, crypto, log, configuration, nioCore, nioHTTP1,
+                httpClient, jwtKit, crypto, log, configuration, nioCore, nioHTTP1, nioPosix,
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict

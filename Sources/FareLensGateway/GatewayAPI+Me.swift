@@ -4,29 +4,29 @@ import Hummingbird
 
 /// The signed-in user's own resources, under `/v1/me` (docs/api.md, "Scoping").
 extension GatewayAPI {
-    func profile(_ context: GatewayRequestContext) async throws -> Response {
-        var request = GetUserRequest()
-        request.userID = try context.userID()
-        return try ProtoJSON.response(try await call(request))
+    func profile(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        var message = GetUserRequest()
+        message.userID = try context.userID()
+        return try ProtoJSON.response(try await call(message), to: request)
     }
 
     func updateProfile(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         var update = try await ProtoJSON.decode(UpdateUserRequest.self, from: request, context: context)
         update.userID = try context.userID()
-        return try ProtoJSON.response(try await call(update))
+        return try ProtoJSON.response(try await call(update), to: request)
     }
 
-    func deleteAccount(_ context: GatewayRequestContext) async throws -> Response {
-        var request = DeleteUserRequest()
-        request.userID = try context.userID()
-        _ = try await call(request)
+    func deleteAccount(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        var message = DeleteUserRequest()
+        message.userID = try context.userID()
+        _ = try await call(message)
         return Response(status: .noContent)
     }
 
-    func entitlements(_ context: GatewayRequestContext) async throws -> Response {
-        var request = GetEntitlementsRequest()
-        request.userID = try context.userID()
-        return try ProtoJSON.response(try await call(request))
+    func entitlements(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        var message = GetEntitlementsRequest()
+        message.userID = try context.userID()
+        return try ProtoJSON.response(try await call(message), to: request)
     }
 
     func deals(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
@@ -36,7 +36,7 @@ extension GatewayAPI {
         if let origin = request.uri.queryParameters.get("origin") { feed.filter.origin = String(origin) }
         if let destination = request.uri.queryParameters.get("destination") { feed.filter.destination = String(destination) }
         if let nonstop = try request.boolean("nonstop_only") { feed.filter.nonstopOnly = nonstop }
-        return try ProtoJSON.response(try await call(feed))
+        return try ProtoJSON.response(try await call(feed), to: request, cacheable: true)
     }
 
     func alertHistory(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
@@ -44,13 +44,13 @@ extension GatewayAPI {
         history.userID = try context.userID()
         history.limit = Int32(try request.integer("limit", in: 1...500) ?? 50)
         history.sinceUnixMs = Int64(try request.integer("since_unix_ms", in: 0...Int(Int64.max)) ?? 0)
-        return try ProtoJSON.response(try await call(history))
+        return try ProtoJSON.response(try await call(history), to: request, cacheable: true)
     }
 
-    func alertSettings(_ context: GatewayRequestContext) async throws -> Response {
+    func alertSettings(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         var settings = AlertSettingsRequest()
         settings.userID = try context.userID()
-        return try ProtoJSON.response(try await call(settings))
+        return try ProtoJSON.response(try await call(settings), to: request)
     }
 
     func airports(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
@@ -58,7 +58,7 @@ extension GatewayAPI {
         lookup.query = String(request.uri.queryParameters.get("q") ?? "")
         guard lookup.query.count <= 64 else { throw Problem.badRequest("invalid-query", "q: at most 64 characters", field: "q") }
         lookup.limit = Int32(try request.integer("limit", in: 1...50) ?? 10)
-        return try ProtoJSON.response(try await call(lookup))
+        return try ProtoJSON.response(try await call(lookup), to: request)
     }
 
     func search(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
@@ -66,6 +66,6 @@ extension GatewayAPI {
         search.userID = try context.userID()
         // A traveller's search is always a person's: the watchlist and sweep purposes are the services' own.
         search.purpose = .userSearch
-        return try ProtoJSON.response(try await call(search))
+        return try ProtoJSON.response(try await call(search), to: request)
     }
 }

@@ -10,7 +10,7 @@ extension GatewayAPI {
         var list = ListWatchlistsRequest()
         list.userID = try context.userID()
         list.includeInactive = try request.boolean("include_inactive") ?? false
-        return try ProtoJSON.response(try await call(list))
+        return try ProtoJSON.response(try await call(list), to: request)
     }
 
     func createWatchlist(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
@@ -19,24 +19,24 @@ extension GatewayAPI {
         let created = try await call(create)
         var headers = HTTPFields()
         headers[.location] = "/v1/me/watchlists/\(created.watchlist.watchlistID)"
-        return try ProtoJSON.response(created, status: .created, headers: headers)
+        return try ProtoJSON.response(created, to: request, status: .created, headers: headers)
     }
 
-    func watchlist(_ context: GatewayRequestContext) async throws -> Response {
+    func watchlist(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         var get = GetWatchlistRequest()
         get.userID = try context.userID()
         get.watchlistID = try watchlistID(context)
-        return try ProtoJSON.response(try await call(get))
+        return try ProtoJSON.response(try await call(get), to: request)
     }
 
     func updateWatchlist(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         var update = try await ProtoJSON.decode(UpdateWatchlistRequest.self, from: request, context: context)
         update.userID = try context.userID()
         update.watchlistID = try watchlistID(context)
-        return try ProtoJSON.response(try await call(update))
+        return try ProtoJSON.response(try await call(update), to: request)
     }
 
-    func deleteWatchlist(_ context: GatewayRequestContext) async throws -> Response {
+    func deleteWatchlist(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         var delete = DeleteWatchlistRequest()
         delete.userID = try context.userID()
         delete.watchlistID = try watchlistID(context)
@@ -44,11 +44,11 @@ extension GatewayAPI {
         return Response(status: .noContent)
     }
 
-    func checkWatchlist(_ context: GatewayRequestContext) async throws -> Response {
+    func checkWatchlist(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         var check = CheckWatchlistNowRequest()
         check.userID = try context.userID()
         check.watchlistID = try watchlistID(context)
-        return try ProtoJSON.response(try await call(check))
+        return try ProtoJSON.response(try await call(check), to: request)
     }
 
     private func watchlistID(_ context: GatewayRequestContext) throws -> String {

@@ -21,8 +21,9 @@ struct GatewayAPI: Sendable {
 
     /// Sends `request` with the bus's deadline; a bus error becomes its problem.
     func call<R: BusRequest>(_ request: R) async throws -> R.Response where R.Response: Sendable {
+        let parent = RequestContext(deadline: .now + bus.configuration.defaultDeadline, traceID: RequestTrace.current ?? .random(), isAdmin: false)
         do {
-            return try await bus.request(request)
+            return try await bus.request(request, parent: parent)
         } catch {
             throw Problem.from(error)
         }
@@ -38,19 +39,19 @@ struct GatewayAPI: Sendable {
         auth.post("apple") { request, context in try await signInWithApple(request, context) }
 
         let me = router.group("v1/me").add(middleware: authentication)
-        me.get { _, context in try await profile(context) }
+        me.get { request, context in try await profile(request, context) }
         me.patch { request, context in try await updateProfile(request, context) }
-        me.delete { _, context in try await deleteAccount(context) }
-        me.get("entitlements") { _, context in try await entitlements(context) }
+        me.delete { request, context in try await deleteAccount(request, context) }
+        me.get("entitlements") { request, context in try await entitlements(request, context) }
         me.get("watchlists") { request, context in try await listWatchlists(request, context) }
         me.post("watchlists") { request, context in try await createWatchlist(request, context) }
-        me.get("watchlists/:id") { _, context in try await watchlist(context) }
+        me.get("watchlists/:id") { request, context in try await watchlist(request, context) }
         me.patch("watchlists/:id") { request, context in try await updateWatchlist(request, context) }
-        me.delete("watchlists/:id") { _, context in try await deleteWatchlist(context) }
-        me.post("watchlists/:id/check") { _, context in try await checkWatchlist(context) }
+        me.delete("watchlists/:id") { request, context in try await deleteWatchlist(request, context) }
+        me.post("watchlists/:id/check") { request, context in try await checkWatchlist(request, context) }
         me.get("deals") { request, context in try await deals(request, context) }
         me.get("alerts") { request, context in try await alertHistory(request, context) }
-        me.get("alerts/settings") { _, context in try await alertSettings(context) }
+        me.get("alerts/settings") { request, context in try await alertSettings(request, context) }
 
         let open = router.group("v1").add(middleware: authentication)
         open.get("airports") { request, context in try await airports(request, context) }

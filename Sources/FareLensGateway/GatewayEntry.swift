@@ -19,7 +19,7 @@ public enum GatewayEntry {
         monotonicSeconds: (@Sendable () -> Double)? = nil,
         onListening: @escaping @Sendable (Int) -> Void = { _ in }
     ) -> ServiceDescriptor {
-        ServiceDescriptor(name: "gateway", address: "gateway", migrations: migrations) { context in
+        ServiceDescriptor(name: "gateway", address: "gateway", migrations: migrations, runFailureStopsNode: true) { context in
             let settings = try GatewaySettings(context.configuration)
             let keys = try SessionKeys.load(settings: settings, database: context.database, logger: context.logger)
             return GatewayService(

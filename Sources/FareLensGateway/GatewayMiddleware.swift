@@ -1,3 +1,4 @@
+import FareLensBus
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -16,9 +17,10 @@ struct ProblemMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
         let requestID = request.headers[.requestID].flatMap { Self.acceptable($0) } ?? UUID().uuidString.lowercased()
+        let trace = request.headers[.traceparent].flatMap(RequestTrace.traceID(fromTraceparent:)) ?? TraceID.random()
         var response: Response
         do {
-            response = try await next(request, context)
+            response = try await RequestTrace.$current.withValue(trace) { try await next(request, context) }
         } catch let problem as Problem {
             response = try problem.response(from: request, context: context)
         } catch let error as HTTPError {
@@ -30,13 +32,14 @@ struct ProblemMiddleware: RouterMiddleware {
             response = try Problem(.internalServerError, code: "internal", "the request could not be completed").response(from: request, context: context)
         }
         response.headers[.requestID] = requestID
+        response.headers[.traceID] = trace.description
         let elapsed = ContinuousClock.now - started
         let route = context.endpointPath ?? "unmatched"
         metrics.record(method: request.method.rawValue, route: route, status: response.status.code, elapsed: elapsed)
         logger.info(
             "http",
             metadata: [
-                "request-id": "\(requestID)", "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
+                "request-id": "\(requestID)", "trace": "\(trace)", "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
                 "ms": "\(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3)",
             ])
         return response
@@ -51,6 +54,10 @@ struct ProblemMiddleware: RouterMiddleware {
 extension HTTPField.Name {
     /// `X-Request-ID`: the client's, or one the gateway made; in every response and the access log.
     static let requestID = Self("X-Request-ID")!
+    /// W3C trace context: the client's trace, carried into the bus.
+    static let traceparent = Self("traceparent")!
+    /// `X-Trace-ID`: the bus trace id the request ran under (the services' logs name it).
+    static let traceID = Self("X-Trace-ID")!
     /// The IETF draft's combined header: `limit=60, remaining=12, reset=24`.
     static let rateLimit = Self("RateLimit")!
 }

@@ -1,3 +1,5 @@
+import CompressNIO
+import Crypto
 import FareLensMessages
 import Foundation
 import Hummingbird
@@ -8,8 +10,16 @@ import SwiftProtobuf
 /// (snake_case field names, enums by name, 64-bit integers as strings),
 /// every field printed even at its default (docs/api.md, "Bodies").
 enum ProtoJSON {
-    /// A 2xx response with `message` as its JSON body.
-    static func response(_ message: some SwiftProtobuf.Message, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+    /// Bodies at least this long are gzipped for a client that accepts it.
+    static let compressionThreshold = 1024
+
+    /// A 2xx response to `request` with `message` as its JSON body, gzipped
+    /// when the client accepts it and it is long enough. A `cacheable` one
+    /// carries a strong `ETag` (a digest of the body), and a request whose
+    /// `If-None-Match` names it is answered 304 with no body.
+    static func response(
+        _ message: some SwiftProtobuf.Message, to request: Request, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], cacheable: Bool = false
+    ) throws -> Response {
         let text: String
         do {
             text = try ProtoJSONWithDefaults.fareLens.text(of: message)
@@ -18,7 +28,33 @@ enum ProtoJSON {
         }
         var fields = headers
         fields[.contentType] = "application/json"
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: text)))
+        if cacheable {
+            let tag = "\"" + SHA256.hash(data: Data(text.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+            fields[.eTag] = tag
+            fields[.cacheControl] = "private, no-cache"
+            if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag || $0 == "*" }) {
+                fields[.contentType] = nil
+                return Response(status: .notModified, headers: fields)
+            }
+        }
+        var body = ByteBuffer(string: text)
+        fields[.vary] = "Accept-Encoding"
+        if body.readableBytes >= compressionThreshold, Self.acceptsGzip(request), let zipped = try? body.compress(with: .gzip()) {
+            body = zipped
+            fields[.contentEncoding] = "gzip"
+        }
+        return Response(status: status, headers: fields, body: .init(byteBuffer: body))
+    }
+
+    /// Whether `Accept-Encoding` names gzip (or `*`) with a weight above zero.
+    static func acceptsGzip(_ request: Request) -> Bool {
+        guard let accepted = request.headers[.acceptEncoding] else { return false }
+        return accepted.lowercased().split(separator: ",").contains { part in
+            let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pieces.first == "gzip" || pieces.first == "*" else { return false }
+            let weight = pieces.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            return weight > 0
+        }
     }
 
     /// The request's JSON body as `M`: 415 if it is not JSON, 413 past the

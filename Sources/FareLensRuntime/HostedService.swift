@@ -35,21 +35,41 @@ struct HostedService: Service {
         readiness.markReady(descriptor.name)
 
         let serviceLogger = logger
-        await withDiscardingTaskGroup { group in
+        let stopsNode = descriptor.runFailureStopsNode
+        let (failed, failure) = AsyncStream.makeStream(of: (any Error).self, bufferingPolicy: .bufferingNewest(1))
+        let fatal = await withDiscardingTaskGroup { group -> (any Error)? in
             group.addTask {
                 do { try await behaviour.run() } catch is CancellationError {} catch {
                     serviceLogger.error("background work failed", metadata: ["error": "\(error)"])
+                    if stopsNode { failure.yield(error) }
                 }
+                failure.finish()
             }
-            // Returns on graceful shutdown (or throws if the group is cancelled).
-            try? await gracefulShutdown()
+            // Graceful shutdown, or a failure that stops the node, whichever comes first.
+            let fatal = await withTaskGroup(of: (any Error)?.self) { waiting -> (any Error)? in
+                waiting.addTask {
+                    try? await gracefulShutdown()
+                    return nil
+                }
+                waiting.addTask {
+                    for await error in failed { return error }
+                    // The background work ended without failing: only a graceful shutdown ends the service.
+                    try? await Task.sleep(for: .seconds(86_400 * 365))  // safe: cancelled as soon as the other waiter returns
+                    return nil
+                }
+                let first = await waiting.next() ?? nil
+                waiting.cancelAll()
+                return first
+            }
             logger.debug("draining")
             await bus.drain(descriptor.address)
             group.cancelAll()
+            return fatal
         }
         try ServiceRuns.recordStop(in: database, run: run, at: clock.now())
         databases.remove(descriptor.name)
         try database.close()
         logger.debug("service stopped")
+        if let fatal { throw fatal }
     }
 }

@@ -55,17 +55,24 @@ public struct ServiceDescriptor: Sendable {
     public let migrations: ServiceMigrations
     /// Builds the behaviour once the database is open.
     public let make: @Sendable (ServiceContext) throws -> any ServiceBehaviour
+    /// When its `run()` fails (not cancelled), the whole node stops and
+    /// reports the error, instead of logging it and going on without the
+    /// service's background work. The gateway sets it: a node whose API
+    /// cannot listen must not look healthy.
+    public let runFailureStopsNode: Bool
 
     /// Creates a descriptor.
     public init(
         name: String,
         address: ServiceAddress,
         migrations: ServiceMigrations = ServiceMigrations(),
+        runFailureStopsNode: Bool = false,
         make: @escaping @Sendable (ServiceContext) throws -> any ServiceBehaviour
     ) {
         self.name = name
         self.address = address
         self.migrations = migrations
+        self.runFailureStopsNode = runFailureStopsNode
         self.make = make
     }
 }

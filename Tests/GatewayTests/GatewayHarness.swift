@@ -1,7 +1,9 @@
 import AsyncHTTPClient
 import Configuration
 import Crypto
+import FareLensBus
 import FareLensGateway
+import FareLensMessages
 import FareLensRuntime
 import FareLensServices
 import FareLensTesting
@@ -69,7 +71,33 @@ final class GatewayHarness: Sendable {
         try await withTimeLimit("the gateway listened") {
             while self.port.get() == nil { try await Task.sleep(for: .milliseconds(5)) }
         }
+        // A gateway on its own node reaches the services once its spoke has joined the hub
+        // and learnt their routes; until then it answers 503 with Retry-After, as it should.
+        let edge = nodes.get().last!
+        try await withTimeLimit("the gateway's node reached every service") {
+            for probe in Self.reachabilityProbes {
+                while true {
+                    do {
+                        try await probe(edge.bus)
+                        break
+                    } catch let error as BusError where error.kind == .remote {
+                        break
+                    } catch {
+                        try await Task.sleep(for: .milliseconds(5))
+                    }
+                }
+            }
+        }
     }
+
+    /// One request to each service the gateway calls; any answer, even an error of the service's own, means it is reachable.
+    static let reachabilityProbes: [@Sendable (MessageBus) async throws -> Void] = [
+        { bus in _ = try await bus.request(GetEntitlementsRequest(), timeout: .milliseconds(500)) },
+        { bus in _ = try await bus.request(ListWatchlistsRequest(), timeout: .milliseconds(500)) },
+        { bus in _ = try await bus.request(AirportLookupRequest(), timeout: .milliseconds(500)) },
+        { bus in _ = try await bus.request(DealFeedRequest(), timeout: .milliseconds(500)) },
+        { bus in _ = try await bus.request(AlertSettingsRequest(), timeout: .milliseconds(500)) },
+    ]
 
     private func configuration(services: String, directory: String, listen: String?) throws -> NodeConfiguration {
         var values: [AbsoluteConfigKey: ConfigValue] = [:]
@@ -123,11 +151,15 @@ final class GatewayHarness: Sendable {
 /// An HTTP client of the API (AsyncHTTPClient), JSON in and out.
 struct APIClient: Sendable {
     let port: Int
+    /// One client for every test, never shut down (a static is never deinitialised); it
+    /// neither asks for nor inflates compressed bodies, so tests see what the gateway sends.
+    static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(decompression: .disabled))
 
     struct Reply: Sendable {
         let status: Int
         let headers: HTTPHeaders
-        let text: String
+        let bytes: [UInt8]
+        var text: String { String(decoding: bytes, as: UTF8.self) }
         /// The body as a JSON object, or empty.
         var json: [String: Any] {
             ((try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]) ?? [:]
@@ -148,9 +180,9 @@ struct APIClient: Sendable {
             request.body = .bytes(ByteBuffer(string: json))
         }
         for (name, value) in extra { request.headers.replaceOrAdd(name: name, value: value) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
+        let response = try await Self.client.execute(request, timeout: .seconds(20))
         let body = try await response.body.collect(upTo: 8 << 20)
-        return Reply(status: Int(response.status.code), headers: response.headers, text: String(buffer: body))
+        return Reply(status: Int(response.status.code), headers: response.headers, bytes: Array(body.readableBytesView))
     }
 
     /// Signs up `email` and returns the session's reply.
