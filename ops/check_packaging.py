@@ -77,6 +77,9 @@ def run_profile(compose, profile):
         for name, service in services:  # in file order: the hub before its spokes
             for key, value in service.get("environment", {}).items():
                 env[key] = local([str(value)], scratch)[0]
+            # The API's port as the system chooses: the image's 8080 may be taken on this machine.
+            if "FARELENS_GATEWAY_LISTEN" in env:
+                env["FARELENS_GATEWAY_LISTEN"] = env["FARELENS_GATEWAY_LISTEN"].rsplit(":", 1)[0] + ":0"
             command = [os.path.join(BIN, "farelens")] + local(service["command"], scratch)
             processes.append((name, subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)))
             deadline = time.time() + 60
