@@ -45,15 +45,9 @@ extension GatewayAPI {
         guard let apple else {
             throw Problem(.notFound, code: "apple-sign-in-off", "Sign in with Apple is not configured on this server (gateway.apple.bundleId)")
         }
-        if let contentType = request.headers[.contentType], !contentType.lowercased().hasPrefix("application/json") {
-            throw Problem(.unsupportedMediaType, code: "unsupported-media-type", "send the body as application/json, not \(contentType)")
-        }
-        let buffer: ByteBuffer
-        do { buffer = try await request.body.collect(upTo: context.bodyLimit) } catch {
-            throw Problem(.contentTooLarge, code: "body-too-large", "the body is larger than \(context.bodyLimit) bytes")
-        }
+        let bytes = try await ProtoJSON.body(of: request, context: context)
         let body: AppleSignInBody
-        do { body = try JSONDecoder().decode(AppleSignInBody.self, from: buffer) } catch {
+        do { body = try JSONDecoder().decode(AppleSignInBody.self, from: Data(bytes)) } catch {
             throw Problem.badRequest("invalid-body", "the body must be {\"identity_token\": …, \"nonce\": …, \"time_zone\": …}")
         }
         let identity = try await apple.verify(body.identity_token, rawNonce: body.nonce)

@@ -52,10 +52,22 @@ struct GatewayAPI: Sendable {
         me.get("deals") { request, context in try await deals(request, context) }
         me.get("alerts") { request, context in try await alertHistory(request, context) }
         me.get("alerts/settings") { request, context in try await alertSettings(request, context) }
+        me.post("alerts/mutes") { request, context in try await muteRoute(request, context) }
+        me.delete("alerts/mutes/:route") { request, context in try await unmuteRoute(request, context) }
+        me.put("alerts/pause") { request, context in try await pauseAlerts(request, context) }
+        me.delete("alerts/pause") { request, context in try await resumeAlerts(request, context) }
+        me.post("events") { request, context in try await recordEvents(request, context) }
+        me.put("analytics") { request, context in try await setAnalyticsOptOut(request, context) }
+        me.get("export") { request, context in try await exportMyData(request, context) }
 
         let open = router.group("v1").add(middleware: authentication)
         open.get("airports") { request, context in try await airports(request, context) }
         open.post("search") { request, context in try await search(request, context) }
+        open.get("prices/history") { request, context in try await priceHistory(request, context) }
+        open.post("score") { request, context in try await explainScore(request, context) }
+        open.get("offers/:offer/booking-options") { request, context in try await bookingOptions(request, context) }
+        // The click-out carries its own signed claim: a browser opens it without a bearer token.
+        router.get("v1/book/:offer") { request, context in try await clickOut(request, context) }
     }
 }
 

@@ -15,6 +15,10 @@ struct GatewayMetrics: Sendable {
         Counter(label: "farelens_gateway_tokens_rejected_total", dimensions: [("reason", reason)]).increment()
     }
 
+    func clickNotRecorded() {
+        Counter(label: "farelens_gateway_clicks_not_recorded_total").increment()
+    }
+
     func rateLimited(_ bucket: String) {
         Counter(label: "farelens_gateway_rate_limited_total", dimensions: [("bucket", bucket)]).increment()
     }

@@ -46,22 +46,30 @@ struct Problem: Error, HTTPResponseError, Sendable {
     }
 
     func response(from request: Request, context: some Hummingbird.RequestContext) throws -> Response {
+        var fields = headers
+        fields[.contentType] = "application/problem+json"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: json(instance: request.uri.path))))
+    }
+
+    /// The problem document; `instance` is the request's path when there is one.
+    func json(instance: String? = nil) -> String {
         var body: [String: String] = [
             "type": "https://farelens.app/problems/\(code)",
             "title": status.reasonPhrase,
             "code": code,
             "detail": message,
-            "instance": request.uri.path,
         ]
+        body["instance"] = instance
         body["field"] = field
         var json = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         // status is a number in RFC 9457, so it is spliced in rather than stringified.
         json.removeLast()
         json.append(contentsOf: Array(",\"status\":\(status.code)}".utf8))
-        var fields = headers
-        fields[.contentType] = "application/problem+json"
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: json)))
+        return String(decoding: json, as: UTF8.self)
     }
+
+    /// The problem document without an instance.
+    var json: String { json() }
 }
 
 extension Problem {

@@ -26,6 +26,13 @@ enum ProtoJSON {
         } catch {
             throw Problem(.internalServerError, code: "internal", "the response could not be written")
         }
+        return raw(text, to: request, status: status, headers: headers, cacheable: cacheable)
+    }
+
+    /// A 2xx response to `request` with `text` (JSON) as its body; see ``response(_:to:status:headers:cacheable:)``.
+    static func raw(
+        _ text: String, to request: Request, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], cacheable: Bool = false
+    ) -> Response {
         var fields = headers
         fields[.contentType] = "application/json"
         if cacheable {
@@ -60,6 +67,20 @@ enum ProtoJSON {
     /// The request's JSON body as `M`: 415 if it is not JSON, 413 past the
     /// limit, 400 naming what does not parse (an unknown field too).
     static func decode<M: SwiftProtobuf.Message>(_ type: M.Type, from request: Request, context: GatewayRequestContext) async throws -> M {
+        let bytes = try await body(of: request, context: context)
+        var options = JSONDecodingOptions()
+        options.ignoreUnknownFields = false
+        do {
+            return try M(jsonUTF8Bytes: bytes, options: options)
+        } catch let error as SwiftProtobuf.JSONDecodingError {
+            throw Problem.badRequest("invalid-body", "the body is not a valid \(Self.name(of: M.self)): \(Self.describe(error))")
+        } catch {
+            throw Problem.badRequest("invalid-body", "the body is not a valid \(Self.name(of: M.self))")
+        }
+    }
+
+    /// The request's body: 415 if it is not JSON, 413 past the limit, 400 when empty.
+    static func body(of request: Request, context: GatewayRequestContext) async throws -> [UInt8] {
         if let contentType = request.headers[.contentType], !contentType.lowercased().hasPrefix("application/json") {
             throw Problem(.unsupportedMediaType, code: "unsupported-media-type", "send the body as application/json, not \(contentType)")
         }
@@ -70,15 +91,7 @@ enum ProtoJSON {
             throw Problem(.contentTooLarge, code: "body-too-large", "the body is larger than \(context.bodyLimit) bytes")
         }
         guard buffer.readableBytes > 0 else { throw Problem.badRequest("invalid-body", "a JSON object is required") }
-        var options = JSONDecodingOptions()
-        options.ignoreUnknownFields = false
-        do {
-            return try M(jsonUTF8Bytes: Array(buffer.readableBytesView), options: options)
-        } catch let error as SwiftProtobuf.JSONDecodingError {
-            throw Problem.badRequest("invalid-body", "the body is not a valid \(Self.name(of: M.self)): \(Self.describe(error))")
-        } catch {
-            throw Problem.badRequest("invalid-body", "the body is not a valid \(Self.name(of: M.self))")
-        }
+        return Array(buffer.readableBytesView)
     }
 
     private static func name(of type: any SwiftProtobuf.Message.Type) -> String {

@@ -153,7 +153,7 @@ struct APIClient: Sendable {
     let port: Int
     /// One client for every test, never shut down (a static is never deinitialised); it
     /// neither asks for nor inflates compressed bodies, so tests see what the gateway sends.
-    static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(decompression: .disabled))
+    static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow, decompression: .disabled))
 
     struct Reply: Sendable {
         let status: Int

@@ -1,0 +1,55 @@
+import FareLensBus
+import FareLensMessages
+import Foundation
+import Hummingbird
+import SwiftProtobuf
+
+/// The app's analytics: client events in batches and the opt-out
+/// (docs/api.md; the analytics service honours the opt-out, SPEC §6).
+extension GatewayAPI {
+    /// The most events one batch may carry.
+    static let maximumEventsPerBatch = 100
+
+    /// `POST /v1/me/events` with `{"events": [RecordClientEventRequest…]}`:
+    /// each is recorded for the token's user; the answer lists, in order,
+    /// each event's outcome (`RECORDED`, `OPTED_OUT`, `DUPLICATE`) or the
+    /// problem the analytics service found with it (an event refused does
+    /// not refuse the others). A service away fails the whole batch with
+    /// 503: sent again, the events already recorded answer `DUPLICATE`.
+    func recordEvents(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        let userID = try context.userID()
+        let bytes = try await ProtoJSON.body(of: request, context: context)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any], let events = object["events"] as? [Any], object.count == 1 else {
+            throw Problem.badRequest("invalid-body", "the body must be {\"events\": [ … ]}")
+        }
+        guard !events.isEmpty, events.count <= Self.maximumEventsPerBatch else {
+            throw Problem(.unprocessableContent, code: "invalid-field", "events: 1 to \(Self.maximumEventsPerBatch) events, got \(events.count)", field: "events")
+        }
+        var messages: [RecordClientEventRequest] = []
+        for (index, event) in events.enumerated() {
+            var options = JSONDecodingOptions()
+            options.ignoreUnknownFields = false
+            guard JSONSerialization.isValidJSONObject(event), let data = try? JSONSerialization.data(withJSONObject: event),
+                  var message = try? RecordClientEventRequest(jsonUTF8Data: data, options: options)
+            else { throw Problem.badRequest("invalid-body", "events[\(index)]: not a client event", field: "events[\(index)]") }
+            message.userID = userID
+            messages.append(message)
+        }
+        var results: [String] = []
+        for message in messages {
+            do {
+                results.append(try ProtoJSONWithDefaults.fareLens.text(of: try await call(message)))
+            } catch let problem as Problem where problem.status.code == 422 || problem.status.code == 400 {
+                results.append("{\"problem\":\(problem.json)}")
+            }
+        }
+        return ProtoJSON.raw("{\"results\":[\(results.joined(separator: ","))]}", to: request)
+    }
+
+    /// `PUT /v1/me/analytics` with `{"opt_out": true|false}`.
+    func setAnalyticsOptOut(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        var optOut = try await ProtoJSON.decode(SetAnalyticsOptOutRequest.self, from: request, context: context)
+        optOut.userID = try context.userID()
+        return try ProtoJSON.response(try await call(optOut), to: request)
+    }
+}
