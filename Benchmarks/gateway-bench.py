@@ -83,7 +83,7 @@ def main():
     farelens, bare = (os.path.join(ROOT, ".build/release/farelens"), os.path.join(ROOT, "Benchmarks/.build/release/bare-hummingbird")) if options.no_build else build()
     work = tempfile.mkdtemp(prefix="gateway-bench-")
     environment = dict(os.environ, FARELENS_SEARCH_SWEEP_INTERVAL_SECONDS="0", FARELENS_LOG_LEVEL="error",
-                       FARELENS_GATEWAY_USER_BURST="100000000", FARELENS_GATEWAY_USER_PER_SECOND="100000000")
+                       FARELENS_GATEWAY_USER_BURST="1000000", FARELENS_GATEWAY_USER_PER_SECOND="1000000")
     node = subprocess.Popen([farelens, "serve", "--data-dir", work + "/data", "--http-listen", "127.0.0.1:18080"], env=environment,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     reference = subprocess.Popen([bare, "18090"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -16,8 +16,13 @@ if [ ${#needed[@]} -gt 0 ]; then
 else
   echo "debian packages: all present (libsqlite3-dev zlib1g-dev tzdata, systemd-analyze)"
 fi
-# GatewaySpecTests validates the API's OpenAPI document with openapi-spec-validator (PyPI).
+# GatewaySpecTests validates the API's OpenAPI document with openapi-spec-validator, and
+# GatewaySchemathesisTests runs schemathesis against the served document (both PyPI).
 if ! python3 -c "import openapi_spec_validator" >/dev/null 2>&1; then
   echo "installing: openapi-spec-validator (PyPI)"
   python3 -m pip install --quiet --disable-pip-version-check openapi-spec-validator
+fi
+if ! python3 -c "import schemathesis.cli" >/dev/null 2>&1; then
+  echo "installing: schemathesis 4.32.5 (PyPI)"
+  python3 -m pip install --quiet --disable-pip-version-check schemathesis==4.32.5
 fi

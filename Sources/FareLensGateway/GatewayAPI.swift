@@ -29,45 +29,55 @@ struct GatewayAPI: Sendable {
         }
     }
 
-    /// Adds every operation to `router`.
-    func register(on router: Router<GatewayRequestContext>, authentication: AuthenticationMiddleware) {
+    /// Adds every operation to `router`; returns their paths and methods.
+    func register(on router: Router<GatewayRequestContext>, authentication: AuthenticationMiddleware) -> RouteCatalog {
+        var catalog = RouteCatalog()
         let auth = router.group("v1/auth")
-        auth.post("signup") { request, context in try await signUp(request, context) }
-        auth.post("signin") { request, context in try await signIn(request, context) }
-        auth.post("refresh") { request, context in try await refresh(request, context) }
-        auth.post("signout") { request, context in try await signOut(request, context) }
-        auth.post("apple") { request, context in try await signInWithApple(request, context) }
-
         let me = router.group("v1/me").add(middleware: authentication)
-        me.get { request, context in try await profile(request, context) }
-        me.patch { request, context in try await updateProfile(request, context) }
-        me.delete { request, context in try await deleteAccount(request, context) }
-        me.get("entitlements") { request, context in try await entitlements(request, context) }
-        me.get("watchlists") { request, context in try await listWatchlists(request, context) }
-        me.post("watchlists") { request, context in try await createWatchlist(request, context) }
-        me.get("watchlists/:id") { request, context in try await watchlist(request, context) }
-        me.patch("watchlists/:id") { request, context in try await updateWatchlist(request, context) }
-        me.delete("watchlists/:id") { request, context in try await deleteWatchlist(request, context) }
-        me.post("watchlists/:id/check") { request, context in try await checkWatchlist(request, context) }
-        me.get("deals") { request, context in try await deals(request, context) }
-        me.get("alerts") { request, context in try await alertHistory(request, context) }
-        me.get("alerts/settings") { request, context in try await alertSettings(request, context) }
-        me.post("alerts/mutes") { request, context in try await muteRoute(request, context) }
-        me.delete("alerts/mutes/:route") { request, context in try await unmuteRoute(request, context) }
-        me.put("alerts/pause") { request, context in try await pauseAlerts(request, context) }
-        me.delete("alerts/pause") { request, context in try await resumeAlerts(request, context) }
-        me.post("events") { request, context in try await recordEvents(request, context) }
-        me.put("analytics") { request, context in try await setAnalyticsOptOut(request, context) }
-        me.get("export") { request, context in try await exportMyData(request, context) }
-
         let open = router.group("v1").add(middleware: authentication)
-        open.get("airports") { request, context in try await airports(request, context) }
-        open.post("search") { request, context in try await search(request, context) }
-        open.get("prices/history") { request, context in try await priceHistory(request, context) }
-        open.post("score") { request, context in try await explainScore(request, context) }
-        open.get("offers/:offer/booking-options") { request, context in try await bookingOptions(request, context) }
+        func on(
+            _ group: RouterGroup<GatewayRequestContext>, _ prefix: String, _ method: HTTPRequest.Method, _ path: String,
+            _ handler: @escaping @Sendable (Request, GatewayRequestContext) async throws -> Response
+        ) {
+            group.on(RouterPath(path), method: method, use: handler)
+            catalog.add(method, path.isEmpty ? prefix : prefix + "/" + path)
+        }
+        on(auth, "v1/auth", .post, "signup", signUp)
+        on(auth, "v1/auth", .post, "signin", signIn)
+        on(auth, "v1/auth", .post, "refresh", refresh)
+        on(auth, "v1/auth", .post, "signout", signOut)
+        on(auth, "v1/auth", .post, "apple", signInWithApple)
+
+        on(me, "v1/me", .get, "", profile)
+        on(me, "v1/me", .patch, "", updateProfile)
+        on(me, "v1/me", .delete, "", deleteAccount)
+        on(me, "v1/me", .get, "entitlements", entitlements)
+        on(me, "v1/me", .get, "watchlists", listWatchlists)
+        on(me, "v1/me", .post, "watchlists", createWatchlist)
+        on(me, "v1/me", .get, "watchlists/:id", watchlist)
+        on(me, "v1/me", .patch, "watchlists/:id", updateWatchlist)
+        on(me, "v1/me", .delete, "watchlists/:id", deleteWatchlist)
+        on(me, "v1/me", .post, "watchlists/:id/check", checkWatchlist)
+        on(me, "v1/me", .get, "deals", deals)
+        on(me, "v1/me", .get, "alerts", alertHistory)
+        on(me, "v1/me", .get, "alerts/settings", alertSettings)
+        on(me, "v1/me", .post, "alerts/mutes", muteRoute)
+        on(me, "v1/me", .delete, "alerts/mutes/:route", unmuteRoute)
+        on(me, "v1/me", .put, "alerts/pause", pauseAlerts)
+        on(me, "v1/me", .delete, "alerts/pause", resumeAlerts)
+        on(me, "v1/me", .post, "events", recordEvents)
+        on(me, "v1/me", .put, "analytics", setAnalyticsOptOut)
+        on(me, "v1/me", .get, "export", exportMyData)
+
+        on(open, "v1", .get, "airports", airports)
+        on(open, "v1", .post, "search", search)
+        on(open, "v1", .get, "prices/history", priceHistory)
+        on(open, "v1", .post, "score", explainScore)
+        on(open, "v1", .get, "offers/:offer/booking-options", bookingOptions)
         // The click-out carries its own signed claim: a browser opens it without a bearer token.
-        router.get("v1/book/:offer") { request, context in try await clickOut(request, context) }
+        router.get("v1/book/:offer", use: clickOut)
+        catalog.add(.get, "v1/book/:offer")
+        return catalog
     }
 }
 

@@ -13,6 +13,8 @@ struct ProblemMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let logger: Logger
     let metrics: GatewayMetrics
+    /// The routes, to tell a known path with another method (405) from an unknown one (404).
+    let routes: RouteCatalogBox
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
@@ -24,9 +26,17 @@ struct ProblemMiddleware: RouterMiddleware {
         } catch let problem as Problem {
             response = try problem.response(from: request, context: context)
         } catch let error as HTTPError {
-            let code = error.status == .notFound ? "no-such-route" : error.status == .methodNotAllowed ? "method-not-allowed" : "http-\(error.status.code)"
-            let message = error.status == .notFound ? "no operation at \(request.method) \(request.uri.path) (see /openapi.yaml)" : error.status.reasonPhrase
-            response = try Problem(error.status, code: code, message).response(from: request, context: context)
+            let allowed = routes.get().methods(at: request.uri.path)
+            if error.status == .notFound || error.status == .methodNotAllowed, !allowed.isEmpty {
+                var headers = HTTPFields()
+                headers[.allow] = allowed.joined(separator: ", ")
+                response = try Problem(.methodNotAllowed, code: "method-not-allowed", "\(request.uri.path) takes \(allowed.joined(separator: ", ")), not \(request.method)", headers: headers)
+                    .response(from: request, context: context)
+            } else {
+                let code = error.status == .notFound ? "no-such-route" : "http-\(error.status.code)"
+                let message = error.status == .notFound ? "no operation at \(request.method) \(request.uri.path) (see /openapi.yaml)" : error.status.reasonPhrase
+                response = try Problem(error.status, code: code, message).response(from: request, context: context)
+            }
         } catch {
             logger.error("request failed unexpectedly", metadata: ["request-id": "\(requestID)", "error-type": "\(type(of: error))"])
             response = try Problem(.internalServerError, code: "internal", "the request could not be completed").response(from: request, context: context)

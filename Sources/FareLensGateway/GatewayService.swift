@@ -50,7 +50,8 @@ final class GatewayService: ServiceBehaviour {
             metrics: metrics, now: now)
         let bodyLimit = settings.maxBodyBytes
         let router = Router(context: GatewayRequestContext.self)
-        router.add(middleware: ProblemMiddleware(logger: logger, metrics: metrics))
+        let routes = RouteCatalogBox()
+        router.add(middleware: ProblemMiddleware(logger: logger, metrics: metrics, routes: routes))
         router.add(middleware: BodyLimitMiddleware(limit: bodyLimit))
         router.get("openapi.yaml") { _, _ in
             guard let document = OpenAPIDocument.text else {
@@ -60,8 +61,13 @@ final class GatewayService: ServiceBehaviour {
             headers[.contentType] = "application/yaml"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: document)))
         }
-        router.get("healthz") { _, _ in Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ok\n"))) }
-        api.register(on: router, authentication: authentication)
+        router.get("healthz") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "ok\n")))
+        }
+        var catalog = api.register(on: router, authentication: authentication)
+        catalog.add(.get, "openapi.yaml")
+        catalog.add(.get, "healthz")
+        routes.set(catalog)
         let port = settings.port
         let host = settings.host
         let app = Application(

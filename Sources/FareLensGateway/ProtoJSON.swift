@@ -68,6 +68,9 @@ enum ProtoJSON {
     /// limit, 400 naming what does not parse (an unknown field too).
     static func decode<M: SwiftProtobuf.Message>(_ type: M.Type, from request: Request, context: GatewayRequestContext) async throws -> M {
         let bytes = try await body(of: request, context: context)
+        if let path = firstNull(in: bytes) {
+            throw Problem.badRequest("invalid-body", "\(path): null is not a value here; leave the field out instead", field: path)
+        }
         var options = JSONDecodingOptions()
         options.ignoreUnknownFields = false
         do {
@@ -92,6 +95,29 @@ enum ProtoJSON {
         }
         guard buffer.readableBytes > 0 else { throw Problem.badRequest("invalid-body", "a JSON object is required") }
         return Array(buffer.readableBytesView)
+    }
+
+    /// The path of the first `null` in the JSON `bytes` (`quiet_hours.start`), if any: protobuf's
+    /// JSON reads a null as the field's default, which the document does not allow, so it is refused.
+    static func firstNull(in bytes: [UInt8]) -> String? {
+        guard bytes.contains(UInt8(ascii: "n")), let value = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else { return nil }
+        func walk(_ value: Any, _ path: String) -> String? {
+            switch value {
+            case is NSNull: return path.isEmpty ? "body" : path
+            case let object as [String: Any]:
+                for key in object.keys.sorted() {
+                    if let found = walk(object[key]!, path.isEmpty ? key : path + "." + key) { return found }
+                }
+                return nil
+            case let array as [Any]:
+                for (index, element) in array.enumerated() {
+                    if let found = walk(element, "\(path)[\(index)]") { return found }
+                }
+                return nil
+            default: return nil
+            }
+        }
+        return walk(value, "")
     }
 
     private static func name(of type: any SwiftProtobuf.Message.Type) -> String {

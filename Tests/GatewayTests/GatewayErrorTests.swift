@@ -17,11 +17,14 @@ struct GatewayErrorTests {
                 (try await api.signUp("bo@example.com", timeZone: "Mars/Olympus"), 422, "invalid-field", "time_zone"),
                 (try await api.send(.POST, "/v1/auth/signup", json: #"{"email":"bo@example.com","passwd":"x"}"#), 400, "invalid-body", nil),
                 (try await api.send(.POST, "/v1/auth/signup", json: "{not json"), 400, "invalid-body", nil),
+                (try await api.send(.PATCH, "/v1/me", token: token, json: #"{"quiet_hours":{"start":null}}"#), 400, "invalid-body", "quiet_hours.start"),
                 (try await api.send(.POST, "/v1/auth/signin", json: #"{"email":"ana@example.com"}"#, headers: [("Content-Type", "text/plain")]), 415, "unsupported-media-type", nil),
                 (try await api.send(.POST, "/v1/me/watchlists", token: token, json: "{\"origin\":\"" + String(repeating: "A", count: 70_000) + "\"}"), 413, "body-too-large", nil),
                 (try await api.send(.POST, "/v1/me/watchlists", token: token, json: #"{"origin":"JFK","destination":"QQQ"}"#), 422, "unknown-airport", "destination"),
                 (try await api.send(.GET, "/v1/nowhere", token: token), 404, "no-such-route", nil),
                 (try await api.send(.GET, "/v1/me/deals?limit=banana", token: token), 400, "invalid-query", "limit"),
+                (try await api.send(.PUT, "/v1/me/watchlists/w-1", token: token), 405, "method-not-allowed", nil),
+                (try await api.send(.DELETE, "/v1/search", token: token), 405, "method-not-allowed", nil),
             ]
             for (reply, status, code, field) in cases {
                 #expect(reply.status == status, "\(reply.text)")
@@ -30,6 +33,8 @@ struct GatewayErrorTests {
                 #expect(reply.string("field") == field, "\(reply.text)")
                 #expect(reply.json["status"] as? Int == status)
             }
+            let wrongMethod = try await api.send(.PUT, "/v1/me/watchlists/w-1", token: token)
+            #expect(wrongMethod.headers.first(name: "Allow") == "DELETE, GET, PATCH")
         }
     }
 }

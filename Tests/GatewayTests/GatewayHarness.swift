@@ -118,11 +118,25 @@ final class GatewayHarness: Sendable {
         var logger = Logger(label: "gateway-test")
         logger.logLevel = .critical
         let node = try Node(configuration: configuration, catalog: catalog, logger: logger)
-        let ready = Gate()
-        let task = Task { try await node.run(handleSignals: false) { _ in ready.open() } }
+        let ready = Locked(false)
+        let failure = Locked<String?>(nil)
+        let task = Task {
+            do {
+                try await node.run(handleSignals: false) { _ in ready.set(true) }
+            } catch {
+                failure.set("\(error)")
+                throw error
+            }
+        }
         nodes.update { $0.append(node) }
         tasks.update { $0.append(task) }
-        try await withTimeLimit("the node \(configuration.nodeName) was ready") { await ready.wait() }
+        // Polled, so the time limit can end the wait; a node that fails to start ends it at once with its error.
+        try await withTimeLimit("the node \(configuration.nodeName) was ready") {
+            while !ready.get() {
+                if let failure = failure.get() { throw NodeDidNotStart(reason: failure) }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
     }
 
     /// Stops the nodes, the gateway's first.
@@ -146,6 +160,12 @@ final class GatewayHarness: Sendable {
         }
         try await harness.stop()
     }
+}
+
+/// A node of the harness stopped before it was ready.
+struct NodeDidNotStart: Error, CustomStringConvertible {
+    let reason: String
+    var description: String { "the node did not start: \(reason)" }
 }
 
 /// An HTTP client of the API (AsyncHTTPClient), JSON in and out.
