@@ -101,6 +101,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // The gateway's optional TLS 1.3 (HummingbirdTLS over swift-nio-ssl); tests make certificates with swift-certificates.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
     ],
     targets: [
         .target(
@@ -150,6 +153,7 @@ let package = Package(
             name: "FareLensGateway",
             dependencies: ["FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", log, metrics, grdb, hummingbird, jwtKit, crypto, configuration, protobuf, nioCore, httpClient,
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             resources: [.copy("Resources")],
             swiftSettings: strict
@@ -253,6 +257,7 @@ let package = Package(
                 "FareLensGateway", "FareLensServices", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore",
                 httpClient, jwtKit, crypto, log, configuration, nioCore, nioHTTP1, nioPosix,
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strict
         ),

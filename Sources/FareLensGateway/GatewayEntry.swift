@@ -22,9 +22,10 @@ public enum GatewayEntry {
         ServiceDescriptor(name: "gateway", address: "gateway", migrations: migrations, runFailureStopsNode: true) { context in
             let settings = try GatewaySettings(context.configuration)
             let keys = try SessionKeys.load(settings: settings, database: context.database, logger: context.logger)
+            let tls = try GatewayTLS.configuration(settings)
             return GatewayService(
-                bus: context.bus, settings: settings, keys: keys, logger: context.logger, now: now, monotonicSeconds: monotonicSeconds ?? RateLimiter.monotonicSeconds,
-                onListening: onListening)
+                bus: context.bus, settings: settings, keys: keys, tls: tls, logger: context.logger, now: now,
+                monotonicSeconds: monotonicSeconds ?? RateLimiter.monotonicSeconds, onListening: onListening)
         }
     }
 

@@ -2,6 +2,8 @@ import FareLensBus
 import FareLensRuntime
 import Foundation
 import Hummingbird
+import HummingbirdTLS
+import NIOSSL
 import Logging
 import NIOCore
 import Synchronization
@@ -13,6 +15,8 @@ final class GatewayService: ServiceBehaviour {
     let bus: MessageBus
     let settings: GatewaySettings
     let loadedKeys: SessionKeys.Loaded
+    /// TLS 1.3 when configured; plain HTTP otherwise.
+    let tls: TLSConfiguration?
     let logger: Logger
     let now: @Sendable () -> Date
     let monotonicSeconds: @Sendable () -> Double
@@ -20,7 +24,7 @@ final class GatewayService: ServiceBehaviour {
     private let boundPort = Mutex<Int?>(nil)
 
     init(
-        bus: MessageBus, settings: GatewaySettings, keys: SessionKeys.Loaded, logger: Logger,
+        bus: MessageBus, settings: GatewaySettings, keys: SessionKeys.Loaded, tls: TLSConfiguration? = nil, logger: Logger,
         now: @escaping @Sendable () -> Date = { Date() },
         monotonicSeconds: @escaping @Sendable () -> Double = RateLimiter.monotonicSeconds,
         onListening: @escaping @Sendable (Int) -> Void = { _ in }
@@ -29,6 +33,7 @@ final class GatewayService: ServiceBehaviour {
         self.bus = bus
         self.settings = settings
         self.loadedKeys = keys
+        self.tls = tls
         self.logger = logger
         self.now = now
         self.monotonicSeconds = monotonicSeconds
@@ -70,14 +75,16 @@ final class GatewayService: ServiceBehaviour {
         routes.set(catalog)
         let port = settings.port
         let host = settings.host
+        let scheme = tls == nil ? "http" : "https"
         let app = Application(
             router: router,
+            server: try tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1(),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { [self] channel in
                 let bound = channel.localAddress?.port ?? port
                 self.boundPort.withLock { $0 = bound }
                 self.onListening(bound)
-                self.logger.notice("gateway listening", metadata: ["url": "http://\(host):\(bound)", "openapi": "http://\(host):\(bound)/openapi.yaml"])
+                self.logger.notice("gateway listening", metadata: ["url": "\(scheme)://\(host):\(bound)", "openapi": "\(scheme)://\(host):\(bound)/openapi.yaml"])
             },
             logger: logger
         )

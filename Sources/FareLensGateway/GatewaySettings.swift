@@ -28,6 +28,12 @@ public struct GatewaySettings: Sendable {
     public var signInBurst = 10.0
     public var signInPerMinute = 10.0
 
+    /// `gateway.tls.certificateFile` and `gateway.tls.keyFile`: PEM files of
+    /// the certificate chain and its private key; with both, the gateway
+    /// speaks TLS 1.3 only (HTTPS); with neither, plain HTTP.
+    public var tlsCertificateFile: String?
+    public var tlsKeyFile: String?
+
     /// Sign in with Apple (`gateway.apple.*`); off without a bundle id.
     public struct Apple: Sendable {
         /// `gateway.apple.bundleId`: the identity tokens' audience.
@@ -63,6 +69,13 @@ public struct GatewaySettings: Sendable {
         userPerSecond = try Self.number(reader, "userPerSecond", userPerSecond, in: 0.001...1_000_000)
         signInBurst = try Self.number(reader, "signInBurst", signInBurst, in: 1...1_000_000)
         signInPerMinute = try Self.number(reader, "signInPerMinute", signInPerMinute, in: 0.001...1_000_000)
+        tlsCertificateFile = reader.string(forKey: "tls.certificateFile").flatMap { $0.isEmpty ? nil : $0 }
+        tlsKeyFile = reader.string(forKey: "tls.keyFile").flatMap { $0.isEmpty ? nil : $0 }
+        if (tlsCertificateFile == nil) != (tlsKeyFile == nil) {
+            throw .invalid(
+                key: tlsCertificateFile == nil ? "gateway.tls.certificateFile" : "gateway.tls.keyFile", value: "(unset)",
+                expected: "both gateway.tls.certificateFile and gateway.tls.keyFile, or neither")
+        }
         if let bundleID = reader.string(forKey: "apple.bundleId"), !bundleID.isEmpty {
             var apple = Apple(bundleID: bundleID)
             apple.jwksURL = reader.string(forKey: "apple.jwksUrl", default: apple.jwksURL)
