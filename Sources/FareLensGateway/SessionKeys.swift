@@ -5,6 +5,7 @@ import Foundation
 import GRDB
 import JWTKit
 import Logging
+import Synchronization
 
 /// The keys that sign and verify access tokens: ES256, each with a `kid`.
 /// The newest signs; all verify, so a rotation does not sign anyone out.
@@ -12,6 +13,12 @@ import Logging
 /// no default key to fall back on.
 struct SessionKeys: Sendable {
     let collection: JWTKeyCollection
+    /// Tokens whose signature has been verified, by their exact text: an
+    /// ES256 verification costs far more than the rest of a small request,
+    /// and an app sends the same token for an hour. The claims are checked
+    /// again on every use (expiry against the clock); the cache lives as
+    /// long as the process, so a key removed at a restart takes its tokens with it.
+    let verified = VerifiedTokens()
     /// The `kid` new tokens are signed with.
     let signingKID: String
     /// Every `kid` that verifies.
@@ -92,8 +99,22 @@ struct SessionKeys: Sendable {
     /// The claims of `token` if its signature, key, issuer, audience and times hold at `now`.
     func verify(_ token: String, issuer: String, audience: String, at now: Date) async throws(Rejection) -> AccessClaims {
         let claims: AccessClaims
+        if let known = verified.claims(for: token) {
+            claims = known
+        } else {
+            claims = try await verifySignature(token)
+            verified.remember(token, claims)
+        }
+        guard claims.iss.value == issuer else { throw .wrongIssuer }
+        guard claims.aud.value.contains(audience) else { throw .wrongAudience }
+        guard claims.exp.value > now else { throw .expired }
+        guard claims.iat.value <= now.addingTimeInterval(60) else { throw .notYetValid }
+        return claims
+    }
+
+    private func verifySignature(_ token: String) async throws(Rejection) -> AccessClaims {
         do {
-            claims = try await collection.verify(token, as: AccessClaims.self)
+            return try await collection.verify(token, as: AccessClaims.self)
         } catch let error as JWTError {
             switch error.errorType {
             case .noKeyProvided, .unknownKID, .missingKIDHeader: throw .unknownKey
@@ -103,10 +124,27 @@ struct SessionKeys: Sendable {
         } catch {
             throw .malformed
         }
-        guard claims.iss.value == issuer else { throw .wrongIssuer }
-        guard claims.aud.value.contains(audience) else { throw .wrongAudience }
-        guard claims.exp.value > now else { throw .expired }
-        guard claims.iat.value <= now.addingTimeInterval(60) else { throw .notYetValid }
-        return claims
+    }
+}
+
+/// Access tokens whose signature verified, by their text; at most
+/// `capacity`, emptied when full (a new hour's tokens refill it).
+final class VerifiedTokens: Sendable {
+    private let table = Mutex<[String: AccessClaims]>([:])
+    let capacity: Int
+
+    init(capacity: Int = 50_000) {
+        self.capacity = capacity
+    }
+
+    func claims(for token: String) -> AccessClaims? {
+        table.withLock { $0[token] }
+    }
+
+    func remember(_ token: String, _ claims: AccessClaims) {
+        table.withLock { table in
+            if table.count >= capacity { table.removeAll(keepingCapacity: true) }
+            table[token] = claims
+        }
     }
 }

@@ -23,6 +23,7 @@ struct GatewayErrorTests {
                 (try await api.send(.POST, "/v1/me/watchlists", token: token, json: #"{"origin":"JFK","destination":"QQQ"}"#), 422, "unknown-airport", "destination"),
                 (try await api.send(.GET, "/v1/nowhere", token: token), 404, "no-such-route", nil),
                 (try await api.send(.GET, "/v1/me/deals?limit=banana", token: token), 400, "invalid-query", "limit"),
+                (try await api.send(.GET, "/v1/me/deals?cursor=not-ours", token: token), 400, "invalid-query", "cursor"),
                 (try await api.send(.PUT, "/v1/me/watchlists/w-1", token: token), 405, "method-not-allowed", nil),
                 (try await api.send(.DELETE, "/v1/search", token: token), 405, "method-not-allowed", nil),
             ]
