@@ -2,14 +2,10 @@ import FareLensBus
 import FareLensMessages
 import Hummingbird
 
-/// The user's alert controls, under `/v1/me/alerts`: mute a route, pause
-/// everything, and undo either (docs/api.md).
+/// Unmuting a route, `DELETE /v1/me/alerts/mutes/{route}` (docs/api.md):
+/// the route comes from the path, so it is not a plain ``GatewayAPI/forward(_:user:fromBody:_:_:)``
+/// like muting, pausing and resuming.
 extension GatewayAPI {
-    func muteRoute(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        var mute = try await ProtoJSON.decode(MuteRouteRequest.self, from: request, context: context)
-        mute.userID = try context.userID()
-        return try ProtoJSON.response(try await call(mute), to: request)
-    }
 
     /// `DELETE /v1/me/alerts/mutes/{route}`, the route written `ORIGIN-DESTINATION`.
     func unmuteRoute(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
@@ -25,15 +21,5 @@ extension GatewayAPI {
         return try ProtoJSON.response(try await call(unmute), to: request)
     }
 
-    func pauseAlerts(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        var pause = try await ProtoJSON.decode(PauseAlertsRequest.self, from: request, context: context)
-        pause.userID = try context.userID()
-        return try ProtoJSON.response(try await call(pause), to: request)
-    }
 
-    func resumeAlerts(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        var resume = ResumeAlertsRequest()
-        resume.userID = try context.userID()
-        return try ProtoJSON.response(try await call(resume), to: request)
-    }
 }

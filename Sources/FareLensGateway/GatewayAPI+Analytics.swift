@@ -4,8 +4,8 @@ import Foundation
 import Hummingbird
 import SwiftProtobuf
 
-/// The app's analytics: client events in batches and the opt-out
-/// (docs/api.md; the analytics service honours the opt-out, SPEC §6).
+/// The app's client events in batches (docs/api.md; the analytics service
+/// honours the opt-out, set through ``GatewayAPI/forward(_:user:fromBody:_:_:)``, SPEC §6).
 extension GatewayAPI {
     /// The most events one batch may carry.
     static let maximumEventsPerBatch = 100
@@ -46,10 +46,4 @@ extension GatewayAPI {
         return ProtoJSON.raw("{\"results\":[\(results.joined(separator: ","))]}", to: request)
     }
 
-    /// `PUT /v1/me/analytics` with `{"opt_out": true|false}`.
-    func setAnalyticsOptOut(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        var optOut = try await ProtoJSON.decode(SetAnalyticsOptOutRequest.self, from: request, context: context)
-        optOut.userID = try context.userID()
-        return try ProtoJSON.response(try await call(optOut), to: request)
-    }
 }

@@ -4,17 +4,7 @@ import Hummingbird
 
 /// The signed-in user's own resources, under `/v1/me` (docs/api.md, "Scoping").
 extension GatewayAPI {
-    func profile(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        var message = GetUserRequest()
-        message.userID = try context.userID()
-        return try ProtoJSON.response(try await call(message), to: request)
-    }
 
-    func updateProfile(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        var update = try await ProtoJSON.decode(UpdateUserRequest.self, from: request, context: context)
-        update.userID = try context.userID()
-        return try ProtoJSON.response(try await call(update), to: request)
-    }
 
     func deleteAccount(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         var message = DeleteUserRequest()
@@ -23,11 +13,6 @@ extension GatewayAPI {
         return Response(status: .noContent)
     }
 
-    func entitlements(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        var message = GetEntitlementsRequest()
-        message.userID = try context.userID()
-        return try ProtoJSON.response(try await call(message), to: request)
-    }
 
     /// The feed a page at a time: `limit` (20 by default) deals from
     /// `cursor` (the previous page's `next_cursor`), best first, with
@@ -63,11 +48,6 @@ extension GatewayAPI {
         return try ProtoJSON.response(try await call(history), to: request, cacheable: true)
     }
 
-    func alertSettings(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        var settings = AlertSettingsRequest()
-        settings.userID = try context.userID()
-        return try ProtoJSON.response(try await call(settings), to: request)
-    }
 
     func airports(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         var lookup = AirportAutocompleteRequest()

@@ -29,6 +29,18 @@ struct GatewayAPI: Sendable {
         }
     }
 
+    /// The operations that are one bus request for the token's user: the
+    /// request is read from the body (`fromBody`) or starts empty, its user
+    /// field (`user`) is set from the token whatever the body said, and the
+    /// answer is the response as JSON.
+    func forward<R: BusRequest & SwiftProtobuf.Message>(
+        _ type: R.Type, user: WritableKeyPath<R, String>, fromBody: Bool = false, _ request: Request, _ context: GatewayRequestContext
+    ) async throws -> Response where R.Response: SwiftProtobuf.Message & Sendable {
+        var message = fromBody ? try await ProtoJSON.decode(R.self, from: request, context: context) : R()
+        message[keyPath: user] = try context.userID()
+        return try ProtoJSON.response(try await call(message), to: request)
+    }
+
     /// Adds every operation to `router`; returns their paths and methods.
     func register(on router: Router<GatewayRequestContext>, authentication: AuthenticationMiddleware) -> RouteCatalog {
         var catalog = RouteCatalog()
@@ -48,10 +60,10 @@ struct GatewayAPI: Sendable {
         on(auth, "v1/auth", .post, "signout", signOut)
         on(auth, "v1/auth", .post, "apple", signInWithApple)
 
-        on(me, "v1/me", .get, "", profile)
-        on(me, "v1/me", .patch, "", updateProfile)
+        on(me, "v1/me", .get, "") { try await forward(GetUserRequest.self, user: \.userID, $0, $1) }
+        on(me, "v1/me", .patch, "") { try await forward(UpdateUserRequest.self, user: \.userID, fromBody: true, $0, $1) }
         on(me, "v1/me", .delete, "", deleteAccount)
-        on(me, "v1/me", .get, "entitlements", entitlements)
+        on(me, "v1/me", .get, "entitlements") { try await forward(GetEntitlementsRequest.self, user: \.userID, $0, $1) }
         on(me, "v1/me", .get, "watchlists", listWatchlists)
         on(me, "v1/me", .post, "watchlists", createWatchlist)
         on(me, "v1/me", .get, "watchlists/:id", watchlist)
@@ -60,13 +72,13 @@ struct GatewayAPI: Sendable {
         on(me, "v1/me", .post, "watchlists/:id/check", checkWatchlist)
         on(me, "v1/me", .get, "deals", deals)
         on(me, "v1/me", .get, "alerts", alertHistory)
-        on(me, "v1/me", .get, "alerts/settings", alertSettings)
-        on(me, "v1/me", .post, "alerts/mutes", muteRoute)
+        on(me, "v1/me", .get, "alerts/settings") { try await forward(AlertSettingsRequest.self, user: \.userID, $0, $1) }
+        on(me, "v1/me", .post, "alerts/mutes") { try await forward(MuteRouteRequest.self, user: \.userID, fromBody: true, $0, $1) }
         on(me, "v1/me", .delete, "alerts/mutes/:route", unmuteRoute)
-        on(me, "v1/me", .put, "alerts/pause", pauseAlerts)
-        on(me, "v1/me", .delete, "alerts/pause", resumeAlerts)
+        on(me, "v1/me", .put, "alerts/pause") { try await forward(PauseAlertsRequest.self, user: \.userID, fromBody: true, $0, $1) }
+        on(me, "v1/me", .delete, "alerts/pause") { try await forward(ResumeAlertsRequest.self, user: \.userID, $0, $1) }
         on(me, "v1/me", .post, "events", recordEvents)
-        on(me, "v1/me", .put, "analytics", setAnalyticsOptOut)
+        on(me, "v1/me", .put, "analytics") { try await forward(SetAnalyticsOptOutRequest.self, user: \.userID, fromBody: true, $0, $1) }
         on(me, "v1/me", .get, "export", exportMyData)
 
         on(open, "v1", .get, "airports", airports)

@@ -6,7 +6,6 @@ import HummingbirdTLS
 import NIOSSL
 import Logging
 import NIOCore
-import Synchronization
 
 /// The gateway's behaviour in a node: an HTTP server (Hummingbird 2) whose
 /// routes are ``GatewayAPI``'s operations, run until the node's graceful
@@ -21,7 +20,6 @@ final class GatewayService: ServiceBehaviour {
     let now: @Sendable () -> Date
     let monotonicSeconds: @Sendable () -> Double
     let onListening: @Sendable (Int) -> Void
-    private let boundPort = Mutex<Int?>(nil)
 
     init(
         bus: MessageBus, settings: GatewaySettings, keys: SessionKeys.Loaded, tls: TLSConfiguration? = nil, logger: Logger,
@@ -38,9 +36,6 @@ final class GatewayService: ServiceBehaviour {
         self.now = now
         self.monotonicSeconds = monotonicSeconds
     }
-
-    /// The port the server listens on, once it does.
-    var port: Int? { boundPort.withLock { $0 } }
 
     /// Serves HTTP until the task is cancelled or the node shuts down.
     func run() async throws {
@@ -82,7 +77,6 @@ final class GatewayService: ServiceBehaviour {
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { [self] channel in
                 let bound = channel.localAddress?.port ?? port
-                self.boundPort.withLock { $0 = bound }
                 self.onListening(bound)
                 self.logger.notice("gateway listening", metadata: ["url": "\(scheme)://\(host):\(bound)", "openapi": "\(scheme)://\(host):\(bound)/openapi.yaml"])
             },

@@ -24,10 +24,10 @@ struct Problem: Error, HTTPResponseError, Sendable {
     }
 
     /// 401 with the challenge RFC 6750 asks for.
-    static func unauthorized(_ code: String, _ message: String) -> Problem {
+    static func unauthorized(_ code: String, _ message: String, field: String? = nil) -> Problem {
         var headers = HTTPFields()
         headers[.wwwAuthenticate] = "Bearer realm=\"farelens\", error=\"invalid_token\", error_description=\"\(code)\""
-        return Problem(.unauthorized, code: code, message, headers: headers)
+        return Problem(.unauthorized, code: code, message, field: field, headers: headers)
     }
 
     static func badRequest(_ code: String, _ message: String, field: String? = nil) -> Problem {
@@ -39,10 +39,10 @@ struct Problem: Error, HTTPResponseError, Sendable {
     }
 
     /// 503 with `Retry-After`: a service could not be reached in time.
-    static func unavailable(_ message: String, retryAfterSeconds: Int = 1) -> Problem {
+    static func unavailable(_ message: String, code: String = "service-unavailable", field: String? = nil, retryAfterSeconds: Int = 1) -> Problem {
         var headers = HTTPFields()
         headers[.retryAfter] = "\(retryAfterSeconds)"
-        return Problem(.serviceUnavailable, code: "service-unavailable", message, headers: headers)
+        return Problem(.serviceUnavailable, code: code, message, field: field, headers: headers)
     }
 
     func response(from request: Request, context: some Hummingbird.RequestContext) throws -> Response {
@@ -89,15 +89,11 @@ extension Problem {
                 // User ids come from the token only: an unknown one is a deleted account's session.
                 return .unauthorized("user-gone", "the account this token was issued for no longer exists")
             case "invalid-credentials", "invalid-refresh-token", "refresh-token-reused":
-                var problem = Problem.unauthorized(code, error.message)
-                problem = Problem(.unauthorized, code: code, error.message, field: field, headers: problem.headers)
-                return problem
+                return .unauthorized(code, error.message, field: field)
             case "email-taken", "watchlist-exists", "watchlist-limit", "airport-limit", "watchlist-inactive":
                 return Problem(.conflict, code: code, error.message, field: field)
             case "airports-unavailable", "storage", "no-fares-available", "quota-exhausted":
-                var problem = Problem.unavailable(error.message)
-                problem = Problem(.serviceUnavailable, code: code, error.message, field: field, headers: problem.headers)
-                return problem
+                return .unavailable(error.message, code: code, field: field)
             case "internal":
                 return Problem(.internalServerError, code: "internal", "the request could not be completed")
             default:

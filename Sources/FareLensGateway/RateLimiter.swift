@@ -68,15 +68,12 @@ final class RateLimiter: Sendable {
         if table.count >= 1, full.isEmpty, let oldest = table.min(by: { $0.value.updated < $1.value.updated })?.key { table[oldest] = nil }
     }
 
-    /// Seconds since boot on the monotonic clock.
+    /// The instant the monotonic seconds count from (the clock's own origin is not public).
+    private static let origin = ContinuousClock.now
+
+    /// Seconds on the monotonic clock, since ``origin``.
     @Sendable static func monotonicSeconds() -> Double {
-        let instant = ContinuousClock.now
-        let parts = (instant - ContinuousClock.Instant.zeroish).components
+        let parts = (ContinuousClock.now - origin).components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
-}
-
-extension ContinuousClock.Instant {
-    /// A fixed instant to measure from (the clock's own origin is not public).
-    fileprivate static let zeroish = ContinuousClock.now
 }
