@@ -24,6 +24,10 @@ struct GatewaySchemathesisTests {
                 // Deleting the account would turn every later request into 401.
                 "--exclude-operation-id", "deleteMe",
             ]
+            // Its caches and reports go to a directory of the test's own, never into the repository.
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("farelens-schemathesis-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            process.currentDirectoryURL = scratch
             let output = Pipe()
             process.standardOutput = output
             process.standardError = output
