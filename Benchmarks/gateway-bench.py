@@ -13,7 +13,7 @@ the medians over the rounds. Then the overload check: the default limits,
 2x the connections that saturate the gateway, and the statuses, RSS before
 and after, and whether the node is still up.
 
-Needs wrk (Debian) and curl. Loopback only. Every run is bounded (wrk -d).
+Needs wrk (Debian; ops/install-deps.sh installs it as root) and curl. Loopback only. Every run is bounded (wrk -d).
 """
 import argparse, json, os, re, signal, statistics, subprocess, sys, tempfile, time, urllib.request
 

@@ -1,5 +1,11 @@
 #!/usr/bin/env bash
-# The test command: boundary check, then every Swift Testing suite.
+# The test command: set-up, boundary check, then every Swift Testing suite.
+#
+# Set-up (ops/install-deps.sh) comes first, so a fresh machine needs nothing
+# else: as root it installs the Debian packages that are missing (otherwise
+# it names them, and stops if the build or the tests need one), and it keeps
+# the PyPI tools the gateway's tests run in .build/python-venv, whose python
+# the tests find in FARELENS_PYTHON. Each step is quiet when all is present.
 #
 # The suites run under a time limit (FARELENS_TEST_LIMIT_SECONDS, default
 # 1500): a hang fails the run within the limit and names the tests still
@@ -7,6 +13,13 @@
 # start (farelens, farelensctl) are killed afterwards if a crash left any.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Swift on PATH, or where the README's machine keeps it.
+if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
+  export PATH="/opt/swift/usr/bin:$PATH"
+fi
+command -v swift >/dev/null 2>&1 || { echo "ops/test.sh: swift is not on PATH (Swift 6.2 or newer; README, Prerequisites)" >&2; exit 1; }
+ops/install-deps.sh
+export FARELENS_PYTHON="$PWD/.build/python-venv/bin/python"
 ops/check-boundaries.sh
 swift build --build-tests
 

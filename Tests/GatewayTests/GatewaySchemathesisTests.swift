@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Gateway: schemathesis against the served document")
 struct GatewaySchemathesisTests {
-    /// Runs schemathesis (PyPI, installed by ops/install-deps.sh) against a
+    /// Runs schemathesis (PyPI, in the venv ops/install-deps.sh keeps; `PythonTools`) against a
     /// running gateway, authenticated, bounded: 50 examples per operation,
     /// a fixed seed, one worker, and a hard time limit on the process.
     @Test("no 5xx, every response conforms to the document, invalid input is refused: schemathesis finds nothing")
@@ -16,7 +16,7 @@ struct GatewaySchemathesisTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = [
-                "python3", "-m", "schemathesis.cli", "run", "http://127.0.0.1:\(api.port)/openapi.yaml", "-H", "Authorization: Bearer \(token)",
+                PythonTools.python, "-m", "schemathesis.cli", "run", "http://127.0.0.1:\(api.port)/openapi.yaml", "-H", "Authorization: Bearer \(token)",
                 // Schema-valid input a service still refuses (an unknown airport, a date in the past) is
                 // correct behaviour the document cannot express, so positive_data_acceptance is left out.
                 "--checks", "all", "--exclude-checks", "positive_data_acceptance",

@@ -7,11 +7,11 @@ struct GatewaySpecTests {
     static let specPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Sources/FareLensGateway/Resources/openapi.yaml").path
 
-    @Test("is a valid OpenAPI 3.1 document (openapi-spec-validator, installed by ops/install-deps.sh)")
+    @Test("is a valid OpenAPI 3.1 document (openapi-spec-validator, in the venv ops/install-deps.sh keeps)")
     func validates() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-m", "openapi_spec_validator", Self.specPath]
+        process.arguments = [PythonTools.python, "-m", "openapi_spec_validator", Self.specPath]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
