@@ -8,6 +8,8 @@
 # API while it keeps serving. DIR is a path on the nodes' machine. Restore a
 # node from its directory with ops/restore.sh (docs/runbook.md).
 set -euo pipefail
+# The backup directory is the operator's only (the nodes write each copy 0600 too): copies hold emails.
+umask 077
 usage() { echo "usage: ops/backup.sh DIR [--socket PATH]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 dir="$1"; shift

@@ -60,8 +60,14 @@ final class NodeDatabases: Sendable {
         let partial = target + ".partial"
         if let unusable = unwritableFolder(folder.path) { return .failure(.backupFailed(target, unusable)) }
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            // Owner only, as the databases themselves: a backup holds emails and password hashes.
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             if FileManager.default.fileExists(atPath: partial) { try FileManager.default.removeItem(atPath: partial) }
+            // Made empty with mode 0600 before SQLite opens it, so the copy is never readable by others, even
+            // while written (SQLite keeps an existing file's mode, and gives its journal the same).
+            guard FileManager.default.createFile(atPath: partial, contents: Data(), attributes: [.posixPermissions: 0o600]) else {
+                throw POSIXError(.EACCES)
+            }
             try database.backup(to: partial)
             guard rename(partial, target) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         } catch {
