@@ -17,7 +17,8 @@ public struct MergedOffer: Sendable {
 /// Merges offers from several providers: the same itinerary (flight
 /// numbers, departure times, cabin) quoted twice becomes one offer at the
 /// lowest price, remembering every quote; the result is sorted by total,
-/// lowest first, and each offer gets an id stable for the same itinerary.
+/// lowest first, and each offer gets an id stable for the same itinerary
+/// (`of-` and 16 hex digits).
 enum OfferMerger {
     static func merge(_ offers: [FlightOffer]) -> [MergedOffer] {
         var byKey: [String: MergedOffer] = [:]
@@ -36,7 +37,9 @@ enum OfferMerger {
         }
         return order.compactMap { key in
             guard var merged = byKey[key] else { return nil }
-            merged.offer.offerID = "of-" + String(StableRandom(seed: 0).bits(key), radix: 16)
+            let digits = String(StableRandom(seed: 0).bits(key), radix: 16)
+            // 16 digits always: a hash with leading zeros made shorter ids.
+            merged.offer.offerID = "of-" + String(repeating: "0", count: 16 - digits.count) + digits
             merged.quotes.sort { $0.price.minorUnits < $1.price.minorUnits }
             return merged
         }.sorted { ($0.offer.price.minorUnits, $0.offer.offerID) < ($1.offer.price.minorUnits, $1.offer.offerID) }
