@@ -41,15 +41,33 @@ struct SearchCommand: AsyncParsableCommand {
         }
         if response.stale { print("⚠ \(response.staleReason)") }
         if response.offers.contains(where: \.simulated) { print("SIMULATED fares (not real prices): the embedded simulated market answered.") }
-        var table = TextTable("PRICE", "CARRIER", "FLIGHTS", "DEPART", "ARRIVE", "DURATION", "STOPS", "PROVIDER", "OFFER")
-        for offer in offers.prefix(limit) {
-            table.add(offer.priceText, offer.carrier, offer.flightNumbers.joined(separator: " "), offer.departLocal, offer.arriveLocal,
-                      "\(offer.durationMinutes / 60)h\(String(format: "%02d", offer.durationMinutes % 60))", String(offer.stops),
-                      offer.provider + (offer.simulated ? " (simulated)" : ""), offer.offerID)
-        }
-        print(table.rendered)
+        print(Self.table(offers.prefix(limit)).rendered)
         print("\(response.offers.count) offers\(response.fromCache ? ", from cache" : "") · providers: \(response.providers.joined(separator: ", "))")
     }
+
+    /// The offers as a table; when any is a round trip, the return leg's
+    /// departure, arrival, duration and stops too (they were left out).
+    static func table(_ offers: some Collection<OfferRow>) -> TextTable {
+        let roundTrip = offers.contains(where: \.roundTrip)
+        var table = roundTrip
+            ? TextTable("PRICE", "CARRIER", "FLIGHTS", "DEPART", "ARRIVE", "DURATION", "STOPS",
+                        "RETURN DEPART", "RETURN ARRIVE", "RETURN DURATION", "RETURN STOPS", "PROVIDER", "OFFER")
+            : TextTable("PRICE", "CARRIER", "FLIGHTS", "DEPART", "ARRIVE", "DURATION", "STOPS", "PROVIDER", "OFFER")
+        for offer in offers {
+            let outbound = [offer.departLocal, offer.arriveLocal, duration(offer.durationMinutes), String(offer.stops)]
+            let inbound = !roundTrip ? [] : [
+                offer.returnDepartLocal ?? "-", offer.returnArriveLocal ?? "-",
+                offer.returnDurationMinutes.map(duration) ?? "-", offer.returnStops.map { String($0) } ?? "-",
+            ]
+            let cells = [offer.priceText, offer.carrier, offer.flightNumbers.joined(separator: " ")] + outbound + inbound
+                + [offer.provider + (offer.simulated ? " (simulated)" : ""), offer.offerID]
+            table.rows.append(cells.map(TextTable.visible))
+        }
+        return table
+    }
+
+    /// "2h05".
+    static func duration(_ minutes: Int) -> String { "\(minutes / 60)h\(String(format: "%02d", minutes % 60))" }
 
     func makeRequest() throws -> SearchFlightsRequest {
         var request = SearchFlightsRequest()
@@ -111,6 +129,11 @@ struct OfferRow: Encodable {
     let simulated: Bool
     let bookingLink: String
     let roundTrip: Bool
+    /// The return leg's (round trips only; left out of the JSON otherwise).
+    let returnDepartLocal: String?
+    let returnArriveLocal: String?
+    let returnDurationMinutes: Int?
+    let returnStops: Int?
 
     init(_ offer: FlightOffer) {
         offerID = offer.offerID
@@ -126,6 +149,11 @@ struct OfferRow: Encodable {
         simulated = offer.simulated
         bookingLink = offer.bookingLink
         roundTrip = offer.hasInbound
+        let inbound = offer.hasInbound ? offer.inbound : nil
+        returnDepartLocal = inbound?.segments.first?.departureLocal
+        returnArriveLocal = inbound?.segments.last?.arrivalLocal
+        returnDurationMinutes = inbound.map { Int($0.durationMinutes) }
+        returnStops = inbound.map { Int($0.stops) }
     }
 
     /// By the currency's own minor units (`Money.formatted`): "€123.45", "¥65,000", "12.345 KWD".
