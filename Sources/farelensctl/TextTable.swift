@@ -1,3 +1,5 @@
+import Foundation
+
 /// A plain left-aligned text table for terminal output.
 struct TextTable {
     let header: [String]
@@ -24,8 +26,36 @@ struct TextTable {
         scalar.value < 0x20 || (0x7F ... 0x9F).contains(scalar.value)
     }
 
-    var rendered: String {
-        let all = [header] + rows
+    /// The table for this terminal: ``rendered(unicode:)`` with Unicode when
+    /// the locale is UTF-8 (as `history`'s chart decides), ASCII otherwise.
+    var rendered: String { rendered(unicode: Self.terminalTakesUnicode) }
+
+    /// Whether the first of LC_ALL, LC_CTYPE and LANG that is set names a UTF-8 codeset.
+    static let terminalTakesUnicode = ScoringArguments.utf8Locale(ProcessInfo.processInfo.environment)
+
+    /// The table as text; without `unicode`, the typographic glyphs the
+    /// commands put in cells (`→`, `·`, `…`, dashes) are written in ASCII, as
+    /// the price chart falls back under `LC_ALL=C`. Other text (a city's
+    /// name) is left as the node gave it.
+    func rendered(unicode: Bool) -> String {
+        guard !unicode else { return Self.layout([header] + rows) }
+        return Self.layout(([header] + rows).map { $0.map(Self.ascii) })
+    }
+
+    /// `text` with each glyph of ``asciiFallbacks`` replaced.
+    static func ascii(_ text: String) -> String {
+        guard text.contains(where: { asciiFallbacks[$0] != nil }) else { return text }
+        return text.map { asciiFallbacks[$0] ?? String($0) }.joined()
+    }
+
+    /// The glyphs the commands put in table cells, and what stands for each in ASCII.
+    static let asciiFallbacks: [Character: String] = [
+        "→": "->", "←": "<-", "·": "-", "…": "...", "—": "-", "–": "-", "≥": ">=", "≤": "<=", "±": "+/-", "×": "x",
+        "✓": "yes", "✗": "no", "⚠": "!",
+    ]
+
+    private static func layout(_ all: [[String]]) -> String {
+        let header = all[0]
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         return all.map { row in
             row.enumerated().map { column, cell in
