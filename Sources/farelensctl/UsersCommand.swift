@@ -198,7 +198,8 @@ enum UserOutput {
         let homeAirport: String
         let preferredAirports: [AirportWeight]
         let tier: String
-        let trialEnds: String
+        /// While on trial only (a user moved to Free or Pro kept showing it).
+        let trialEnds: String?
         let activeWatchlists: Int?
         let immediateAlertsPerDay: Int
         let visibleDeals: Int?
@@ -216,7 +217,8 @@ enum UserOutput {
         let tier: String
         let product: String?
         let timeZone: String
-        let trialEnds: String
+        /// While on trial only.
+        let trialEnds: String?
         let paidUntil: String?
         let autoRenew: Bool?
         let graceUntil: String?
@@ -228,7 +230,7 @@ enum UserOutput {
             tier = UserOutput.tierName(user.tier)
             product = paid.product
             timeZone = user.timeZone
-            trialEnds = UserOutput.instant(user.trialEndsAtUnixMs)
+            trialEnds = UserOutput.trialEnds(user)
             paidUntil = paid.until
             autoRenew = paid.autoRenew
             graceUntil = paid.graceUntil
@@ -302,6 +304,12 @@ enum UserOutput {
         ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(unixMs) / 1000))
     }
 
+    /// When the trial ends, for a user on trial; nil for any other tier
+    /// (the service keeps when a past trial ended, which is no longer news).
+    static func trialEnds(_ user: User) -> String? {
+        user.tier == .trial ? instant(user.trialEndsAtUnixMs) : nil
+    }
+
     /// The tier for a table: "pro (annual)", "trial", "free".
     static func tierText(_ user: User) -> String {
         let name = tierName(user.tier)
@@ -336,7 +344,7 @@ enum UserOutput {
         return Row(
             id: user.userID, email: user.email, timeZone: user.timeZone, homeAirport: user.homeAirport,
             preferredAirports: user.preferredAirports.map { AirportWeight(code: $0.code, weight: $0.weight) },
-            tier: tierName(user.tier), trialEnds: instant(user.trialEndsAtUnixMs),
+            tier: tierName(user.tier), trialEnds: trialEnds(user),
             activeWatchlists: entitlements.hasActiveWatchlists ? Int(entitlements.activeWatchlists) : nil,
             immediateAlertsPerDay: Int(entitlements.immediateAlertsPerDay),
             visibleDeals: entitlements.hasVisibleDeals ? Int(entitlements.visibleDeals) : nil, ads: entitlements.ads,
@@ -359,7 +367,7 @@ enum UserOutput {
         table.add(
             row.id, row.email, row.timeZone, row.homeAirport.isEmpty ? "-" : row.homeAirport,
             user.preferredAirports.map { "\($0.code)=\($0.weight)" }.joined(separator: " "),
-            tierText(user), row.trialEnds, paidText(user), row.activeWatchlists.map(String.init) ?? "unlimited", String(row.immediateAlertsPerDay),
+            tierText(user), row.trialEnds ?? "-", paidText(user), row.activeWatchlists.map(String.init) ?? "unlimited", String(row.immediateAlertsPerDay),
             row.visibleDeals.map(String.init) ?? "all", row.ads ? "yes" : "no"
         )
         Swift.print(table.rendered)
