@@ -31,9 +31,21 @@ struct AirportsCommand: AsyncParsableCommand {
             try CtlRun.printJSON(["suggestions": rows])
             return
         }
+        if let nothing = Self.noMatch(query: query, rows) {
+            print(nothing)
+            return
+        }
         var table = TextTable("CODE", "KIND", "NAME", "CITY", "COUNTRY", "TIME ZONE", "MATCH")
         for row in rows { table.add(row.code, row.kind, row.name, row.city, row.country, row.timeZone, row.match + (row.distanceMiles.map { " (\(Int($0.rounded())) mi)" } ?? "")) }
         print(table.rendered)
+    }
+}
+
+extension AirportsCommand {
+    /// What to say instead of an empty table: nil when there are suggestions.
+    static func noMatch(query: String, _ rows: [AirportRow]) -> String? {
+        guard rows.isEmpty else { return nil }
+        return query.isEmpty ? "no airports" : "no airport matches '\(TextTable.visible(query))'"
     }
 }
 

@@ -41,7 +41,9 @@ extension AirportDirectory {
             }.sorted { $0.1 < $1.1 }
             for (airport, miles) in nearby { result.add(airport: airport, .nearby, miles: miles) }
         }
-        result.add(airports: ordered.filter(\.popular), .popular)
+        // Popular airports fill an empty query's list, or one that matched something; a query that matched
+        // nothing answers nothing (it listed popular airports as if they matched).
+        if text.isEmpty || !result.suggestions.isEmpty { result.add(airports: ordered.filter(\.popular), .popular) }
         return result.suggestions
     }
 
