@@ -98,6 +98,15 @@ public struct BusError: Error, Hashable, Sendable, CustomStringConvertible {
         BusError(.forbidden, "service '\(address)' is admin-only and the caller is not an admin peer")
     }
 
+    /// For ``Kind/remote``: the field the service's message names first
+    /// (`"email: is required"` → `email`), if it starts with one.
+    public var field: String? {
+        guard kind == .remote, let colon = message.firstIndex(of: ":") else { return nil }
+        let name = message[..<colon]
+        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0 == "_" || $0 == "." || $0.isNumber) }) else { return nil }
+        return String(name)
+    }
+
     public var description: String {
         if let remoteCode { return "\(kind) [\(remoteCode)]: \(message)" }
         return "\(kind): \(message)"

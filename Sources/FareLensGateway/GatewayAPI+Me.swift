@@ -16,28 +16,16 @@ extension GatewayAPI {
 
     /// The feed a page at a time: `limit` (20 by default) deals from
     /// `cursor` (the previous page's `next_cursor`), best first, with
-    /// `next_cursor` while more follow. The cursor is an offset into the
-    /// ranking as it is when each page is asked for: a deal that moves up
-    /// between two pages can be seen twice or missed, never invented.
+    /// `next_cursor` while more follow (the scoring service pages it).
     func deals(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
-        let limit = try request.integer("limit", in: 1...100) ?? 20
-        let offset = try FeedCursor.offset(request.uri.queryParameters.get("cursor").map { String($0) })
         var feed = DealFeedRequest()
         feed.userID = try context.userID()
-        // One more than the page, to know whether another follows.
-        feed.limit = Int32(offset + limit + 1)
+        feed.limit = Int32(try request.integer("limit", in: 1...100) ?? 20)
+        if let cursor = request.uri.queryParameters.get("cursor") { feed.cursor = String(cursor) }
         if let origin = request.uri.queryParameters.get("origin") { feed.filter.origin = String(origin) }
         if let destination = request.uri.queryParameters.get("destination") { feed.filter.destination = String(destination) }
         if let nonstop = try request.boolean("nonstop_only") { feed.filter.nonstopOnly = nonstop }
-        var answer = try await call(feed)
-        let more = answer.items.count > offset + limit
-        answer.items = Array(answer.items.dropFirst(offset).prefix(limit))
-        var text = try ProtoJSONWithDefaults.fareLens.text(of: answer)
-        if more {
-            text.removeLast()
-            text += ",\"next_cursor\":\"\(FeedCursor.cursor(offset: offset + limit))\"}"
-        }
-        return ProtoJSON.raw(text, to: request, cacheable: true)
+        return try ProtoJSON.response(try await call(feed), to: request, cacheable: true)
     }
 
     func alertHistory(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {

@@ -81,13 +81,15 @@ extension Problem {
             return .unavailable("the service is busy or away; try again shortly")
         case .remote:
             let code = error.remoteCode ?? "internal"
-            let field = Self.field(in: error.message)
+            let field = error.field
             switch code {
             case "not-found", "unknown-offer":
                 return Problem(.notFound, code: code, error.message, field: field)
             case "unknown-user":
                 // User ids come from the token only: an unknown one is a deleted account's session.
                 return .unauthorized("user-gone", "the account this token was issued for no longer exists")
+            case "invalid-cursor":
+                return .badRequest("invalid-query", error.message, field: field)
             case "invalid-credentials", "invalid-refresh-token", "refresh-token-reused":
                 return .unauthorized(code, error.message, field: field)
             case "email-taken", "watchlist-exists", "watchlist-limit", "airport-limit", "watchlist-inactive":
@@ -104,13 +106,5 @@ extension Problem {
         default:
             return Problem(.internalServerError, code: "internal", "the request could not be completed")
         }
-    }
-
-    /// The field a service's message names first (`"email: is required"` → `email`), if any.
-    static func field(in message: String) -> String? {
-        guard let colon = message.firstIndex(of: ":") else { return nil }
-        let name = message[..<colon]
-        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0 == "_" || $0 == "." || $0.isNumber) }) else { return nil }
-        return String(name)
     }
 }

@@ -110,3 +110,15 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
         }
     }
 }
+
+extension LocalDate {
+    /// The date as it was given, `YYYY-MM-DD`, whether or not it is a real
+    /// calendar date: what an error about it quotes (`2027-02-30`).
+    public var givenText: String {
+        func padded(_ value: Int32, _ width: Int) -> String {
+            let digits = String(value.magnitude)
+            return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))"
+    }
+}

@@ -6,6 +6,7 @@ public import FareLensBus
 public struct ScoringError: ServiceError, Equatable, CustomStringConvertible {
     private enum Kind: String, Sendable {
         case invalidField = "invalid-field"
+        case invalidCursor = "invalid-cursor"
         case unknownAirport = "unknown-airport"
         case unknownUser = "unknown-user"
         case unavailable = "service-unavailable"
@@ -29,6 +30,10 @@ public struct ScoringError: ServiceError, Equatable, CustomStringConvertible {
     /// A field is missing or out of range; `field` is its name in the request.
     public static func invalidField(_ field: String, _ reason: String) -> ScoringError {
         .init(.invalidField, field: field, "\(field): \(reason)")
+    }
+    /// A feed cursor the feed did not give (or one past its 1,000 deals).
+    public static func invalidCursor(_ cursor: String) -> ScoringError {
+        .init(.invalidCursor, field: "cursor", "cursor: '\(cursor.prefix(40))' is not a cursor this feed gave")
     }
     /// Search's directory knows no airport or metro with this code.
     public static func unknownAirport(_ code: String, field: String) -> ScoringError {

@@ -54,7 +54,7 @@ enum AdminSession {
             guard await iterator.next() != nil else {
                 // The session ended before joining: its error says why.
                 while let result = try await group.next() { _ = result }
-                throw CtlError("the node closed the connection before welcoming this client")
+                throw CtlFailure(code: "not-welcomed", "the node closed the connection before welcoming this client")
             }
             let result = try await body(bus, budget)
             group.cancelAll()
@@ -63,8 +63,4 @@ enum AdminSession {
     }
 }
 
-/// A failure printed as one line on stderr.
-struct CtlError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
+

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FareLensMessages
+import FareLensWire
 import Foundation
 
 /// `farelensctl backup DIR`: online backup of every service database.
@@ -48,8 +49,9 @@ struct BackupCommand: AsyncParsableCommand {
         }
     }
 
+    /// Progress, written at once; a reader that has gone does not stop the backup.
     private static func say(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        try? StandardStreams.writeOutput(text)
     }
 
     static func size(_ bytes: UInt64) -> String {

@@ -69,7 +69,7 @@ struct AdvanceClock: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let seconds = ClockStep.seconds(duration) else { CtlRun.fail("invalid-duration: '\(duration)'") }
+        guard let seconds = ClockStep.seconds(duration) else { CtlRun.fail(.usage("invalid-duration: '\(duration)' is not a duration")) }
         let step = Int64(seconds) * 1000
         let wait = self.wait, still = stillness.still
         let (clocks, stillAfter) = try await CtlRun.session(options) { session in

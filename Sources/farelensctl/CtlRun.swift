@@ -15,12 +15,8 @@ enum CtlRun {
             return try await AdminSession.run(options) { bus, budget in
                 try await bus.request(request, timeout: budget)
             }
-        } catch let error as WireProtocolError {
-            fail(error.message)
-        } catch let error as BusError {
-            fail("\(R.address): \(error)")
         } catch {
-            fail(String(describing: error))
+            fail(CtlFailure(error, address: error is BusError ? "\(R.address)" : nil, timeoutMs: options.timeoutMs))
         }
     }
 
@@ -31,13 +27,43 @@ enum CtlRun {
         let budget = options.timeoutMs, socket = options.socketPath
         Thread.detachNewThread {
             Thread.sleep(forTimeInterval: Double(budget + 1000) / 1000)  // safe: a watchdog on its own thread, never the pool
-            fail("no answer from the node at \(socket) within \(budget) ms")
+            fail(CtlFailure(code: "timeout", "no answer from the node at \(socket) within the --timeout-ms budget of \(budget) ms", field: "--timeout-ms"))
         }
     }
 
-    static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("farelensctl: error: \(message)\n".utf8))
-        Foundation.exit(1)
+    /// Whether the command line asked for `--json`: errors are then one
+    /// JSON object on stdout (``CtlFailure``), even those found before a
+    /// command has read its options.
+    static let jsonRequested: Bool = CommandLine.arguments.dropFirst().prefix { $0 != "--" }.contains("--json")
+
+    /// Reports `failure` (``CtlFailure``: stderr, or stdout as JSON with
+    /// `--json`) and exits with its status.
+    static func fail(_ failure: CtlFailure) -> Never {
+        if jsonRequested {
+            try? StandardStreams.writeOutput(jsonLine(failure) + "\n")
+        } else {
+            try? StandardStreams.writeError("farelensctl: error: \(failure.message)\n")
+        }
+        Foundation.exit(failure.exitStatus)
+    }
+
+    /// `{"error":{"code":…,"message":…,"field":…}}`, `field` null when no one field is at fault.
+    static func jsonLine(_ failure: CtlFailure) -> String {
+        let field = failure.field.map(jsonString) ?? "null"
+        return #"{"error":{"code":\#(jsonString(failure.code)),"message":\#(jsonString(failure.message)),"field":\#(field)}}"#
+    }
+
+    /// Writes `text` and a newline to stdout at once (not buffered, so `| grep`
+    /// sees each line as it comes). A reader that has gone (`| head -5` has
+    /// its lines) ends the command quietly with status 0, as `yes | head` does.
+    static func emit(_ text: String) {
+        do {
+            try StandardStreams.writeOutput(text + "\n")
+        } catch .readerGone {
+            Foundation.exit(0)
+        } catch {
+            Foundation.exit(1)
+        }
     }
 
     /// A response message as JSON with its snake_case field names, like

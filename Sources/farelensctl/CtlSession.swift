@@ -9,12 +9,12 @@ struct CtlSession: Sendable {
     let bus: MessageBus
     let budget: Duration
 
-    /// One request; a bus error becomes a one-line `CtlError` naming the address, as `CtlRun.request` words it.
+    /// One request; a bus error becomes a ``CtlFailure`` naming the address, as `CtlRun.request` words it.
     func request<R: BusRequest>(_ request: R) async throws -> R.Response where R.Response: Sendable {
         do {
             return try await bus.request(request, timeout: budget)
         } catch {
-            throw CtlError("\(R.address): \(error)")
+            throw CtlFailure(error, address: "\(R.address)", timeoutMs: budget.milliseconds)
         }
     }
 }
@@ -28,10 +28,13 @@ extension CtlRun {
             return try await AdminSession.run(options) { bus, budget in
                 try await body(CtlSession(bus: bus, budget: budget))
             }
-        } catch let error as WireProtocolError {
-            fail(error.message)
         } catch {
-            fail(String(describing: error))
+            fail(CtlFailure(error, timeoutMs: options.timeoutMs))
         }
     }
+}
+
+extension Duration {
+    /// Whole milliseconds: the `--timeout-ms` a session's budget was made from.
+    var milliseconds: Int { Int(components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000) }
 }

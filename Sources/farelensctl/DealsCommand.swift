@@ -2,15 +2,21 @@ import ArgumentParser
 import FareLensMessages
 import Foundation
 
-/// `farelensctl deals --user ID …`: a user's deal feed as the app ranks it (the scoring service).
+/// `farelensctl deals --user ID …`: a user's deal feed as the app shows it (the scoring service), a page at a time.
 struct DealsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "deals",
-        abstract: "Show a user's deal feed, best first, with filters (the scoring service).",
+        abstract: "Show a user's deal feed as the app shows it: their deals, in queue order, a page at a time.",
         discussion: """
-            Example: farelensctl deals --user u-0f3a9c2b7d1e4a55 --from JFK --under 600.00USD --nonstop --limit 10
+            The feed holds the traveller's deals: those departing from one of their preferred airports (or an \
+            airport of its metro) and those on their watched routes; a user with neither sees every deal. \
+            The order is the smart queue (SPEC §2): QUEUE = score × 1.2 on a watched route × (1 + the weight \
+            of the preferred airport it departs from), ties by lower price then earlier departure, so a \
+            boosted score-62 deal can rank above an unboosted 95. One page of 20 by default (--limit, at most \
+            100); the footer gives the --cursor of the next page. Free sees the top 20 in all, trial and Pro \
+            every deal (the service asks the subscription service for the tier).
 
-            The service looks the user's tier up with the subscription service: Free sees the top 20, trial and Pro all.
+            Example: farelensctl deals --user u-0f3a9c2b7d1e4a55 --from JFK --under 600.00USD --nonstop --limit 10
             """
     )
 
@@ -23,7 +29,8 @@ struct DealsCommand: AsyncParsableCommand {
     @Option(name: .customLong("from"), help: "Only from this airport or metro code, e.g. JFK.") var origin: String?
     @Option(name: .customLong("to"), help: "Only to this airport or metro code, e.g. NRT.") var destination: String?
     @Option(name: .long, help: "Only this 2-character airline code, e.g. BA.") var carrier: String?
-    @Option(name: .long, help: "Show at most this many deals (after the tier's cap).") var limit: Int?
+    @Option(name: .long, help: "Deals a page, 1–100 (default 20).") var limit: Int?
+    @Option(name: .long, help: "The page after the one whose footer gave this cursor.") var cursor: String?
     @OptionGroup var options: ConnectionOptions
 
     func validate() throws { _ = try makeRequest() }
@@ -58,30 +65,45 @@ struct DealsCommand: AsyncParsableCommand {
         if let carrier { filter.carrier = try ScoringArguments.carrier(carrier) }
         request.filter = filter
         if let limit {
-            guard limit > 0 else { throw ValidationError("--limit must be a positive number of deals, not \(limit)") }
-            request.limit = Int32(clamping: limit)
+            guard (1...100).contains(limit) else { throw ValidationError("--limit must be 1–100 deals a page, not \(limit)") }
+            request.limit = Int32(limit)
         }
+        if let cursor { request.cursor = cursor }
         return request
     }
 
     /// The table, a simulated-market warning when any deal is simulated, and the "N of TOTAL" footer.
     static func text(_ response: DealFeedResponse) -> String {
+        let firstRank = max(1, Int(response.firstRank))
         var lines: [String] = []
         if response.items.contains(where: \.deal.simulated) { lines.append("SIMULATED fares (not real prices) are marked: the embedded simulated market answered.") }
+        if response.scope == .everywhere { lines.append("Every deal: this user has no preferred airport and no watchlist yet.") }
         if response.items.isEmpty {
             lines.append("no deals match")
         } else {
-            var table = TextTable("RANK", "ROUTE", "DEPART", "PRICE", "SCORE", "TIER", "TOP REASON")
-            for (index, deal) in response.items.map(\.deal).enumerated() {
-                table.add(String(index + 1), ScoringOutput.route(deal.origin, deal.destination), departText(deal),
+            var table = TextTable("RANK", "ROUTE", "DEPART", "PRICE", "SCORE", "QUEUE", "WHY HERE", "TOP REASON")
+            for (index, item) in response.items.enumerated() {
+                let deal = item.deal
+                table.add(String(firstRank + index), ScoringOutput.route(deal.origin, deal.destination), departText(deal),
                           (deal.hasPrice ? deal.price.formatted : "-") + (deal.simulated ? " (simulated)" : ""),
-                          String(deal.score.score), ScoringOutput.tierText(deal.score.tier), deal.score.reasons.first ?? "-")
+                          String(deal.score.score), String(format: "%.1f", item.queueScore > 0 ? item.queueScore : Double(deal.score.score)),
+                          whyHere(item), deal.score.reasons.first ?? "-")
             }
             lines.append(table.rendered)
         }
-        let footer = "\(response.items.count) of \(response.totalMatching) deals"
-        lines.append(response.cappedByTier ? footer + " (Free shows the top 20; Pro shows all)" : footer)
+        var footer = response.items.isEmpty ? "0 of \(response.totalMatching) deals" : "\(firstRank)–\(firstRank + response.items.count - 1) of \(response.totalMatching) deals"
+        if response.cappedByTier { footer += " (Free shows the top 20; Pro shows all)" }
+        if !response.nextCursor.isEmpty { footer += "; next page: --cursor \(response.nextCursor)" }
+        lines.append(footer)
         return lines.joined(separator: "\n")
+    }
+
+    /// Why a deal is in this user's feed: "watched", "from JFK ×1.6", or "-" (an everywhere feed's deal).
+    static func whyHere(_ item: FeedItem) -> String {
+        var parts: [String] = []
+        if !item.matchedWatchlistID.isEmpty { parts.append("watched ×1.2") }
+        if item.preferredAirportWeight > 0 { parts.append("from \(item.deal.origin) ×\(String(format: "%.1f", 1 + item.preferredAirportWeight))") }
+        return parts.isEmpty ? "-" : parts.joined(separator: ", ")
     }
 
     /// "2027-01-10" one-way, "2027-01-10 → 2027-01-17" round trip.
@@ -97,12 +119,19 @@ struct DealsJSON: Encodable {
     let shown: Int
     let totalMatching: Int32
     let cappedByTier: Bool
+    /// `personal` (the user's airports and routes) or `everywhere` (they named neither yet).
+    let scope: String
+    /// The next page's `--cursor`; null on the last page.
+    let nextCursor: ScoringOutput.OrNull<String>
 
     init(_ response: DealFeedResponse) {
-        deals = response.items.enumerated().map { DealJSON($1, rank: $0 + 1) }
+        let first = max(1, Int(response.firstRank))
+        deals = response.items.enumerated().map { DealJSON($1, rank: first + $0) }
         shown = response.items.count
         totalMatching = response.totalMatching
         cappedByTier = response.cappedByTier
+        scope = response.scope == .everywhere ? "everywhere" : "personal"
+        nextCursor = ScoringOutput.OrNull(response.nextCursor.isEmpty ? nil : response.nextCursor)
     }
 }
 

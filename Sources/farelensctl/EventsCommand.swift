@@ -70,14 +70,13 @@ struct EventsCommand: AsyncParsableCommand {
                     defer { timer?.cancel() }
                     var printed = 0
                     for await delivery in events {
-                        // Written at once, not buffered, so `| grep` sees each event as it comes.
-                        FileHandle.standardOutput.write(Data((Self.line(delivery, json: json) + "\n").utf8))
+                        CtlRun.emit(Self.line(delivery, json: json))
                         printed += 1
                         if let count, printed >= count { return }
                     }
                 }
             } catch {
-                CtlRun.fail("events: \(error)")
+                CtlRun.fail(CtlFailure(error, timeoutMs: options.timeoutMs))
             }
         }
 

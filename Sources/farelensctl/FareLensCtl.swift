@@ -1,4 +1,5 @@
 import ArgumentParser
+import FareLensWire
 
 /// `farelensctl`: the admin CLI. Connects to a node's Unix socket as an admin
 /// peer and sends bus requests like any other node would.
@@ -22,9 +23,35 @@ struct FareLensCtl: AsyncParsableCommand {
     /// Runs the command line with the global options written before the
     /// subcommand moved to where the subcommand reads them.
     /// Refuses a negative value first (``NegativeArguments``).
+    ///
+    /// A reader that goes away (`| head`) ends a command quietly
+    /// (``CtlRun/emit(_:)``), not with `SIGPIPE`. With `--json` a usage error
+    /// is one JSON object on stdout too (``CtlFailure``).
     static func main() async {
+        StandardStreams.ignoreBrokenPipeSignal()
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if let refusal = NegativeArguments.refusal(in: arguments) { exit(withError: ValidationError(refusal)) }
-        await main(GlobalOptions.hoisted(arguments))
+        if let refusal = NegativeArguments.refusal(in: arguments) { CtlRun.fail(.usage(refusal)) }
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot(GlobalOptions.hoisted(arguments))
+        } catch {
+            let status = exitCode(for: error)
+            // Help, --version and completion scripts are ArgumentParser's to print, as are usage errors without --json.
+            guard CtlRun.jsonRequested, status != .success else { exit(withError: error) }
+            let message = message(for: error)
+            CtlRun.fail(CtlFailure(code: "usage", message, field: CtlFailure.usage(message).field, exitStatus: status.rawValue))
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let status as ExitCode {
+            // A command's own exit status (its output already said why).
+            exit(withError: status)
+        } catch {
+            CtlRun.fail(CtlFailure(error))
+        }
     }
 }

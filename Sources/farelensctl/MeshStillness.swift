@@ -20,7 +20,7 @@ enum MeshStillness {
     /// Waits until still, at most the session's budget (`--timeout-ms`).
     ///
     /// - Returns: how long after the call the mesh was first seen still.
-    /// - Throws: ``CtlError`` `mesh-not-still` past the budget, saying what was still going on.
+    /// - Throws: ``CtlFailure`` `mesh-not-still` past the budget, saying what was still going on.
     static func wait(_ session: CtlSession, still: Duration, poll: Duration = .milliseconds(50)) async throws -> Duration {
         let start = ContinuousClock.now
         var last: Reading?
@@ -39,7 +39,7 @@ enum MeshStillness {
             last = reading
             guard now - start < session.budget else {
                 let why = Self.unrest(reading, previous: previous, quietFor: stillSince.map { now - $0 }, still: still)
-                throw CtlError("mesh-not-still: after \(session.budget) the mesh was still busy: \(why)")
+                throw CtlFailure(code: "mesh-not-still", "after \(session.budget) the mesh was still busy: \(why)")
             }
             try await Task.sleep(for: poll)  // safe: the pause between two readings, bounded by the budget above
         }

@@ -19,7 +19,10 @@ enum NegativeArguments {
         }
         guard let refused else { return nil }
         let word = arguments[refused]
-        return "invalid-value: '\(word)' is negative; farelensctl takes no negative values (a clock only moves forward)"
+        let option = refused > arguments.startIndex && arguments[refused - 1].hasPrefix("--") ? arguments[refused - 1] : nil
+        if let option { return "\(option) must not be negative, not '\(word)'" }
+        let why = arguments.first == "clock" ? " (a clock only moves forward)" : ""
+        return "invalid-value: '\(word)' is negative; farelensctl takes no negative values\(why)"
     }
 
     /// The options declared with `parsing: .unconditional`, which take an

@@ -6,13 +6,13 @@ import FareLensMessages
 /// one `--node` names. Each is then asked at its own address
 /// `admin.node.<name>` (docs/wire-protocol.md 6.7).
 enum NodeTargets {
-    /// - Throws: ``CtlError`` when `--node` names no connected node.
+    /// - Throws: ``CtlFailure`` when `--node` names no connected node.
     static func resolve(_ only: String?, in session: CtlSession) async throws -> [String] {
         let status = try await session.request(MeshStatusRequest())
         let connected = status.nodes.filter(\.connected).map(\.nodeName)
         guard let only else { return connected }
         guard connected.contains(only) else {
-            throw CtlError("unknown-node: no connected node is named '\(only)'; connected: \(connected.joined(separator: ", "))")
+            throw CtlFailure(code: "unknown-node", "no connected node is named '\(only)'; connected: \(connected.joined(separator: ", "))", field: "--node")
         }
         return [only]
     }
@@ -25,7 +25,7 @@ extension CtlSession {
         do {
             return try await bus.request(request, timeout: budget, to: address)
         } catch {
-            throw CtlError("\(address): \(error)")
+            throw CtlFailure(error, address: "\(address)", timeoutMs: budget.milliseconds)
         }
     }
 }

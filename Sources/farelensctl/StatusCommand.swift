@@ -13,13 +13,42 @@ struct StatusCommand: AsyncParsableCommand {
             subscriber queues (--json: per service and per topic). An away node shows the durable events \
             the hub keeps for it.
 
-            Example: farelensctl status --socket /run/farelens/hub.sock --json
+            Exit status: 0 when every node the hub knows is up; 3 when a node is away or a service has no \
+            connected node (an away node's services, and those named with --expect); --json says which \
+            (away_nodes, missing_services). A health check can run it as it is.
+
+            Example: farelensctl status --socket /run/farelens/hub.sock --expect search,alerts,gateway --json
             """
     )
 
+    @Option(name: .long, help: "Services that must have a connected node, comma-separated (e.g. search,alerts,gateway): status exits 3 otherwise.")
+    var expect: String?
     @OptionGroup var options: ConnectionOptions
 
+    /// The exit status when a node or service is away.
+    static let degradedExitStatus: Int32 = 3
+
+    func validate() throws { _ = try expectedServices() }
+
+    /// `--expect`'s names; refused when one is empty.
+    func expectedServices() throws -> [String] {
+        guard let expect else { return [] }
+        let names = expect.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !names.contains(where: \.isEmpty) else { throw ValidationError("--expect must be service names separated by commas (search,alerts), not '\(expect)'") }
+        return names
+    }
+
+    /// What is away: nodes the hub knows that are not connected, and the
+    /// services (an away node's, and `expected`) that no connected node hosts.
+    static func health(_ status: MeshStatusResponse, expected: [String]) -> (awayNodes: [String], missingServices: [String]) {
+        let away = status.nodes.filter { !$0.connected }
+        let hosted = Set(status.nodes.filter(\.connected).flatMap(\.services))
+        let wanted = Set(away.flatMap(\.services).filter { !$0.hasPrefix("admin") } + expected)
+        return (away.map(\.nodeName), wanted.subtracting(hosted).sorted())
+    }
+
     func run() async throws {
+        let expected = try expectedServices()
         let (status, loads) = try await CtlRun.session(options) { session in
             let status = try await session.request(MeshStatusRequest())
             var loads: [String: NodeLoadResponse] = [:]
@@ -30,6 +59,8 @@ struct StatusCommand: AsyncParsableCommand {
             return (status, loads)
         }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let (awayNodes, missingServices) = Self.health(status, expected: expected)
+        let healthy = awayNodes.isEmpty && missingServices.isEmpty
         if options.json {
             let nodes = status.nodes.map { node in
                 NodeJSON(
@@ -41,7 +72,8 @@ struct StatusCommand: AsyncParsableCommand {
                     queuedEvents: loads[node.nodeName].map { $0.queuedEvents.mapValues(Int.init) }
                 )
             }
-            try CtlRun.printJSON(["nodes": nodes])
+            try CtlRun.printJSON(StatusJSON(healthy: healthy, awayNodes: awayNodes, missingServices: missingServices, nodes: nodes))
+            if !healthy { throw ExitCode(Self.degradedExitStatus) }
             return
         }
         var table = TextTable("NODE", "PID", "ROLE", "STATE", "UPTIME", "VERSION", "LOAD", "SERVICES")
@@ -55,6 +87,13 @@ struct StatusCommand: AsyncParsableCommand {
             )
         }
         print(table.rendered)
+        if !healthy {
+            var parts: [String] = []
+            if !awayNodes.isEmpty { parts.append("away: \(awayNodes.joined(separator: ", "))") }
+            if !missingServices.isEmpty { parts.append("no connected node for: \(missingServices.joined(separator: ", "))") }
+            print("DEGRADED (exit \(Self.degradedExitStatus)): " + parts.joined(separator: "; "))
+            throw ExitCode(Self.degradedExitStatus)
+        }
     }
 
     /// "3 in flight, 120 queued".
@@ -69,6 +108,15 @@ struct StatusCommand: AsyncParsableCommand {
         if s < 86_400 { return "\(s / 3600)h\(s % 3600 / 60)m" }
         return "\(s / 86_400)d\(s % 86_400 / 3600)h"
     }
+}
+
+/// `status --json`: the verdict first, then every node.
+struct StatusJSON: Encodable {
+    /// False when a node is away or a service has no connected node (exit status 3).
+    let healthy: Bool
+    let awayNodes: [String]
+    let missingServices: [String]
+    let nodes: [NodeJSON]
 }
 
 struct NodeJSON: Encodable {

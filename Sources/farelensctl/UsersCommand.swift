@@ -109,7 +109,7 @@ struct UsersCommand: AsyncParsableCommand {
                 var result = try await session.request(request)
                 var seen: Set<String> = []
                 while !result.nextPageToken.isEmpty {
-                    guard seen.insert(result.nextPageToken).inserted else { throw CtlError("users list --all: the service repeated page token \(result.nextPageToken)") }
+                    guard seen.insert(result.nextPageToken).inserted else { throw CtlFailure(code: "repeated-page-token", "users list --all: the service repeated page token \(result.nextPageToken)") }
                     var next = request
                     next.pageToken = result.nextPageToken
                     let page = try await session.request(next)

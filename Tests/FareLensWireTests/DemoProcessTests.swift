@@ -27,11 +27,21 @@ struct DemoProcessTests {
         let deals = try await ChildProcess.run(Binaries.farelensctl, ["--socket", socket, "deals", "--user", String(maya), "--json"])
         #expect(deals.status == 0, "\(deals.stderr)")
         struct Feed: Decodable {
-            struct Deal: Decodable { let simulated: Bool }
+            struct Deal: Decodable {
+                let simulated: Bool
+                let origin: String
+                let destination: String
+            }
             let deals: [Deal]
+            let scope: String
         }
         let feed = try JSONDecoder().decode(Feed.self, from: Data(deals.stdout.utf8))
         #expect(!feed.deals.isEmpty && feed.deals.allSatisfy(\.simulated))
+        // Maya's feed is hers (issue #63: it listed 290 deals, SYD→OOL and HKT→BKK among them): one page, and only
+        // deals from New York's airports (her preferred airport is the metro NYC; her watched routes start there too).
+        #expect(feed.scope == "personal" && feed.deals.count <= 20)
+        let away = feed.deals.filter { !["JFK", "LGA", "EWR"].contains($0.origin) }.map { "\($0.origin)→\($0.destination)" }
+        #expect(away.isEmpty, "deals in Maya's feed not from New York: \(away)")
         // Uptime is real time, not the demo's clock (which runs far ahead of it).
         let status = try await ChildProcess.run(Binaries.farelensctl, ["--socket", socket, "status", "--json"])
         struct Status: Decodable {

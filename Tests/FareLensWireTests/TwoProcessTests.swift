@@ -186,7 +186,8 @@ func meshStatus(_ socket: String, until done: @escaping ([StatusNode]) -> Bool) 
     var last: [StatusNode] = []
     try await waitUntil("farelensctl status matches (last: \(last))", limit: .seconds(30)) {
         guard let result = try? await ChildProcess.run(Binaries.farelensctl, ["status", "--socket", socket, "--json"]),
-              result.status == 0,
+              // 3: a node or service is away (status's health-check exit status), which some waits wait for.
+              result.status == 0 || result.status == 3,
               let decoded = try? JSONDecoder().decode(StatusReport.self, from: Data(result.stdout.utf8))
         else { return false }
         last = decoded.nodes

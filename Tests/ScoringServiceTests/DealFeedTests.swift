@@ -168,11 +168,78 @@ struct DealFeedTests {
         #expect(free.items.count == 20 && free.totalMatching == 26 && free.cappedByTier)
         #expect(free.items.allSatisfy { $0.matchedWatchlistID == "w-0" && abs($0.queueScore - Double($0.deal.score.score) * 1.2) < 1e-9 })
         #expect(free.deals.isEmpty, "the retired field stays empty")
+        #expect(free.nextCursor.isEmpty, "the cap ends a Free user's feed at 20")
         request.userID = "u-pro"
         let pro = try await fixture.service.dealFeed(request)
-        #expect(pro.items.count == 26 && !pro.cappedByTier && pro.items.first?.deal.dealID == "d-24")
+        #expect(pro.items.count == 20 && pro.totalMatching == 26 && !pro.cappedByTier && pro.items.first?.deal.dealID == "d-24")
+        request.cursor = pro.nextCursor
+        let rest = try await fixture.service.dealFeed(request)
+        #expect(rest.items.count == 6 && rest.nextCursor.isEmpty)
+        request.cursor = ""
         request.limit = 3
         #expect(try await fixture.service.dealFeed(request).items.count == 3)
+    }
+
+    @Test("the feed is the traveller's: deals from their preferred airports and their metros and on their watched routes, not the world's (issue #63)")
+    func feedIsTheTravellers() async throws {
+        let fixture = try ScoringFixture()
+        fixture.neighbours.users.update {
+            $0["u-newyork"] = (.pro, "America/New_York", [("JFK", 0.6)])
+            $0["u-new"] = (.pro, "America/New_York", [])
+        }
+        fixture.neighbours.watchlists.update { $0["u-newyork"] = [("LIS", "BCN")] }
+        let today = CalendarDate.of(fixture.clock.now(), in: .gmt)
+        let market: [(String, String, String, Int32)] = [
+            ("jfk-lhr", "JFK", "LHR", 62), ("lga-cdg", "LGA", "CDG", 70), ("lga-mad", "LGA", "MAD", 65),
+            ("lis-bcn", "LIS", "BCN", 61), ("bcn-lis", "BCN", "LIS", 90),
+            ("syd-ool", "SYD", "OOL", 95), ("hkt-bkk", "HKT", "BKK", 93), ("lhr-jfk", "LHR", "JFK", 88),
+        ]
+        for (id, origin, destination, score) in market {
+            await fixture.service.setCurrentForTesting(Self.deal(id, origin, destination, score: score, cents: 30_000, departure: today.adding(days: 20)))
+        }
+        var request = DealFeedRequest()
+        request.userID = "u-newyork"
+        let feed = try await fixture.service.dealFeed(request)
+        #expect(feed.scope == .personal)
+        // Queue order (SPEC §2): 62 × 1.6 (JFK, weight 0.6) = 99.2; LGA shares JFK's metro (NYC) but is not the
+        // preferred airport itself, so no boost: 70, 65; LIS→BCN is watched: 61 × 1.2 = 73.2.
+        #expect(feed.items.map(\.deal.dealID) == ["jfk-lhr", "lis-bcn", "lga-cdg", "lga-mad"])
+        #expect(feed.totalMatching == 4)
+        request.userID = "u-new"
+        let everywhere = try await fixture.service.dealFeed(request)
+        #expect(everywhere.scope == .everywhere, "a user who has named no airport and no route sees every deal")
+        #expect(everywhere.items.map(\.deal.dealID) == ["syd-ool", "hkt-bkk", "bcn-lis", "lhr-jfk", "lga-cdg", "lga-mad", "jfk-lhr", "lis-bcn"])
+    }
+
+    @Test("pages follow each other without repeats or gaps, and a page size or cursor the feed cannot take is refused by its code")
+    func paging() async throws {
+        let fixture = try ScoringFixture()
+        fixture.neighbours.users.update { $0["u-pro"] = (.pro, "Europe/Lisbon", [("JFK", 0.5)]) }
+        let today = CalendarDate.of(fixture.clock.now(), in: .gmt)
+        for index in 0 ..< 45 {
+            await fixture.service.setCurrentForTesting(Self.deal("d-\(index)", score: 60 + Int32(index % 40), cents: 20_000 + Int64(index), departure: today.adding(days: 30)))
+        }
+        var request = DealFeedRequest()
+        request.userID = "u-pro"
+        var seen: [String] = [], sizes: [Int] = []
+        for _ in 0 ..< 5 {
+            let page = try await fixture.service.dealFeed(request)
+            seen += page.items.map(\.deal.dealID)
+            sizes.append(page.items.count)
+            guard !page.nextCursor.isEmpty else { break }
+            request.cursor = page.nextCursor
+        }
+        #expect(sizes == [20, 20, 5])
+        request.cursor = ""
+        request.limit = 100
+        #expect(seen == (try await fixture.service.dealFeed(request)).items.map(\.deal.dealID))
+        #expect(Set(seen).count == 45)
+        request.limit = 101
+        await #expect(throws: ScoringError.invalidField("limit", "must be 1–100 deals a page (0 for 20), not 101")) { try await fixture.service.dealFeed(request) }
+        request.limit = 0
+        request.cursor = "not-a-cursor"
+        let error = await #expect(throws: ScoringError.self) { try await fixture.service.dealFeed(request) }
+        #expect(error?.code == "invalid-cursor" && error?.field == "cursor")
     }
 }
 

@@ -15,6 +15,7 @@
 ///
 /// Error codes (BusError kind "remote", `remote_code`):
 ///   invalid-field     a field is missing or out of range; the message names it
+///   invalid-cursor    DealFeed with a cursor the feed did not give
 ///   unknown-user      DealFeed for a user the subscription service does not know
 ///   unknown-airport   a route's airport is not in search's directory
 ///   service-unavailable search's directory or the subscription service cannot be asked
@@ -142,6 +143,50 @@ public nonisolated enum ScoreFactor: SwiftProtobuf.Enum, Swift.CaseIterable {
     .routePopularity,
     .timeToDeparture,
     .carrierReliability,
+  ]
+
+}
+
+/// Which deals a feed holds.
+public nonisolated enum FeedScope: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case unspecified // = 0
+
+  /// Deals from the user's preferred airports (and their metros) and on the
+  /// user's watched routes.
+  case personal // = 1
+
+  /// Every current deal: the user has no preferred airport and no watchlist yet.
+  case everywhere // = 2
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .personal
+    case 2: self = .everywhere
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .personal: return 1
+    case .everywhere: return 2
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [FeedScope] = [
+    .unspecified,
+    .personal,
+    .everywhere,
   ]
 
 }
@@ -686,8 +731,14 @@ public nonisolated struct DealFeedFilter: Sendable {
 
 /// Current deals (score ≥ 60, departure in the future, observed within 7
 /// days) ranked for one user by queue score; ties by lower price, then earlier
-/// departure. The service reads the user's preferred airports from
-/// subscription and watchlists from watchlist over the bus.
+/// departure. The feed is the traveller's: deals departing from one of the
+/// user's preferred airports (or an airport of its metro) or on one of the
+/// user's watched routes (scope PERSONAL); a user with neither sees every
+/// deal (scope EVERYWHERE). One page at a time: `limit` deals (20 by default,
+/// at most 100) from `cursor`. The service reads the user's preferred
+/// airports from subscription and watchlists from watchlist over the bus.
+/// Errors: invalid-field (user_id, limit, max_price), invalid-cursor,
+/// unknown-user, service-unavailable.
 public nonisolated struct DealFeedRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -709,8 +760,12 @@ public nonisolated struct DealFeedRequest: Sendable {
   /// Clears the value of `filter`. Subsequent reads from it will return its default value.
   public mutating func clearFilter() {self._filter = nil}
 
-  /// At most this many deals after the tier cap; 0 for no extra limit.
+  /// The page size: 1–100; 0 for the default, 20.
   public var limit: Int32 = 0
+
+  /// Where the page starts: the previous page's `next_cursor` (opaque); empty
+  /// for the first page.
+  public var cursor: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -735,6 +790,14 @@ public nonisolated struct DealFeedResponse: Sendable {
 
   /// True when the Free cap hid some deals (the app shows the upgrade offer).
   public var cappedByTier: Bool = false
+
+  /// The next page's cursor; empty on the last page.
+  public var nextCursor: String = String()
+
+  public var scope: FeedScope = .unspecified
+
+  /// The place in the feed of this page's first deal (1 on the first page).
+  public var firstRank: Int32 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -797,6 +860,10 @@ nonisolated extension DealTier: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension ScoreFactor: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SCORE_FACTOR_UNSPECIFIED\0\u{1}DISCOUNT\0\u{1}ROUTE_POPULARITY\0\u{1}TIME_TO_DEPARTURE\0\u{1}CARRIER_RELIABILITY\0")
+}
+
+nonisolated extension FeedScope: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0FEED_SCOPE_UNSPECIFIED\0\u{1}FEED_SCOPE_PERSONAL\0\u{1}FEED_SCOPE_EVERYWHERE\0")
 }
 
 nonisolated extension ScoreComponent: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -1578,7 +1645,7 @@ nonisolated extension DealFeedFilter: SwiftProtobuf.Message, SwiftProtobuf._Mess
 
 nonisolated extension DealFeedRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".DealFeedRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}tier\0\u{1}filter\0\u{1}limit\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}tier\0\u{1}filter\0\u{1}limit\0\u{1}cursor\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1590,6 +1657,7 @@ nonisolated extension DealFeedRequest: SwiftProtobuf.Message, SwiftProtobuf._Mes
       case 2: try { try decoder.decodeSingularEnumField(value: &self.tier) }()
       case 3: try { try decoder.decodeSingularMessageField(value: &self._filter) }()
       case 4: try { try decoder.decodeSingularInt32Field(value: &self.limit) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.cursor) }()
       default: break
       }
     }
@@ -1612,6 +1680,9 @@ nonisolated extension DealFeedRequest: SwiftProtobuf.Message, SwiftProtobuf._Mes
     if self.limit != 0 {
       try visitor.visitSingularInt32Field(value: self.limit, fieldNumber: 4)
     }
+    if !self.cursor.isEmpty {
+      try visitor.visitSingularStringField(value: self.cursor, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1620,6 +1691,7 @@ nonisolated extension DealFeedRequest: SwiftProtobuf.Message, SwiftProtobuf._Mes
     if lhs.tier != rhs.tier {return false}
     if lhs._filter != rhs._filter {return false}
     if lhs.limit != rhs.limit {return false}
+    if lhs.cursor != rhs.cursor {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1627,7 +1699,7 @@ nonisolated extension DealFeedRequest: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
 nonisolated extension DealFeedResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".DealFeedResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}deals\0\u{3}total_matching\0\u{3}capped_by_tier\0\u{1}items\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}deals\0\u{3}total_matching\0\u{3}capped_by_tier\0\u{1}items\0\u{3}next_cursor\0\u{1}scope\0\u{3}first_rank\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1639,6 +1711,9 @@ nonisolated extension DealFeedResponse: SwiftProtobuf.Message, SwiftProtobuf._Me
       case 2: try { try decoder.decodeSingularInt32Field(value: &self.totalMatching) }()
       case 3: try { try decoder.decodeSingularBoolField(value: &self.cappedByTier) }()
       case 4: try { try decoder.decodeRepeatedMessageField(value: &self.items) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.nextCursor) }()
+      case 6: try { try decoder.decodeSingularEnumField(value: &self.scope) }()
+      case 7: try { try decoder.decodeSingularInt32Field(value: &self.firstRank) }()
       default: break
       }
     }
@@ -1657,6 +1732,15 @@ nonisolated extension DealFeedResponse: SwiftProtobuf.Message, SwiftProtobuf._Me
     if !self.items.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.items, fieldNumber: 4)
     }
+    if !self.nextCursor.isEmpty {
+      try visitor.visitSingularStringField(value: self.nextCursor, fieldNumber: 5)
+    }
+    if self.scope != .unspecified {
+      try visitor.visitSingularEnumField(value: self.scope, fieldNumber: 6)
+    }
+    if self.firstRank != 0 {
+      try visitor.visitSingularInt32Field(value: self.firstRank, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1665,6 +1749,9 @@ nonisolated extension DealFeedResponse: SwiftProtobuf.Message, SwiftProtobuf._Me
     if lhs.items != rhs.items {return false}
     if lhs.totalMatching != rhs.totalMatching {return false}
     if lhs.cappedByTier != rhs.cappedByTier {return false}
+    if lhs.nextCursor != rhs.nextCursor {return false}
+    if lhs.scope != rhs.scope {return false}
+    if lhs.firstRank != rhs.firstRank {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

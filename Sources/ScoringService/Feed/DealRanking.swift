@@ -47,6 +47,11 @@ struct DealRanking: Sendable {
         }
     }
 
+    /// Whether the user has told the product where they fly: a preferred
+    /// airport or a watchlist. Their feed then holds only their deals
+    /// (``Boosts/isPersonal(_:)``).
+    var isPersonal: Bool { !preferred.isEmpty || !watchlists.isEmpty }
+
     /// The user's boosts in a feed's codes (``FeedCodes``): what a scan compares.
     struct Boosts {
         struct Route {
@@ -57,10 +62,22 @@ struct DealRanking: Sendable {
 
         let routes: [Route]
         let preferred: [(code: Int32, weight: Double)]
+        /// The preferred airports and their metros (JFK → JFK and NYC): a
+        /// deal from any of them is the traveller's.
+        let home: [Int32]
 
         init(_ ranking: DealRanking, codes: FeedCodes) {
             routes = ranking.watchlists.map { Route(origin: codes.lookup($0.origin), destination: codes.lookup($0.destination), cabin: $0.cabin) }
             preferred = ranking.preferred.map { (codes.lookup($0.key), $0.value) }
+            home = ranking.preferred.keys.flatMap { code in [codes.lookup(code)] + (ranking.metroOf[code].map { [codes.lookup($0)] } ?? []) }
+        }
+
+        /// Whether `row` belongs in the user's own feed: it departs from a
+        /// preferred airport or an airport of its metro, or it is on a
+        /// watched route (any cabin).
+        func isPersonal(_ row: FeedRow) -> Bool {
+            home.contains { row.departs(from: $0) }
+                || routes.contains { row.departs(from: $0.origin) && row.arrives(at: $0.destination) }
         }
 
         /// The boosts `row` gets: the index in `watchlists` of the first

@@ -3,15 +3,26 @@ import FareLensMessages
 import Foundation
 
 extension ScoringService {
-    /// One user's deal feed: the current deals (score ≥ 60, departing today
-    /// or later in the user's zone, not expired) that pass the filter, ranked
-    /// by ``DealRanking``; Free sees the top `visible_deals` (20), trial and
-    /// Pro all. The user's tier, entitlements and preferred airports come
-    /// from the subscription service and their watchlists from the watchlist
-    /// service, over the bus (the request's own `tier` is not trusted).
+    /// The default page of the feed, and the largest page one request gets.
+    static let defaultFeedPage = 20, maximumFeedPage = 100
+
+    /// One user's deal feed, a page at a time: the current deals (score ≥ 60,
+    /// departing today or later in the user's zone, not expired) that are
+    /// the traveller's — departing from a preferred airport or an airport of
+    /// its metro, or on a watched route; every deal for a user with neither
+    /// (``FeedScope/everywhere``) — and pass the filter, ranked by
+    /// ``DealRanking``. Free sees the top `visible_deals` (20) in all, trial
+    /// and Pro every deal. The user's tier, entitlements and preferred
+    /// airports come from the subscription service and their watchlists from
+    /// the watchlist service, over the bus (the request's own `tier` is not
+    /// trusted).
     func dealFeed(_ request: DealFeedRequest, context: RequestContext? = nil) async throws(ScoringError) -> DealFeedResponse {
         guard !request.userID.isEmpty else { throw .invalidField("user_id", "is required") }
-        guard request.limit >= 0 else { throw .invalidField("limit", "must not be negative") }
+        guard (0...Int32(Self.maximumFeedPage)).contains(request.limit) else {
+            throw .invalidField("limit", "must be 1–\(Self.maximumFeedPage) deals a page (0 for \(Self.defaultFeedPage)), not \(request.limit)")
+        }
+        let page = request.limit == 0 ? Self.defaultFeedPage : Int(request.limit)
+        let offset = try FeedCursor.offset(request.cursor)
         if request.filter.hasMaxPrice { _ = try Self.price(request.filter.maxPrice) }
         let found: GetUserResponse?
         do {
@@ -27,16 +38,25 @@ extension ScoringService {
             preferred: Dictionary(user.user.preferredAirports.map { ($0.code, $0.weight) }, uniquingKeysWith: max),
             watchlists: watchlists, metroOf: reference.metroOf)
         let filter = DealRanking.Filter(request.filter, today: CalendarDate.of(now, in: zone), nowMs: Self.unixMs(now), codes: feedCodes)
-        var limit: Int?
-        if user.entitlements.hasVisibleDeals { limit = Int(user.entitlements.visibleDeals) }
-        if request.limit > 0 { limit = min(limit ?? .max, Int(request.limit)) }
+        let scope: FeedScope = ranking.isPersonal ? .personal : .everywhere
+        let boosts = DealRanking.Boosts(ranking, codes: feedCodes)
+        let cap = user.entitlements.hasVisibleDeals ? Int(user.entitlements.visibleDeals) : Int.max
         let table = currentFeedTable()
-        // Each item shares its deal's message: nothing is copied per deal.
-        let (items, matching) = ranking.rank(table, codes: feedCodes, limit: limit, keep: filter.keeps) { ranking.item($0, in: table) }
+        // The deals up to the end of this page and one more (to know whether
+        // another page follows), never past the tier's cap.
+        let (ranked, matching) = ranking.rank(table, codes: feedCodes, limit: min(cap, offset + page + 1), keep: { row in
+            filter.keeps(row) && (scope == .everywhere || boosts.isPersonal(row))
+        })
         var response = DealFeedResponse()
+        response.scope = scope
+        response.firstRank = Int32(offset + 1)
         response.totalMatching = Int32(clamping: matching)
-        response.cappedByTier = user.entitlements.hasVisibleDeals && matching > Int(user.entitlements.visibleDeals)
-        response.items = items
+        response.cappedByTier = user.entitlements.hasVisibleDeals && matching > cap
+        // Each item shares its deal's message: nothing is copied per deal.
+        response.items = ranked.dropFirst(offset).prefix(page).map { ranking.item($0, in: table) }
+        if ranked.count > offset + page, offset + page <= FeedCursor.maximumOffset {
+            response.nextCursor = FeedCursor.cursor(offset: offset + page)
+        }
         return response
     }
 

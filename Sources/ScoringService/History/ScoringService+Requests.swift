@@ -8,8 +8,9 @@ extension ScoringService {
     /// recorded): "not enough data yet" with fewer than 7 days of history.
     func scoreFare(_ request: ScoreFareRequest) async throws(ScoringError) -> ScoreFareResponse {
         let (origin, destination) = try await route(request.origin, request.destination)
-        guard request.hasDepartureDate, let departure = CalendarDate(request.departureDate) else {
-            throw .invalidField("departure_date", "is not a real calendar date")
+        guard request.hasDepartureDate else { throw .invalidField("departure_date", "is required") }
+        guard let departure = CalendarDate(request.departureDate) else {
+            throw .invalidField("departure_date", "\(request.departureDate.givenText) is not a real calendar date")
         }
         let today = Self.day(of: clock.now())
         guard departure.daysSinceEpoch >= today else { throw .invalidField("departure_date", "\(departure) is in the past") }

@@ -55,7 +55,7 @@ public struct SearchValidator: Sendable {
             throw .invalidField("destination", refusal)
         }
         guard request.hasDepartureDate else { throw .invalidField("departure_date", "is required") }
-        guard let departure = CalendarDate(request.departureDate) else { throw .invalidField("departure_date", "is not a real calendar date") }
+        guard let departure = CalendarDate(request.departureDate) else { throw .invalidField("departure_date", "\(request.departureDate.givenText) is not a real calendar date") }
         let zone = TimeZones.zone(directory.timeZone(of: origin) ?? "UTC")
         let today = CalendarDate.of(now, in: zone)
         guard departure >= today else { throw .invalidField("departure_date", "\(departure) is in the past (today is \(today) at \(origin))") }
@@ -64,7 +64,7 @@ public struct SearchValidator: Sendable {
         }
         var returnDate: CalendarDate?
         if request.hasReturnDate {
-            guard let parsed = CalendarDate(request.returnDate) else { throw .invalidField("return_date", "is not a real calendar date") }
+            guard let parsed = CalendarDate(request.returnDate) else { throw .invalidField("return_date", "\(request.returnDate.givenText) is not a real calendar date") }
             guard parsed >= departure else { throw .invalidField("return_date", "\(parsed) is before the departure date \(departure)") }
             guard parsed <= today.adding(days: ValidatedSearch.horizonDays) else {
                 throw .invalidField("return_date", "\(parsed) is more than \(ValidatedSearch.horizonDays) days ahead")

@@ -53,8 +53,9 @@ struct WatchlistValidator: Sendable {
             }
             return StoredDates(flexible: true, minTripDays: low, maxTripDays: high, departure: 0, return: 0)
         case .fixed(let fixed):
-            guard fixed.hasDepartureDate, let departure = CalendarDate(fixed.departureDate) else {
-                throw .invalidField("dates.fixed.departure_date", "is not a real calendar date")
+            guard fixed.hasDepartureDate else { throw .invalidField("dates.fixed.departure_date", "is required") }
+            guard let departure = CalendarDate(fixed.departureDate) else {
+                throw .invalidField("dates.fixed.departure_date", "\(fixed.departureDate.givenText) is not a real calendar date")
             }
             guard departure >= today else { throw .invalidField("dates.fixed.departure_date", "\(departure) is in the past (today is \(today) in the user's time zone)") }
             guard today.days(until: departure) <= maximumDaysAhead else {
@@ -62,7 +63,7 @@ struct WatchlistValidator: Sendable {
             }
             var returning = 0
             if fixed.hasReturnDate {
-                guard let date = CalendarDate(fixed.returnDate) else { throw .invalidField("dates.fixed.return_date", "is not a real calendar date") }
+                guard let date = CalendarDate(fixed.returnDate) else { throw .invalidField("dates.fixed.return_date", "\(fixed.returnDate.givenText) is not a real calendar date") }
                 guard date >= departure else { throw .invalidField("dates.fixed.return_date", "\(date) is before the departure date \(departure)") }
                 guard today.days(until: date) <= maximumDaysAhead else {
                     throw .invalidField("dates.fixed.return_date", "\(date) is more than \(maximumDaysAhead) days ahead")
