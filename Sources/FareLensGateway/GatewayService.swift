@@ -85,22 +85,10 @@ final class GatewayService: ServiceBehaviour {
         do {
             try await app.run()
         } catch {
-            let failure = GatewayListenError(host: host, port: port, reason: "\(error)")
+            let failure = ListenError(server: "the gateway", keys: "gateway.listen, --http-listen", host: host, port: port, reason: "\(error)")
             logger.critical("\(failure)")
             throw failure
         }
-    }
-}
-
-/// The gateway could not serve HTTP where it was told to (a port in use, an
-/// address not on this machine): the node stops with this error.
-struct GatewayListenError: Error, CustomStringConvertible {
-    let host: String
-    let port: Int
-    let reason: String
-    var description: String {
-        let inUse = reason.contains("Address already in use") || reason.contains("errno: 98")
-        return "the gateway cannot listen on \(host):\(port) (gateway.listen, --http-listen): \(inUse ? "the address is in use" : reason)"
     }
 }
 

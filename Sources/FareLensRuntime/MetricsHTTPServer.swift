@@ -7,7 +7,8 @@ import ServiceLifecycle
 
 /// `--metrics-listen HOST:PORT`: a small HTTP/1.1 server answering
 /// `GET /metrics` with the node's Prometheus text (`text/plain;
-/// version=0.0.4`) and 404 for any other path, for a Prometheus scraper.
+/// version=0.0.4`, ``MetricsExposition``: every metric with its `# HELP`)
+/// and 404 for any other path, for a Prometheus scraper.
 /// Runs until graceful shutdown.
 struct MetricsHTTPServer: Service {
     let host: String
@@ -27,14 +28,19 @@ struct MetricsHTTPServer: Service {
 
     func run() async throws {
         let registry = self.registry
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap {
-                    channel.pipeline.addHandler(MetricsHTTPHandler(registry: registry))
+        let channel: any Channel
+        do {
+            channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelInitializer { channel in
+                    channel.pipeline.configureHTTPServerPipeline().flatMap {
+                        channel.pipeline.addHandler(MetricsHTTPHandler(registry: registry))
+                    }
                 }
-            }
-            .bind(host: host, port: port).get()
+                .bind(host: host, port: port).get()
+        } catch {
+            throw ListenError(server: "the metrics endpoint", keys: "metrics.listen, --metrics-listen", host: host, port: port, reason: "\(error)")
+        }
         let actual = channel.localAddress?.port ?? port
         logger.info("metrics endpoint listening", metadata: ["address": "http://\(host):\(actual)/metrics"])
         bound(actual)
@@ -57,7 +63,7 @@ final class MetricsHTTPHandler: ChannelInboundHandler, Sendable {
         let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
         let (status, body, type): (HTTPResponseStatus, [UInt8], String)
         if head.method == .GET || head.method == .HEAD, path == "/metrics" {
-            (status, body, type) = (.ok, registry.emitToBuffer(), "text/plain; version=0.0.4; charset=utf-8")
+            (status, body, type) = (.ok, Array(MetricsExposition.text(of: registry).utf8), "text/plain; version=0.0.4; charset=utf-8")
         } else {
             (status, body, type) = (.notFound, Array("not found: only GET /metrics is served\n".utf8), "text/plain; charset=utf-8")
         }

@@ -6,9 +6,8 @@ public enum DataDirectory {
     /// Throws unless `path` is an existing, writable directory.
     public static func check(_ path: String) throws(StoreError) {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw .directoryMissing(path)
-        }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .directoryMissing(path) }
+        guard isDirectory.boolValue else { throw .notADirectory(path) }
         guard FileManager.default.isWritableFile(atPath: path) else { throw .directoryNotWritable(path) }
     }
 

@@ -5,6 +5,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     fileprivate enum Code: String, Hashable, Sendable {
         case directoryMissing = "directory-missing"
         case directoryNotWritable = "directory-not-writable"
+        case notADirectory = "not-a-directory"
         case openFailed = "open-failed"
         case migrationFailed = "migration-failed"
         case diskFull = "disk-full"
@@ -29,6 +30,10 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public static func directoryMissing(_ path: String) -> StoreError {
         StoreError(.directoryMissing, path, "data directory '\(path)' does not exist (create it or pass --data-dir)")
+    }
+    /// `--data-dir` names a file (or anything else that is not a directory).
+    public static func notADirectory(_ path: String) -> StoreError {
+        StoreError(.notADirectory, path, "data directory '\(path)' is a file, not a directory (--data-dir, FARELENS_DATA_DIR, dataDir: name a directory)")
     }
     public static func directoryNotWritable(_ path: String) -> StoreError {
         StoreError(.directoryNotWritable, path, "data directory '\(path)' is not writable by this user")

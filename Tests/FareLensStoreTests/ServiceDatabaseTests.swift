@@ -52,13 +52,16 @@ struct ServiceDatabaseTests {
         }
     }
 
-    @Test("A data directory that is a file is reported as missing, naming it")
+    @Test("A data directory that is a file is reported as a file, naming it (it was reported as missing: issue #63)")
     func directoryIsAFile() throws {
         let file = try Self.temporaryDirectory() + "/not-a-dir"
         #expect(FileManager.default.createFile(atPath: file, contents: Data()))
-        #expect(throws: StoreError.directoryMissing(file)) {
+        let error = #expect(throws: StoreError.self) {
             try ServiceDatabase.open(service: "search", directory: file, migrations: Self.migrations())
         }
+        #expect(error?.codeName == "not-a-directory")
+        #expect(error?.message.contains("'\(file)' is a file, not a directory") == true)
+        #expect(throws: StoreError.notADirectory(file)) { try DataDirectory.prepare(file) }
     }
 
     @Test(

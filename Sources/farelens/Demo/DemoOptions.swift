@@ -8,13 +8,14 @@ struct DemoOptions: ParsableArguments {
     @Flag(name: .long, help: "Run the demo: seed four travellers and fast-forward a simulated clock (data in ./data/demo, wiped at each start).")
     var demo = false
 
-    @Option(name: .long, help: "Demo: simulated hours per real second. [default 8: a simulated week in 21 s]")
+    // .unconditional: "-3" is its value (refused by validate, naming the option), not an unknown flag ("Missing value").
+    @Option(name: .long, parsing: .unconditional, help: "Demo: simulated hours per real second. [default 8: a simulated week in 21 s]")
     var demoSpeed: Double = 8
 
     @Option(name: .long, help: "Demo: the Unix time (seconds) the simulated clock starts from; give every process of a split demo the hub's value (its ready line prints it).")
     var demoEpoch: Double?
 
-    @Option(name: .long, help: "Demo: stop the simulated clock after this many simulated days (the mesh then falls still). [default: never]")
+    @Option(name: .long, parsing: .unconditional, help: "Demo: stop the simulated clock after this many simulated days (the mesh then falls still). [default: never]")
     var demoDays: Int?
 
     @Option(name: .long, help: "Demo: fast (the clock runs at --demo-speed) or stepped (it stands still and moves only with `farelensctl clock advance`, for runs whose answers must not depend on the machine's speed). [default: fast]")
