@@ -167,7 +167,7 @@ let package = Package(
         .executableTarget(
             name: "farelens",
             dependencies: [
-                "FareLensServices", "FareLensRuntime", "FareLensBus", "FareLensMessages", log, metrics, lifecycle, argumentParser, prometheus,
+                "FareLensServices", "FareLensRuntime", "FareLensBus", "FareLensMessages", "FareLensWire", log, metrics, lifecycle, argumentParser, prometheus,
             ],
             swiftSettings: strict
         ),

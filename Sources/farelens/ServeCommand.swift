@@ -1,6 +1,7 @@
 import ArgumentParser
 import FareLensRuntime
 import FareLensServices
+import FareLensWire
 import Foundation
 import Logging
 import Metrics
@@ -54,6 +55,8 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Demo") var demo: DemoOptions
 
     func run() async throws {
+        // A closed stdout (`farelens serve | head -1`) is an error on write, not a signal that kills the node.
+        StandardStreams.ignoreBrokenPipeSignal()
         var flags: [String: String] = [:]
         flags["listen"] = listen
         flags["connect"] = connect
@@ -80,9 +83,10 @@ struct ServeCommand: AsyncParsableCommand {
             let logger = Logger(label: "farelens")
             let clock: any WallClock = demo.demo ? demo.clock(epoch: epoch) : SystemWallClock()
             let node = try Node(configuration: configuration, catalog: ServiceCatalog.all, logger: logger, clock: clock, metrics: metrics, logLevel: logLevel)
-            let say: @Sendable (String) -> Void = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+            // A reader that has gone (`| head`) must not stop the node: the line is dropped (FileHandle.write trapped).
+            let say: @Sendable (String) -> Void = { line in try? StandardStreams.writeOutput(line + "\n") }
             // The hub of a demo seeds and narrates; a split demo's spokes only share its clock.
-            let director = demo.demo && !configuration.isSpoke ? DemoDirector(bus: node.bus, clock: clock, print: say) : nil
+            let director = demo.demo && !configuration.isSpoke ? DemoDirector(bus: node.bus, clock: clock, socket: configuration.effectiveSocketPath, print: say) : nil
             try await node.run { report in
                 say(report.line + (demo.demo ? " demo-epoch=\(Int64(epoch))" : ""))
                 director?.start()
@@ -90,7 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
             director?.stop()
             print("farelens stopped: node=\(configuration.nodeName) services drained and databases closed")
         } catch {
-            FileHandle.standardError.write(Data("farelens: error: \(error)\n".utf8))
+            try? StandardStreams.writeError("farelens: error: \(error)\n")
             throw ExitCode.failure
         }
     }

@@ -21,8 +21,14 @@ struct DemoProcessTests {
             let output = demo.output.get()
             return output.contains("demo: first deal scored:") && output.contains(" sent")
         }
+        try await demo.waitForOutput(containing: "demo: try, in another terminal", limit: .seconds(60))
         let output = demo.output.get()
         #expect(output.contains("every fare is simulated"))
+        // The narration names the socket the demo really listens on (it said ./data/farelens.sock whatever --listen said),
+        // and its start is the ready line's demo-epoch (it printed the time a moment later, hours ahead on the fast clock).
+        #expect(output.contains("the demo listens on \(socket))") && output.contains("swift run farelensctl --socket \(socket) deals --user"), "\(output)")
+        let epoch = try #require(output.firstMatch(of: /farelens ready:.* demo-epoch=([0-9]+)/)?.1)
+        #expect(output.contains("simulated time started") && output.contains("(demo-epoch=\(epoch))"), "\(output)")
         let maya = try #require(output.firstMatch(of: /Maya \(New York, Pro[^)]*\) is (u-[0-9a-f]+)/)?.1)
         let deals = try await ChildProcess.run(Binaries.farelensctl, ["--socket", socket, "deals", "--user", String(maya), "--json"])
         #expect(deals.status == 0, "\(deals.stderr)")

@@ -10,6 +10,8 @@ import Synchronization
 final class DemoDirector: Sendable {
     let bus: MessageBus
     let clock: any WallClock
+    /// The node's socket, named in the commands the narration suggests.
+    let socket: String
     let print: @Sendable (String) -> Void
 
     /// What the subscriptions counted since start.
@@ -20,7 +22,9 @@ final class DemoDirector: Sendable {
 
     /// Subscribes at once (before the node starts), so nothing the market
     /// does is missed.
-    init(bus: MessageBus, clock: any WallClock, print: @escaping @Sendable (String) -> Void) {
+    /// - Parameter socket: where the node listens, which the narration's commands name.
+    init(bus: MessageBus, clock: any WallClock, socket: String, print: @escaping @Sendable (String) -> Void) {
+        self.socket = socket
         self.bus = bus
         self.clock = clock
         self.print = print
@@ -43,7 +47,10 @@ final class DemoDirector: Sendable {
         let pace = clock is SteppedClock
             ? "stands still until `farelensctl clock advance` moves it"
             : "runs \(Int(clock.rate / 3600)) simulated hours per real second"
-        print("demo: simulated time starts \(Self.stamp(clock.now())) and \(pace); every fare is simulated")
+        // The epoch, not now: the node took a moment to start, in which a fast clock already ran hours ahead.
+        let origin = (clock as? FastForwardClock)?.epoch ?? clock.now()
+        let now = clock is SteppedClock ? "" : " (now \(Self.stamp(clock.now())))"
+        print("demo: simulated time started \(Self.stamp(origin)) (demo-epoch=\(Int64(origin.timeIntervalSince1970))) and \(pace)\(now); every fare is simulated")
         let seeded: [SeededTraveller]
         do {
             seeded = try await DemoSeeder(bus: bus).seed { print("demo: \($0)") }
@@ -108,7 +115,7 @@ final class DemoDirector: Sendable {
             }
             if !hinted, counts.dealsScored > 0, decisions.values.reduce(0, +) > 0, let first = travellers.first {
                 hinted = true
-                print(DemoLines.hints(travellers: travellers, first: first, now: clock.now()))
+                print(DemoLines.hints(travellers: travellers, first: first, now: clock.now(), socket: socket))
             }
         }
     }

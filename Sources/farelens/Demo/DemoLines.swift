@@ -29,17 +29,22 @@ enum DemoLines {
         return parts.isEmpty ? "none yet" : parts.joined(separator: ", ")
     }
 
-    /// The commands to try; `now` is simulated time (the chart's month is the sweep's 21-days-ahead departures').
-    static func hints(travellers: [SeededTraveller], first: SeededTraveller, now: Date) -> String {
+    /// The commands to try; `now` is simulated time (the chart's month is the
+    /// sweep's 21-days-ahead departures'). They name `socket` unless it is
+    /// where farelensctl looks by default.
+    static func hints(travellers: [SeededTraveller], first: SeededTraveller, now: Date, socket: String) -> String {
         let free = travellers.first { $0.tierName == "Free" } ?? first
         let ahead = CalendarDate.of(now, in: .gmt).adding(days: 21)
         let monthAhead = String(ahead.description.prefix(7))
+        let isDefault = URL(fileURLWithPath: socket).standardizedFileURL.path == URL(fileURLWithPath: DemoSetup.socket).standardizedFileURL.path
+        let where_ = isDefault ? "the demo listens on \(DemoSetup.socket), farelensctl's default" : "the demo listens on \(socket)"
+        let ctl = isDefault ? "swift run farelensctl" : "swift run farelensctl --socket \(socket)"
         return """
-            demo: try, in another terminal (the demo listens on ./data/farelens.sock, farelensctl's default):
-            demo:   swift run farelensctl deals --user \(first.userID)             # \(first.name)'s ranked deals with reasons
-            demo:   swift run farelensctl alerts history --user \(free.userID)     # \(free.name)'s alert decisions and why
-            demo:   swift run farelensctl history LON BCN --month \(monthAhead)               # a price chart of a watched route
-            demo:   swift run farelensctl analytics report alerts --json
+            demo: try, in another terminal (\(where_)):
+            demo:   \(ctl) deals --user \(first.userID)             # \(first.name)'s feed: their deals, in queue order
+            demo:   \(ctl) alerts history --user \(free.userID)     # \(free.name)'s alert decisions and why
+            demo:   \(ctl) history LON BCN --month \(monthAhead)               # a price chart of a watched route
+            demo:   \(ctl) analytics report alerts --json
             """
     }
 }
