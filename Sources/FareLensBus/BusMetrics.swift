@@ -9,12 +9,20 @@ struct RequestMetrics: Sendable {
     @usableFromInline let failed: @Sendable (BusError.Kind) -> Void
     let latency: Metrics.Timer
 
+    /// Every kind a request can fail with: each route's error counters are
+    /// made for these at registration, so `farelens_bus_request_errors_total`
+    /// shows each at 0 from the start (a rate over it sees the first error).
+    static let failureKinds: [BusError.Kind] = [.timeout, .serviceUnavailable, .overloaded, .cancelled, .remote, .badMessage, .forbidden]
+
     init(typeName: String, address: ServiceAddress, factory: any MetricsFactory) {
         let dimensions = [("type", typeName), ("address", address.name)]
         handled = Counter(label: "farelens_bus_requests_total", dimensions: dimensions, factory: factory)
         latency = Metrics.Timer(label: "farelens_bus_request_duration_seconds", dimensions: dimensions, factory: factory)
+        let errors = Dictionary(uniqueKeysWithValues: Self.failureKinds.map { kind in
+            (kind, Counter(label: "farelens_bus_request_errors_total", dimensions: dimensions + [("kind", kind.name)], factory: factory))
+        })
         failed = { kind in
-            Counter(label: "farelens_bus_request_errors_total", dimensions: dimensions + [("kind", kind.name)], factory: factory).increment()
+            (errors[kind] ?? Counter(label: "farelens_bus_request_errors_total", dimensions: dimensions + [("kind", kind.name)], factory: factory)).increment()
         }
     }
 

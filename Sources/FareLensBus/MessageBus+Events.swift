@@ -113,7 +113,10 @@ extension MessageBus {
     public func subscribe<E: BusEvent>(_ type: E.Type, bufferSize: Int? = nil) -> EventSubscription<E> {
         let queue = SubscriberQueue(capacity: bufferSize ?? configuration.subscriberBufferSize, eventType: ObjectIdentifier(E.self))
         eventTypes.withLock { $0[E.wireTypeName] = E.self }
-        subscriptions.withLock { $0.add(queue, topic: E.topic.name) }
+        subscriptions.withLock { [factory = configuration.metricsFactory] table in
+            table.add(queue, topic: E.topic.name)
+            table.makeMetrics(for: E.topic, factory: factory)
+        }
         return subscription(on: queue)
     }
 
@@ -129,9 +132,12 @@ extension MessageBus {
         registerEventTypes(types)
         let queue = SubscriberQueue(capacity: bufferSize ?? configuration.subscriberBufferSize, eventType: nil)
         // A closure, not a key path: `\.topic.name` on an existential metatype crashes Swift 6.3.1's SIL generation.
-        let topics = Set(types.map { type in type.topic.name })
-        subscriptions.withLock { table in
-            for topic in topics { table.add(queue, topic: topic) }
+        let topics = Set(types.map { type in type.topic })
+        subscriptions.withLock { [factory = configuration.metricsFactory] table in
+            for topic in topics {
+                table.add(queue, topic: topic.name)
+                table.makeMetrics(for: topic, factory: factory)
+            }
         }
         return subscription(on: queue)
     }

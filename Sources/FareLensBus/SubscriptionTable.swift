@@ -50,6 +50,14 @@ struct SubscriptionTable: Sendable {
         audiences = [:]
     }
 
+    /// Makes `topic`'s metrics if they are not made yet, so that its
+    /// published and dropped counts show from a service's subscription (at
+    /// 0), not from the first event: for the topics of event types the
+    /// node's own code subscribes to (not an admin watcher's topic names).
+    mutating func makeMetrics(for topic: Topic, factory: any MetricsFactory) {
+        if metrics[topic.name] == nil { metrics[topic.name] = TopicMetrics(topic: topic, factory: factory) }
+    }
+
     mutating func addWildcard(_ queue: SubscriberQueue) {
         wildcard.append(queue)
         audiences = [:]

@@ -25,7 +25,7 @@ struct SessionKeys: Sendable {
     let kids: [String]
 
     /// What went wrong with a presented access token (each answered 401).
-    enum Rejection: String, Error, Sendable {
+    enum Rejection: String, Error, Sendable, CaseIterable {
         case malformed = "malformed"
         case badSignature = "bad-signature"
         case unknownKey = "unknown-key"

@@ -22,7 +22,7 @@ extension Node {
             try adminOnly(context)
             var response = NodeMetricsResponse()
             response.nodeName = name
-            response.text = registry.emitToString()
+            response.text = MetricsExposition.text(of: registry)
             return response
         }
         try bus.serve(NodeLogLevelRequest.self, at: address) { request, context in

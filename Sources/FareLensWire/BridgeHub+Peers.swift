@@ -42,7 +42,7 @@ extension BridgeHub {
             return
         }
         // A node's counters by its name; admin clients (a new name per CLI run) share one series.
-        connection.metrics?.name(isAdmin ? "admin-clients" : hello.nodeName)
+        connection.metrics?.name(isAdmin ? ConnectionMetrics.adminClientsPeer : hello.nodeName)
         var welcome = WireEnvelope()
         welcome.kind = .welcome
         welcome.hello = ownHello(for: hello.nodeName)

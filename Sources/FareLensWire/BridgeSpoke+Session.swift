@@ -86,7 +86,7 @@ extension BridgeSpoke {
         do {
             _ = try await ClientBootstrap(group: executor.eventLoop)
                 .channelInitializer { channel in
-                    let connection = PeerConnection(channel: channel, logger: logger, limits: limits, metrics: ConnectionMetrics(peer: "hub", factory: factory))
+                    let connection = PeerConnection(channel: channel, logger: logger, limits: limits, metrics: ConnectionMetrics(peer: ConnectionMetrics.hubPeer, factory: factory))
                     holder.connection = connection
                     return channel.eventLoop.makeCompletedFuture {
                         try BridgePipeline.install(on: channel, connection: connection)

@@ -40,6 +40,7 @@ public final class BridgeSpoke: Service, BusTransport {
         self.logger = logger
         self.executor = EventLoopTaskExecutor(eventLoop: eventLoopGroup.next())
         self.outbox = DurableOutbox(capacity: configuration.durableBacklog, peer: "hub", journal: configuration.outboxJournal, metricsFactory: configuration.metricsFactory)
+        ConnectionMetrics.makeAll(peers: [ConnectionMetrics.hubPeer], factory: configuration.metricsFactory)
     }
 
     /// A task executor on the event loop this spoke's connection runs on:

@@ -30,6 +30,20 @@ public final class ConnectionMetrics: Sendable {
     private let handles: NIOLockedValueBox<Handles>
     private let factory: any MetricsFactory
 
+    /// What a hub counts a connection under until its hello names the peer.
+    static let acceptedPeer = "accepted"
+    /// What a hub counts every admin client (each `farelensctl` run) under.
+    static let adminClientsPeer = "admin-clients"
+    /// What a spoke counts its connection to the hub under.
+    static let hubPeer = "hub"
+
+    /// Makes the counters of `peers` now, so that `/metrics` shows them at 0
+    /// from the node's start rather than from the first connection: a hub's
+    /// ``acceptedPeer`` and ``adminClientsPeer``, a spoke's ``hubPeer``.
+    static func makeAll(peers: [String], factory: any MetricsFactory) {
+        for peer in peers { _ = Handles(peer: peer, factory: factory) }
+    }
+
     /// Creates counters labelled with the peer's name.
     public init(peer: String, factory: any MetricsFactory = MetricsSystem.factory) {
         self.factory = factory

@@ -35,7 +35,7 @@ enum UnixSocketListener {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .childChannelInitializer { channel in
-                let metrics = ConnectionMetrics(peer: "accepted", factory: configuration.metricsFactory)
+                let metrics = ConnectionMetrics(peer: ConnectionMetrics.acceptedPeer, factory: configuration.metricsFactory)
                 let connection = PeerConnection(channel: channel, logger: logger, limits: limits, metrics: metrics)
                 do {
                     try BridgePipeline.install(on: channel, connection: connection)
@@ -56,6 +56,7 @@ enum UnixSocketListener {
             try? await channel.close()
             throw error
         }
+        ConnectionMetrics.makeAll(peers: [ConnectionMetrics.acceptedPeer, ConnectionMetrics.adminClientsPeer], factory: configuration.metricsFactory)
         return Bound(channel: channel, lock: lock)
     }
 

@@ -27,11 +27,14 @@ public enum SearchServiceEntry {
         let simulated = settings.providers.contains("simulated")
             ? try SimulatedMarket(directory: directory, fares: fares, seed: settings.seed, clock: now) : nil
         let live = try LiveProviders.make(settings.providers, reader: context.configuration, directory: directory, clock: clock)
+        let quota = QuotaLedger(limit: settings.quotaPerMonth, database: context.database)
         let engine = SearchEngine(
             directory: directory, simulated: simulated, live: live, cache: SearchCache(limits: settings.cacheLimits),
-            quota: QuotaLedger(limit: settings.quotaPerMonth, database: context.database),
-            bus: context.bus, logger: context.logger, now: now
+            quota: quota, bus: context.bus, logger: context.logger, now: now
         )
+        // The service's figures from its start (docs/operations.md, "Metrics").
+        SearchMetrics.makeAll()
+        quota.recordUsage(of: (simulated.map { [$0.name] } ?? []) + live.map(\.name), at: now())
         let sweep = MarketSweep(
             engine: engine, table: fares, directory: directory,
             count: settings.sweepRoutes, daysAhead: settings.sweepDaysAhead,

@@ -18,7 +18,7 @@ struct AlertsCommand: AsyncParsableCommand {
             discussion: "Example: farelensctl alerts history --user u-0f3a9c2b7d1e4a55 --decision held --limit 20"
         )
         @Option(name: .long, help: "The user's id (u-…).") var user: String
-        @Option(name: .long, help: "Only this decision: sent, held, deduped, capped, muted, stale-price, not-alertable.") var decision: String?
+        @Option(name: .long, help: ArgumentHelp("Only this decision: \(AlertDecision.names).", valueName: "decision")) var decision: String?
         @Option(name: .long, help: "At most this many (1–500).") var limit: Int = 50
         @OptionGroup var options: ConnectionOptions
 
@@ -209,30 +209,18 @@ struct AlertsCommand: AsyncParsableCommand {
     }
 
 
+    /// The decision `--decision` names: one of ``AlertDecision/names``
+    /// (`not_alertable`, as metrics and reports spell it; docs/alerts.md).
     static func decision(_ text: String) throws -> AlertDecision {
-        switch text.lowercased() {
-        case "sent": .sent
-        case "held": .held
-        case "deduped": .deduped
-        case "capped": .capped
-        case "muted": .muted
-        case "stale-price", "stale": .stalePrice
-        case "not-alertable": .notAlertable
-        default: throw ValidationError("unknown decision '\(text)': sent, held, deduped, capped, muted, stale-price or not-alertable")
+        guard let decision = AlertDecision(name: text) else {
+            throw ValidationError("--decision '\(text)' is not a decision: use one of \(AlertDecision.names)")
         }
+        return decision
     }
 
+    /// The decision's name for the table (``AlertDecision/name``).
     static func decisionName(_ decision: AlertDecision) -> String {
-        switch decision {
-        case .sent: "sent"
-        case .held: "held"
-        case .deduped: "deduped"
-        case .capped: "capped"
-        case .muted: "muted"
-        case .stalePrice: "stale-price"
-        case .notAlertable: "not-alertable"
-        default: "?"
-        }
+        decision.name ?? "?"
     }
 
     static func deliveryName(_ state: DeliveryState) -> String {

@@ -1,14 +1,17 @@
 import ArgumentParser
 import FareLensMessages
+import Foundation
 
 /// `farelensctl metrics`: the Prometheus text of one node or all.
 struct MetricsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "metrics",
-        abstract: "Print the Prometheus metrics of every node (or one), as its /metrics endpoint serves them.",
+        abstract: "Print the Prometheus metrics of every node (or one) as one exposition, each sample labelled with its node.",
         discussion: """
-            Each node answers at its own admin address; with several nodes each text starts with a \
-            '# node: NAME' line. --json prints {"nodes": [{"node": NAME, "text": TEXT}]}.
+            Each node answers at its own admin address. The texts are merged into one valid \
+            Prometheus exposition: one # HELP and one # TYPE line per metric name, and every \
+            sample with a node="NAME" label. --json prints each node's own text, as its \
+            /metrics endpoint serves it: {"nodes": [{"node": NAME, "text": TEXT}]}.
 
             Example: farelensctl metrics --node hub | grep farelens_bus_requests_total
             """
@@ -31,10 +34,10 @@ struct MetricsCommand: AsyncParsableCommand {
             try CtlRun.printJSON(["nodes": texts])
             return
         }
-        for entry in texts {
-            if texts.count > 1 { print("# node: \(entry.node)") }
-            print(entry.text, terminator: entry.text.hasSuffix("\n") ? "" : "\n")
-        }
+        var merge = MetricsMerge()
+        for entry in texts { merge.add(entry.text, node: entry.node) }
+        for conflict in merge.conflicts { FileHandle.standardError.write(Data("farelensctl: warning: \(conflict)\n".utf8)) }
+        print(merge.text, terminator: "")
     }
 }
 

@@ -65,11 +65,10 @@ struct NodeAdminProcessTests {
         #expect(scraped.contains(#"farelens_alerts_decided_total{decision="sent"} 0"#))
         let all = try await farelensctl(["--socket", socket, "metrics"])
         #expect(all.status == 0, "\(all.stderr)")
-        #expect(all.stdout.contains("# node: hub\n") && all.stdout.contains("# node: spoke\n"))
-        #expect(all.stdout.contains(line))
+        // One exposition, each sample labelled with its node.
+        #expect(all.stdout.contains(line.replacingOccurrences(of: "{type=", with: #"{node="hub",type="#)))
         // Per connection, each end by the other's name: the spoke's towards the hub, the hub's from the spoke.
-        let spokeText = all.stdout.components(separatedBy: "# node: spoke\n").last ?? ""
-        #expect(spokeText.contains(#"farelens_wire_frames_sent_total{peer="hub"}"#))
+        #expect(all.stdout.contains(#"farelens_wire_frames_sent_total{node="spoke",peer="hub"}"#))
         #expect(scraped.contains(#"farelens_wire_frames_received_total{peer="spoke"}"#))
         #expect(scraped.contains(#"farelens_wire_payload_bytes_sent_total{peer="admin-clients"}"#))
         let json = try await farelensctl(["--socket", socket, "metrics", "--json"])

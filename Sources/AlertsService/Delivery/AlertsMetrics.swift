@@ -7,10 +7,12 @@ enum AlertsMetrics {
     /// Alerts pending delivery in the outbox, as of the last delivery pass.
     static let outboxDepth = Gauge(label: "farelens_alerts_outbox_pending")
 
-    /// One counter per decision, made once: decisions are recorded by the
-    /// thousand, and making a counter looks it up in the registry under a lock.
-    private static let decisions: [Int: Counter] = Dictionary(uniqueKeysWithValues: AlertDecision.allCases.map { decision in
-        (decision.rawValue, Counter(label: "farelens_alerts_decided_total", dimensions: [("decision", "\(decision)")]))
+    /// One counter per recorded decision, labelled with its name
+    /// (`not_alertable`, ``AlertDecision/name``), made once: decisions are
+    /// recorded by the thousand, and making a counter looks it up in the
+    /// registry under a lock. The unset value has no series.
+    private static let decisions: [Int: Counter] = Dictionary(uniqueKeysWithValues: AlertDecision.recorded.compactMap { decision in
+        decision.name.map { (decision.rawValue, Counter(label: "farelens_alerts_decided_total", dimensions: [("decision", $0)])) }
     })
 
     /// Events set aside because their decisions cannot be recorded for a

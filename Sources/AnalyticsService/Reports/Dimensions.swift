@@ -14,17 +14,10 @@ enum Dimensions {
         }
     }
 
+    /// The decision's one name (``FareLensMessages/AlertDecision/name``,
+    /// as metrics and farelensctl write it); "unspecified" for an unset one.
     static func decision(_ decision: AlertDecision) -> String {
-        switch decision {
-        case .sent: "sent"
-        case .held: "held"
-        case .deduped: "deduped"
-        case .capped: "capped"
-        case .muted: "muted"
-        case .stalePrice: "stale_price"
-        case .notAlertable: "not_alertable"
-        default: "unspecified"
-        }
+        decision.name ?? "unspecified"
     }
 
     static let placements: [(BookingPlacement, String)] = [

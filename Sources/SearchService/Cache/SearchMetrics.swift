@@ -15,4 +15,11 @@ enum SearchMetrics {
     static func quotaUsed(_ provider: String, _ used: Int64) {
         Gauge(label: "farelens_search_quota_used", dimensions: [("provider", provider)]).record(used)
     }
+
+    /// Makes the cache counters now, so that `/metrics` shows them from the
+    /// service's start (at 0) rather than from its first search; the quota
+    /// gauges are recorded at start by ``QuotaLedger/recordUsage(of:at:)``.
+    static func makeAll() {
+        _ = cache
+    }
 }

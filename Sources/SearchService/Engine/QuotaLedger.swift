@@ -102,6 +102,21 @@ public actor QuotaLedger {
         return crossings
     }
 
+    /// Records `farelens_search_quota_used` for each of `providers` as the
+    /// period containing `instant` stands (0 for a provider not called yet,
+    /// and for the simulated market, which counts no calls), so the gauge is
+    /// there from the service's start, not from its first counted call. A
+    /// count that cannot be read is shown as 0 until the next call.
+    public nonisolated func recordUsage(of providers: [String], at instant: Date) {
+        let period = Self.period(of: instant)
+        for provider in providers {
+            let used = try? database?.read { db in
+                try Int64.fetchOne(db, sql: "SELECT used FROM provider_quota WHERE provider = ? AND period = ?", arguments: [provider, period])
+            }
+            SearchMetrics.quotaUsed(provider, (used ?? nil) ?? 0)
+        }
+    }
+
     /// Calls counted for `provider` in the period containing `instant`.
     public func used(_ provider: String, at instant: Date) throws(StoreError) -> Int64 {
         try usage(provider, period: Self.period(of: instant)).used
