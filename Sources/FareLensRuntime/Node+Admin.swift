@@ -61,6 +61,12 @@ extension Node {
                 stepped.advance(to: Date(timeIntervalSince1970: Double(request.advanceToUnixMs) / 1000))
             }
             response.nowUnixMs = Int64((clock.now().timeIntervalSince1970 * 1000).rounded(.down))
+            if let stepped = clock as? SteppedClock {
+                // When its services' periodic work is next due, and what a step made due that has not run.
+                let plans = stepped.plans()
+                response.nextDueUnixMs = plans.nextDue.map { Int64(($0.timeIntervalSince1970 * 1000).rounded(.up)) } ?? 0
+                response.overdue = plans.overdue
+            }
             return response
         }
         try bus.serve(NodeDatabasesRequest.self, at: address) { _, context in

@@ -8,8 +8,15 @@ import Synchronization
 /// clock advance`): every service sees each instant exactly, and whoever
 /// moves the clock waits for the mesh to fall still before moving it again.
 /// Simulated time only: never used unless asked for.
+///
+/// Services tell it when their periodic work is next due (``plan(_:next:)``:
+/// the market sweep, the users' watchlist checks), so that whoever moves
+/// it can stop at each due instant of a long step in turn (``plans()``),
+/// and know when work a step made due has run: a step of a day sweeps as
+/// often as four steps of six hours (`farelensctl clock advance`).
 public final class SteppedClock: WallClock {
     private let instant: Mutex<Date>
+    private let planned = Mutex<[String: @Sendable () -> Date?]>([:])
 
     /// A clock standing at `start`.
     public init(start: Date) { instant = Mutex(start) }
@@ -29,5 +36,38 @@ public final class SteppedClock: WallClock {
             if target > now { now = target }
             return now
         }
+    }
+
+    public func plan(_ work: String, next: @escaping @Sendable () -> Date?) {
+        planned.withLock { $0[work] = next }
+    }
+
+    public func unplan(_ work: String) {
+        _ = planned.withLock { $0.removeValue(forKey: work) }
+    }
+
+    /// What the services' plans say now.
+    public struct Plans: Sendable, Equatable {
+        /// The earliest instant after now at which planned work is due; nil: none planned.
+        public var nextDue: Date?
+        /// Work due at or before now that has not run yet, by name, sorted.
+        public var overdue: [String]
+    }
+
+    /// Asks every plan (outside the clock's locks: a plan may read a database).
+    public func plans() -> Plans {
+        let plans = planned.withLock { $0 }
+        let now = now()
+        var result = Plans(nextDue: nil, overdue: [])
+        for (work, next) in plans {
+            guard let due = next() else { continue }
+            if due <= now {
+                result.overdue.append(work)
+            } else if result.nextDue.map({ due < $0 }) ?? true {
+                result.nextDue = due
+            }
+        }
+        result.overdue.sort()
+        return result
     }
 }

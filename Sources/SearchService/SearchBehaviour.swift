@@ -3,6 +3,7 @@ import FareLensMessages
 import FareLensRuntime
 import Foundation
 import Logging
+import Synchronization
 
 /// The running search service: its request handlers, the event drain and
 /// the market sweep.
@@ -53,8 +54,17 @@ struct SearchBehaviour: ServiceBehaviour {
 
     /// One sweep per `sweepInterval` of clock time: a fast-forwarded clock
     /// sweeps more often, and a clock that has stopped does not sweep again.
+    /// The clock is told when the next sweep is due (``WallClock/plan(_:next:)``),
+    /// so a long step of a stepped clock stops there.
     private func sweepForever(_ sweep: MarketSweep) async throws {
         let start = clock.now()
+        let interval = Double(settings.sweepInterval.components.seconds)
+        // Before the first sweep: due once the clock has moved past the start (overdue then), and a stepped
+        // clock's first long step stops one interval in at the latest.
+        let due = SweepDue()
+        let clock = self.clock
+        clock.plan("search.sweep") { due.next ?? (clock.now() > start ? start : start.addingTimeInterval(interval)) }
+        defer { clock.unplan("search.sweep") }
         try await Task.sleep(for: settings.sweepInitialDelay)  // safe: the sweep schedule; cancelled on shutdown
         // And not before the clock has moved: a stepped demo clock sweeps first at its first step, once the
         // demo's travellers exist (their watched routes are swept from the first sweep on, in every run alike).
@@ -64,11 +74,22 @@ struct SearchBehaviour: ServiceBehaviour {
         while !Task.isCancelled {
             let started = clock.now()
             _ = await sweep.sweepOnce(now: started)
-            let next = started.addingTimeInterval(Double(settings.sweepInterval.components.seconds))
+            let next = started.addingTimeInterval(interval)
+            due.next = next
             while clock.now() < next {
                 let remaining = Duration.seconds(next.timeIntervalSince(clock.now()))
                 try await Task.sleep(for: clock.realDuration(of: remaining, floor: .milliseconds(50)))  // safe: the sweep schedule; cancelled on shutdown
             }
         }
+    }
+}
+
+/// When the next market sweep is due, for the clock's plan (read from the node's admin handler).
+final class SweepDue: Sendable {
+    private let instant = Mutex<Date?>(nil)
+
+    var next: Date? {
+        get { instant.withLock { $0 } }
+        set { instant.withLock { $0 = newValue } }
     }
 }

@@ -5,6 +5,7 @@ import FareLensStore
 import Foundation
 import GRDB
 import Logging
+import Synchronization
 
 /// The watchlist service's actor: watchlists, their checks on each user's
 /// local schedule, and the events those checks publish (SPEC §3;
@@ -33,6 +34,8 @@ actor WatchlistService: ServiceBehaviour {
     private var state = State.idle
     /// Users whose scheduled checks are running, so two overlapping runs never check one user twice.
     var ownersBeingChecked: Set<String> = []
+    /// Whether a run of scheduled checks is under way (for the clock's plan: not done yet).
+    let checking = CheckingFlag()
     let database: ServiceDatabase
     let bus: MessageBus
     let clock: any WallClock
@@ -94,6 +97,16 @@ actor WatchlistService: ServiceBehaviour {
         guard case .idle = state else { return }
         state = .running
         defer { state = .stopped }
+        // The clock asks when the next user's checks are due (a stepped clock stops a long step there);
+        // one due at or before now has not been checked yet.
+        // Checks under way count as due until their run is over.
+        let database = self.database, checking = self.checking, clock = self.clock
+        clock.plan("watchlist.checks") {
+            if checking.value { return clock.now() }
+            let next = try? database.read { db in try Int64.fetchOne(db, sql: "SELECT MIN(nextCheckAtUnixMs) FROM owner") }
+            return next.flatMap { $0 }.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+        }
+        defer { clock.unplan("watchlist.checks") }
         if let day = try? WatchlistPlanning.day(database: database, from: clock.now()) {
             logger.info("checks planned in the next 24 h", metadata: ["users": "\(day.users)", "checks": "\(day.checks)"])
         }
@@ -149,5 +162,15 @@ actor WatchlistService: ServiceBehaviour {
         var generator = SystemRandomNumberGenerator()
         let digits = String(generator.next() as UInt64, radix: 16)
         return prefix + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}
+
+/// Whether scheduled checks are running, readable outside the actor (the clock's plan).
+final class CheckingFlag: Sendable {
+    private let running = Mutex(false)
+
+    var value: Bool {
+        get { running.withLock { $0 } }
+        set { running.withLock { $0 = newValue } }
     }
 }

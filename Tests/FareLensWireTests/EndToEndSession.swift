@@ -78,9 +78,12 @@ struct EndToEndSession {
         return id
     }
 
-    /// Moves the mesh's stepped clock `hours` forward; with `wait`, returns once the mesh has fallen still.
+    /// Moves the mesh's stepped clock `hours` forward in one jump (`--at-once`: the run sweeps once
+    /// per step by design, and the kill lands in the middle of a step); with `wait`, returns once
+    /// the mesh has fallen still. Stopping at each due check (the default) is
+    /// SteppedAdvanceTests' subject, and would make each shape's run minutes longer.
     func advance(hours: Int, wait: Bool) async throws {
-        _ = try await ctl(["--timeout-ms", "40000", "clock", "advance", "\(hours)h"] + (wait ? ["--wait"] : []), limit: .seconds(60))
+        _ = try await ctl(["--timeout-ms", "40000", "clock", "advance", "\(hours)h", "--at-once"] + (wait ? ["--wait"] : []), limit: .seconds(60))
     }
 
     /// Returns once the mesh has fallen still (`clock wait`).

@@ -218,6 +218,16 @@ public nonisolated struct NodeClockResponse: Sendable {
   /// "system", "fast-forward" or "stepped".
   public var kind: String = String()
 
+  /// Stepped clocks only: the earliest instant after now at which periodic
+  /// work on this node (a market sweep, a user's watchlist checks) is next
+  /// due; 0 when none is planned. A long step stops at each such instant.
+  public var nextDueUnixMs: Int64 = 0
+
+  /// Stepped clocks only: periodic work due at or before now that has not
+  /// run yet, by name ("search.sweep", "watchlist.checks"), sorted. Whoever
+  /// moves the clock waits for it to be empty before moving on.
+  public var overdue: [String] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -571,7 +581,7 @@ nonisolated extension NodeClockRequest: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension NodeClockResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".NodeClockResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}node_name\0\u{3}now_unix_ms\0\u{1}kind\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}node_name\0\u{3}now_unix_ms\0\u{1}kind\0\u{3}next_due_unix_ms\0\u{1}overdue\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -582,6 +592,8 @@ nonisolated extension NodeClockResponse: SwiftProtobuf.Message, SwiftProtobuf._M
       case 1: try { try decoder.decodeSingularStringField(value: &self.nodeName) }()
       case 2: try { try decoder.decodeSingularInt64Field(value: &self.nowUnixMs) }()
       case 3: try { try decoder.decodeSingularStringField(value: &self.kind) }()
+      case 4: try { try decoder.decodeSingularInt64Field(value: &self.nextDueUnixMs) }()
+      case 5: try { try decoder.decodeRepeatedStringField(value: &self.overdue) }()
       default: break
       }
     }
@@ -597,6 +609,12 @@ nonisolated extension NodeClockResponse: SwiftProtobuf.Message, SwiftProtobuf._M
     if !self.kind.isEmpty {
       try visitor.visitSingularStringField(value: self.kind, fieldNumber: 3)
     }
+    if self.nextDueUnixMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.nextDueUnixMs, fieldNumber: 4)
+    }
+    if !self.overdue.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.overdue, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -604,6 +622,8 @@ nonisolated extension NodeClockResponse: SwiftProtobuf.Message, SwiftProtobuf._M
     if lhs.nodeName != rhs.nodeName {return false}
     if lhs.nowUnixMs != rhs.nowUnixMs {return false}
     if lhs.kind != rhs.kind {return false}
+    if lhs.nextDueUnixMs != rhs.nextDueUnixMs {return false}
+    if lhs.overdue != rhs.overdue {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -61,6 +61,8 @@ extension WatchlistService {
         ownersBeingChecked.formUnion(mine.map(\.userID))
         defer { ownersBeingChecked.subtract(mine.map(\.userID)) }
         guard !mine.isEmpty else { return 0 }
+        checking.value = true
+        defer { checking.value = false }
         var checked = 0
         var next = mine.makeIterator()
         await withTaskGroup(of: Int.self) { group in
