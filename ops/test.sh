@@ -20,6 +20,9 @@ fi
 command -v swift >/dev/null 2>&1 || { echo "ops/test.sh: swift is not on PATH (Swift 6.2 or newer; README, Prerequisites)" >&2; exit 1; }
 ops/install-deps.sh
 export FARELENS_PYTHON="$PWD/.build/python-venv/bin/python"
+# Output that follows the terminal's locale (farelensctl's tables and price
+# chart: ASCII without UTF-8) is tested in UTF-8, whatever the caller's locale.
+export LC_ALL=C.UTF-8
 ops/check-boundaries.sh
 swift build --build-tests
 
