@@ -10,11 +10,15 @@ public struct KnownPlace: Sendable, Hashable {
     public var metroCode: String
     /// The city's name, e.g. "London"; empty when the directory has none.
     public var city: String
+    /// The currency searches from the place are answered in
+    /// (`AirportLookupResponse.pricing_currency`); empty when not known.
+    public var pricingCurrency: String
 
-    public init(code: String, metroCode: String, city: String) {
+    public init(code: String, metroCode: String, city: String, pricingCurrency: String = "") {
         self.code = code
         self.metroCode = metroCode
         self.city = city
+        self.pricingCurrency = pricingCurrency
     }
 
     /// The code that stands for the place's city: its metro code, or the
@@ -37,7 +41,7 @@ extension AirportLookupResponse {
     /// The place the looked-up code stands for. A code that is both a metro
     /// and an airport (DFW, JNB) is taken as the metro.
     public var place: KnownPlace {
-        if hasMetro { return KnownPlace(code: metro.code, metroCode: metro.code, city: metro.city) }
-        return KnownPlace(code: airport.iataCode, metroCode: airport.metroCode, city: airport.city)
+        if hasMetro { return KnownPlace(code: metro.code, metroCode: metro.code, city: metro.city, pricingCurrency: pricingCurrency) }
+        return KnownPlace(code: airport.iataCode, metroCode: airport.metroCode, city: airport.city, pricingCurrency: pricingCurrency)
     }
 }

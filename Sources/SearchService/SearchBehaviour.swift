@@ -22,11 +22,17 @@ struct SearchBehaviour: ServiceBehaviour {
     let sweep: MarketSweep?
     let settings: SearchSettings
     let logger: Logger
+    /// The currency a search from a looked-up place is answered in when it names none.
+    var pricingCurrency: @Sendable (AirportLookupResponse) -> String = { _ in "" }
     /// Paces the sweep: its interval is market time, so a fast-forwarded clock sweeps more often.
     var clock: any WallClock = SystemWallClock()
 
     func register(on bus: MessageBus) throws {
-        try bus.serve(AirportLookupRequest.self) { request, _ in try directory.lookup(request) }
+        try bus.serve(AirportLookupRequest.self) { request, _ in
+            var response = try directory.lookup(request)
+            response.pricingCurrency = pricingCurrency(response)
+            return response
+        }
         try bus.serve(AirportAutocompleteRequest.self) { request, _ in try await airports.autocomplete(request) }
         try bus.serve(AirportDistanceRequest.self) { request, _ in try directory.distance(request) }
         try bus.serve(SearchFlightsRequest.self, execution: .isolated) { request, context in

@@ -51,7 +51,14 @@ public enum SearchServiceEntry {
             directory: directory,
             airports: AirportAnswers(directory: directory, maxEntries: settings.cacheLimits.airportEntries, maxBytes: settings.cacheLimits.airportBytes, now: now),
             engine: engine, booking: BookingOptionsBuilder(affiliates: settings.affiliates), sweep: sweep, settings: settings,
-            logger: context.logger, clock: clock
+            logger: context.logger,
+            pricingCurrency: { place in
+                // The simulated market prices where a trip is sold; live providers are asked in FareQuery's default.
+                guard let simulated else { return FareQuery.defaultCurrency }
+                let country = place.hasAirport ? place.airport.country : place.metro.country
+                return simulated.currencies.currency(ofCountry: country).code
+            },
+            clock: clock
         )
     }
 }

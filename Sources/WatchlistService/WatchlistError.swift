@@ -11,6 +11,7 @@ public struct WatchlistError: ServiceError, Equatable, CustomStringConvertible {
         case watchlistLimit
         case watchlistInactive
         case watchlistExists
+        case thresholdCurrency
         case unknownUser
         case subscriptionUnavailable
         case searchUnavailable
@@ -38,6 +39,7 @@ public struct WatchlistError: ServiceError, Equatable, CustomStringConvertible {
         case .watchlistLimit: "watchlist-limit"
         case .watchlistInactive: "watchlist-inactive"
         case .watchlistExists: "watchlist-exists"
+        case .thresholdCurrency: "threshold-currency"
         case .unknownUser: "unknown-user"
         case .subscriptionUnavailable: "subscription-unavailable"
         case .searchUnavailable: "search-unavailable"
@@ -48,6 +50,12 @@ public struct WatchlistError: ServiceError, Equatable, CustomStringConvertible {
 
     public var description: String { "\(code): \(message)" }
 
+    /// A threshold in a currency the route's fares are not priced in: it
+    /// would never be compared (currencies are not converted yet).
+    public static func thresholdCurrency(_ given: String, origin: String, pricedIn: String) -> WatchlistError {
+        .init(.thresholdCurrency, field: "price_threshold.currency",
+              "price_threshold.currency: fares from \(origin) are priced in \(pricedIn); give the threshold in \(pricedIn) (one in \(given) would never be compared: currencies are not converted yet)")
+    }
     /// A field is missing or out of range; `field` is its name in the request.
     public static func invalidField(_ field: String, _ reason: String) -> WatchlistError {
         .init(.invalidField, field: field, "\(field): \(reason)")

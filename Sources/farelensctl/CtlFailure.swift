@@ -19,15 +19,20 @@ struct CtlFailure: Error, CustomStringConvertible {
     /// The option (`--limit`) or the request field (`departure_date`) at fault, if one is.
     let field: String?
     let exitStatus: Int32
+    /// The line printed without `--json` (after `farelensctl: error: `):
+    /// the message, with a bus error's kind and code as the bus words them
+    /// (`subscription: remote [unknown-user]: no user 'u-1'`).
+    let line: String
 
-    init(code: String, _ message: String, field: String? = nil, exitStatus: Int32 = 1) {
+    init(code: String, _ message: String, field: String? = nil, exitStatus: Int32 = 1, line: String? = nil) {
         self.code = code
         self.message = message
         self.field = field
         self.exitStatus = exitStatus
+        self.line = line ?? message
     }
 
-    var description: String { message }
+    var description: String { line }
 
     /// A usage error: a bad option or value, refused before connecting; the
     /// option is the first `--name` the message starts with, if any.
@@ -47,13 +52,13 @@ struct CtlFailure: Error, CustomStringConvertible {
         case let failure as WireProtocolError:
             self.init(code: failure.codeName, failure.message)
         case let failure as BusError where failure.kind == .remote:
-            self.init(code: failure.remoteCode ?? "remote", prefix + failure.message, field: failure.field)
+            self.init(code: failure.remoteCode ?? "remote", prefix + failure.message, field: failure.field, line: prefix + failure.description)
         case let failure as BusError where failure.kind == .timeout:
             // The bus words a deadline as a Duration ("0.000867843 seconds"); the budget is what the user set.
             let budget = timeoutMs.map { "within the --timeout-ms budget of \($0) ms (raise it for slow work)" } ?? "in time"
             self.init(code: "timeout", prefix + "no response " + budget, field: timeoutMs == nil ? nil : "--timeout-ms")
         case let failure as BusError:
-            self.init(code: failure.kind.name, prefix + failure.message)
+            self.init(code: failure.kind.name, prefix + failure.message, line: prefix + failure.description)
         case let failure as ValidationError:
             self = .usage(failure.message)
         default:

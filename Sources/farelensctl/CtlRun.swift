@@ -42,7 +42,7 @@ enum CtlRun {
         if jsonRequested {
             try? StandardStreams.writeOutput(jsonLine(failure) + "\n")
         } else {
-            try? StandardStreams.writeError("farelensctl: error: \(failure.message)\n")
+            try? StandardStreams.writeError("farelensctl: error: \(failure.line)\n")
         }
         Foundation.exit(failure.exitStatus)
     }

@@ -81,12 +81,12 @@ struct DealsCommand: AsyncParsableCommand {
         if response.items.isEmpty {
             lines.append("no deals match")
         } else {
-            var table = TextTable("RANK", "ROUTE", "DEPART", "PRICE", "SCORE", "QUEUE", "WHY HERE", "TOP REASON")
+            var table = TextTable("RANK", "ROUTE", "DEPART", "PRICE", "SCORE", "TIER", "QUEUE", "WHY HERE", "TOP REASON")
             for (index, item) in response.items.enumerated() {
                 let deal = item.deal
                 table.add(String(firstRank + index), ScoringOutput.route(deal.origin, deal.destination), departText(deal),
                           (deal.hasPrice ? deal.price.formatted : "-") + (deal.simulated ? " (simulated)" : ""),
-                          String(deal.score.score), String(format: "%.1f", item.queueScore > 0 ? item.queueScore : Double(deal.score.score)),
+                          String(deal.score.score), ScoringOutput.tierText(deal.score.tier), String(format: "%.1f", item.queueScore > 0 ? item.queueScore : Double(deal.score.score)),
                           whyHere(item), deal.score.reasons.first ?? "-")
             }
             lines.append(table.rendered)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FareLensBus
 import FareLensWire
 
 /// `farelensctl`: the admin CLI. Connects to a node's Unix socket as an admin
@@ -51,6 +52,9 @@ struct FareLensCtl: AsyncParsableCommand {
             // A command's own exit status (its output already said why).
             exit(withError: status)
         } catch {
+            // Help asked for by a subcommand, and (without --json) ArgumentParser's own errors, are its to print.
+            let argumentParserOwns = !(error is CtlFailure || error is BusError || error is WireProtocolError)
+            if argumentParserOwns && (exitCode(for: error) == .success || !CtlRun.jsonRequested) { exit(withError: error) }
             CtlRun.fail(CtlFailure(error))
         }
     }

@@ -14,7 +14,10 @@ struct CtlNegativeValueProcessTests {
         let run = try await farelensctl(arguments)
         let word = try #require(arguments.first { $0.hasPrefix("-") && $0.dropFirst().first?.isNumber == true })
         #expect(run.status == 64, "\(arguments): exit \(run.status), stdout \(run.stdout.prefix(200))")
-        #expect(run.stderr.contains("invalid-value: '\(word)' is negative"), "\(run.stderr)")
+        // After an option, the option is named (with --json, in the JSON error on stdout).
+        let said = arguments.contains("--json") ? run.stdout : run.stderr
+        let message = arguments.contains("--limit") ? "--limit must not be negative, not '\(word)'" : "invalid-value: '\(word)' is negative"
+        #expect(said.contains(message), "\(said)")
         #expect(!run.stdout.contains("OVERVIEW"))
     }
 

@@ -88,7 +88,8 @@ struct ServiceProcessTests {
         try await waitUntil("the deletion reached the watchlist process") {
             // Erased: the user's watchlists are gone, and the user is unknown, as to every other command.
             let list = try? await nodes.ctl(["watchlists", "list", "--user", id, "--all", "--json"])
-            return list?.status == 1 && list?.stderr.contains("remote [unknown-user]") == true
+            // With --json the error is one JSON object on stdout.
+            return list?.status == 1 && list?.stdout.contains(#""code":"unknown-user""#) == true
         }
     }
 

@@ -171,7 +171,10 @@ struct TwoProcessTests {
         func socketTried(_ arguments: [String], _ environment: [String: String] = [:]) async throws -> String {
             let result = try await ChildProcess.run(Binaries.farelensctl, arguments, environment: environment)
             #expect(result.status == 1)
-            return result.stderr
+            // With --json the error is a JSON object on stdout; its message is the same line.
+            guard arguments.contains("--json") else { return result.stderr }
+            let error = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["error"] as? [String: Any]
+            return "farelensctl: error: \(error?["message"] as? String ?? result.stdout)\n"
         }
         let missing = { (name: String) in "farelensctl: error: socket /tmp/\(name).sock: no such socket (is a node listening?)\n" }
         #expect(try await socketTried(["--socket", "/tmp/no-such-a.sock", "status"]) == missing("no-such-a"))

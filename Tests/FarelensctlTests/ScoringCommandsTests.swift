@@ -118,7 +118,7 @@ struct ScoringOutputTests {
         return deal
     }
 
-    @Test("the deals table shows rank, route, price, score, tier and the first reason, marks simulated fares, and says when Free's cap hid deals")
+    @Test("the deals table shows rank, route, price, score, tier, queue score, why the deal is here and the first reason, marks simulated fares, says when Free's cap hid deals and gives the next page's cursor")
     func dealsTable() {
         var response = DealFeedResponse()
         response.items = [deal("JFK", "NRT", price: 41_200, score: 93, tier: .exceptionalPushed, simulated: true), deal("LIS", "LON", price: 2_000, score: 71, tier: .good)].map { deal in
@@ -134,9 +134,19 @@ struct ScoringOutputTests {
         #expect(lines[1].hasPrefix("RANK  ROUTE"))
         #expect(lines[2].contains("JFK→NRT") && lines[2].contains("€412.00 (simulated)") && lines[2].contains("exceptional, pushed") && lines[2].hasSuffix("41% below the 90-day average"))
         #expect(lines[3].hasPrefix("2 ") && lines[3].contains(" good ") && !lines[3].contains("simulated"))
-        #expect(lines.last == "2 of 34 deals (Free shows the top 20; Pro shows all)")
+        #expect(lines.last == "1–2 of 34 deals (Free shows the top 20; Pro shows all)")
         response.cappedByTier = false
-        #expect(DealsCommand.text(response).split(separator: "\n").last == "2 of 34 deals")
+        response.nextCursor = "ZjEuMjA"
+        response.firstRank = 21
+        let next = DealsCommand.text(response).split(separator: "\n")
+        #expect(next.last == "21–22 of 34 deals; next page: --cursor ZjEuMjA")
+        #expect(next[2].hasPrefix("21 "))
+        // Boosted: on a watched route from a preferred airport of weight 0.6 (SPEC §2's 1.2 × 1.6).
+        response.items[0].matchedWatchlistID = "w-1"
+        response.items[0].preferredAirportWeight = 0.6
+        response.items[0].queueScore = 93 * 1.2 * 1.6
+        let boosted = DealsCommand.text(response).split(separator: "\n")
+        #expect(boosted[2].contains("178.6") && boosted[2].contains("watched ×1.2, from JFK ×1.6"), "\(boosted[2])")
     }
 
     @Test("score with too little history says so in one sentence and gives no score")

@@ -16,6 +16,8 @@ final class FakeSearch: Sendable {
     let prices = Locked<[String: Int64]>([:])
     /// When set, every search fails with this code.
     let failure = Locked<String?>(nil)
+    /// The `pricing_currency` a lookup answers, by code; none (not said) for others.
+    let pricingCurrencies = Locked<[String: String]>([:])
     let requests = Locked<[SearchFlightsRequest]>([])
     /// Searches of a route ("ORIGIN-DESTINATION") with a gate here wait until it opens.
     let gates = Locked<[String: Gate]>([:])
@@ -26,7 +28,9 @@ final class FakeSearch: Sendable {
     func serve(on bus: MessageBus) throws {
         try bus.serve(AirportLookupRequest.self) { request, _ in
             guard Self.knownAirports.contains(request.code.uppercased()) else { throw FakeSearchError(code: "unknown-airport", message: "code: '\(request.code)' is unknown") }
-            return FakeAirportLookup.response(request.code)
+            var response = FakeAirportLookup.response(request.code)
+            response.pricingCurrency = self.pricingCurrencies.get()[request.code.uppercased()] ?? ""
+            return response
         }
         try bus.serve(SearchFlightsRequest.self) { request, _ in
             self.requests.update { $0.append(request) }

@@ -144,6 +144,43 @@ struct WatchlistValidationTests {
         }
     }
 
+    @Test("a threshold in a currency the origin's fares are not priced in is refused (threshold-currency) at creation and update, naming the currency to use (issue #63: it was accepted and never compared)")
+    func thresholdCurrency() async throws {
+        let fixture = try WatchlistFixture(bus: MessageBus())
+        fixture.search.pricingCurrencies.set(["JFK": "USD", "LGA": "USD", "LHR": "GBP"])
+        try await fixture.running {
+            let user = try await fixture.user()
+            func threshold(_ currency: String) -> Money { Money(minorUnits: 45_000, currency: currency) }
+            func refused(_ body: () async throws(WatchlistError) -> Void, _ pricedIn: String) async {
+                do throws(WatchlistError) {
+                    try await body()
+                    Issue.record("accepted a threshold priced in another currency than \(pricedIn)")
+                } catch {
+                    #expect(error.code == "threshold-currency" && error.field == "price_threshold.currency", "\(error)")
+                    #expect(error.message.contains("priced in \(pricedIn); give the threshold in \(pricedIn)"), "\(error.message)")
+                }
+            }
+            await refused({ () async throws(WatchlistError) in _ = try await fixture.watchlists.create(addRequest(user) { $0.priceThreshold = threshold("EUR") }) }, "USD")
+            let created = try await fixture.watchlists.create(addRequest(user) { $0.priceThreshold = threshold("usd") }).watchlist
+            #expect(created.priceThreshold.currency == "USD")
+            var update = UpdateWatchlistRequest()
+            update.watchlistID = created.watchlistID
+            update.userID = user
+            update.priceThreshold = threshold("GBP")
+            await refused({ () async throws(WatchlistError) in _ = try await fixture.watchlists.update(update) }, "USD")
+            // Moving the origin to London keeps the USD threshold, which London's fares (GBP) would never meet.
+            var move = UpdateWatchlistRequest()
+            move.watchlistID = created.watchlistID
+            move.userID = user
+            move.origin = "LHR"
+            await refused({ () async throws(WatchlistError) in _ = try await fixture.watchlists.update(move) }, "GBP")
+            move.origin = "LGA"
+            #expect(try await fixture.watchlists.update(move).watchlist.origin == "LGA")
+            // Where search does not say (an older search), nothing is refused.
+            #expect(try await fixture.watchlists.create(addRequest(user, "LIS", "OPO") { $0.priceThreshold = threshold("JPY") }).watchlist.priceThreshold.currency == "JPY")
+        }
+    }
+
     @Test("another user's watchlist is not-found for get, update, delete and check")
     func ownership() async throws {
         let fixture = try WatchlistFixture(bus: MessageBus())

@@ -232,6 +232,12 @@ public nonisolated struct AirportLookupResponse: Sendable {
   /// Clears the value of `metro`. Subsequent reads from it will return its default value.
   public mutating func clearMetro() {self._metro = nil}
 
+  /// The currency a search from this place is answered in when it names none
+  /// (no max_price): the simulated market prices a trip where it is sold (the
+  /// country's currency), live providers are asked in EUR. A watchlist's
+  /// threshold must be in it: currencies are not converted yet.
+  public var pricingCurrency: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1212,7 +1218,7 @@ nonisolated extension AirportLookupRequest: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension AirportLookupResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".AirportLookupResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}airport\0\u{1}metro\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}airport\0\u{1}metro\0\u{3}pricing_currency\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1222,6 +1228,7 @@ nonisolated extension AirportLookupResponse: SwiftProtobuf.Message, SwiftProtobu
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularMessageField(value: &self._airport) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._metro) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.pricingCurrency) }()
       default: break
       }
     }
@@ -1238,12 +1245,16 @@ nonisolated extension AirportLookupResponse: SwiftProtobuf.Message, SwiftProtobu
     try { if let v = self._metro {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
     } }()
+    if !self.pricingCurrency.isEmpty {
+      try visitor.visitSingularStringField(value: self.pricingCurrency, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: AirportLookupResponse, rhs: AirportLookupResponse) -> Bool {
     if lhs._airport != rhs._airport {return false}
     if lhs._metro != rhs._metro {return false}
+    if lhs.pricingCurrency != rhs.pricingCurrency {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

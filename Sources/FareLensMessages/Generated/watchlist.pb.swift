@@ -23,6 +23,9 @@
 ///   watchlist-exists   CreateWatchlist, or UpdateWatchlist changing the trip, when
 ///                      the user already has a watchlist (active or not) for the
 ///                      same route, dates and cabin; the message names it
+///   threshold-currency a price threshold in a currency the origin's fares are not
+///                      priced in (AirportLookupResponse.pricing_currency): it would
+///                      never be compared, since currencies are not converted yet
 ///   unknown-user       CreateWatchlist for a user the subscription service does not know
 ///   subscription-unavailable the subscription service could not be asked for the limit
 ///   search-unavailable CheckWatchlistNow could not reach search (search's own

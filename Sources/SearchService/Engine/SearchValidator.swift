@@ -96,7 +96,7 @@ public struct SearchValidator: Sendable {
         let query = FareQuery(
             origin: origin, destination: destination, departureDate: departure, returnDate: returnDate,
             adults: Int(request.adults), children: Int(request.children), infants: Int(request.infants),
-            cabin: cabin, nonstopOnly: request.nonstopOnly, currency: maxPrice?.currency.uppercased() ?? "EUR"
+            cabin: cabin, nonstopOnly: request.nonstopOnly, currency: maxPrice?.currency.uppercased() ?? FareQuery.defaultCurrency
         )
         return ValidatedSearch(query: query, flexibleDays: Int(request.flexibleDays), maxPrice: maxPrice, purpose: request.purpose, userID: request.userID)
     }

@@ -19,11 +19,14 @@ public struct FareQuery: Sendable, Hashable, CustomStringConvertible {
     /// Currency the caller wants prices in (ISO 4217).
     public var currency: String
 
+    /// The currency live providers are asked in when a search names none.
+    public static let defaultCurrency = "EUR"
+
     /// Creates a query.
     public init(
         origin: String, destination: String, departureDate: CalendarDate, returnDate: CalendarDate? = nil,
         adults: Int = 1, children: Int = 0, infants: Int = 0, cabin: Cabin = .economy,
-        nonstopOnly: Bool = false, currency: String = "EUR"
+        nonstopOnly: Bool = false, currency: String = FareQuery.defaultCurrency
     ) {
         self.origin = origin
         self.destination = destination

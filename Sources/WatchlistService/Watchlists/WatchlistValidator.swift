@@ -94,6 +94,14 @@ struct WatchlistValidator: Sendable {
         return threshold
     }
 
+    /// A threshold is compared with fares as they are priced, without
+    /// conversion: refused (`threshold-currency`) unless it is in the
+    /// currency searches from `origin` are answered in (when search says).
+    static func thresholdCurrency(_ threshold: Money, origin: KnownPlace) throws(WatchlistError) {
+        guard !origin.pricingCurrency.isEmpty, threshold.currency != origin.pricingCurrency else { return }
+        throw .thresholdCurrency(threshold.currency, origin: origin.code, pricedIn: origin.pricingCurrency)
+    }
+
     /// Unspecified means price drop.
     static func alertMode(_ mode: AlertMode) throws(WatchlistError) -> AlertMode {
         switch mode {
