@@ -49,6 +49,9 @@ struct CtlFailure: Error, CustomStringConvertible {
         switch error {
         case let failure as CtlFailure:
             self = failure
+        case let failure as WireProtocolError where failure.message.contains("sent no welcome") && timeoutMs != nil:
+            // The spoke words its hello deadline as a Duration ("0.001 seconds"); the budget is what the user set.
+            self.init(code: failure.codeName, failure.message + " (the --timeout-ms budget of \(timeoutMs ?? 0) ms; raise it)", field: "--timeout-ms")
         case let failure as WireProtocolError:
             self.init(code: failure.codeName, failure.message)
         case let failure as BusError where failure.kind == .remote:

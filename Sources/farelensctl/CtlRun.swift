@@ -88,9 +88,15 @@ enum CtlRun {
 
     /// `value` as pretty-printed JSON, keys sorted and in snake_case.
     static func printJSON(_ value: some Encodable) throws {
+        print(try prettyJSON(value))
+    }
+
+    /// What ``printJSON(_:)`` prints.
+    static func prettyJSON(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        // Time zones and links keep their slashes ("Europe/London", not "Europe\/London").
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

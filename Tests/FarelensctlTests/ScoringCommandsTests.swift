@@ -236,6 +236,13 @@ struct ScoringJSONTests {
         return try #require(try JSONSerialization.jsonObject(with: encoder.encode(value)) as? [String: Any])
     }
 
+    @Test("--json leaves slashes alone: a time zone is Europe/London, not Europe\\/London (issue #63)")
+    func slashesAreNotEscaped() throws {
+        struct Zone: Encodable { let timeZone: String }
+        let text = try CtlRun.prettyJSON(Zone(timeZone: "Europe/London"))
+        #expect(text.contains(#""time_zone" : "Europe/London""#), "\(text)")
+    }
+
     @Test("history --json spells keys as the proto does and writes absent figures as null")
     func historyKeys() throws {
         var request = PriceHistoryRequest()
