@@ -19,12 +19,14 @@ if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
 fi
 command -v swift >/dev/null 2>&1 || { echo "ops/test.sh: swift is not on PATH (Swift 6.2 or newer; README, Prerequisites)" >&2; exit 1; }
 ops/install-deps.sh
+ops/check-boundaries.sh
+swift build --build-tests
+# Exported after the build: a build under another environment than the
+# developer's own `swift build` rebuilt every module on each alternation.
 export FARELENS_PYTHON="$PWD/.build/python-venv/bin/python"
 # Output that follows the terminal's locale (farelensctl's tables and price
 # chart: ASCII without UTF-8) is tested in UTF-8, whatever the caller's locale.
 export LC_ALL=C.UTF-8
-ops/check-boundaries.sh
-swift build --build-tests
 
 limit="${FARELENS_TEST_LIMIT_SECONDS:-1500}"
 # Every node the tests start serves the gateway on a port the system
