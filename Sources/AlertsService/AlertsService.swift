@@ -44,6 +44,8 @@ actor AlertsService: ServiceBehaviour {
     let database: ServiceDatabase
     let bus: MessageBus
     let clock: any WallClock
+    /// Real time, for the wire: when a retry is due (``deliverDue()``).
+    let transport: TransportClock
     /// `AlertDelivered` and `AlertDeliveryFailed`, at most once by design.
     let events: DeferredPublisher
     /// `AlertDecided`, published from the decisions' rows (``DecidedAlertsStore``):
@@ -103,13 +105,14 @@ actor AlertsService: ServiceBehaviour {
     }
 
     init(
-        database: ServiceDatabase, bus: MessageBus, clock: any WallClock, channels: [any AlertDeliveryChannel],
+        database: ServiceDatabase, bus: MessageBus, clock: any WallClock, transport: TransportClock = .system, channels: [any AlertDeliveryChannel],
         backoff: @escaping Backoff, recheck: PriceRecheck? = nil, deliveryTick: Duration = .seconds(1),
         retention: TimeInterval = 90 * 86_400, gathering: Duration = AlertDeliverySettings.defaultGatheringWindow, logger: Logger
     ) {
         self.database = database
         self.bus = bus
         self.clock = clock
+        self.transport = transport
         self.events = DeferredPublisher(bus: bus, owner: "alerts", logger: logger)
         self.decidedEvents = DecidedAlerts(database: database, bus: bus, batchSize: Self.batchSize, logger: logger)
         self.channels = channels

@@ -12,15 +12,25 @@ public enum AlertsServiceEntry {
     /// `alerts.webhook.url` is set.
     public static let descriptor = ServiceDescriptor(name: "alerts", address: "alerts", migrations: migrations) { context in
         let settings = try AlertDeliverySettings(reader: context.configuration)
-        var channels: [any AlertDeliveryChannel] = [LogChannel(path: settings.logPath, logger: context.logger, now: { context.clock.now() })]
-        if let webhook = settings.webhook {
-            channels.append(WebhookChannel(settings: webhook, now: { context.clock.now() }))
-        }
+        let channels = channels(settings, context: context)
         let policy = settings.retryPolicy
         return AlertsService(
             database: context.database, bus: context.bus, clock: context.clock, channels: channels,
             backoff: { attempt, retryAfter in policy.delay(afterAttempt: attempt, retryAfter: retryAfter) },
             retention: TimeInterval(settings.retentionDays) * 86_400, gathering: settings.gatheringWindow, logger: context.logger)
+    }
+
+    /// The channels `settings` configure: the log always, the webhook when
+    /// set. The webhook reads real time (`webhook-timestamp`, an HTTP-date
+    /// `Retry-After`) from the transport clock, never from `context.clock`,
+    /// which the demo runs days ahead (issue #58: every receiver rejected
+    /// the demo's timestamps as too new).
+    static func channels(_ settings: AlertDeliverySettings, context: ServiceContext, transport: TransportClock = .system) -> [any AlertDeliveryChannel] {
+        var channels: [any AlertDeliveryChannel] = [LogChannel(path: settings.logPath, logger: context.logger, now: { context.clock.now() })]
+        if let webhook = settings.webhook {
+            channels.append(WebhookChannel(settings: webhook, transport: transport))
+        }
+        return channels
     }
 
     static var migrations: ServiceMigrations {
@@ -36,6 +46,7 @@ public enum AlertsServiceEntry {
         migrations.register("alerts-003-set-aside-events", SetAsideEventRow.migrate)
         migrations.register("alerts-004-set-aside-content", SetAsideEventRow.migrateContent)
         migrations.register("alerts-005-decided-outbox", DecidedAlertsStore.migrate)
+        migrations.register("alerts-006-uncertain-attempts", OutboxRow.migrateUncertainAttempts)
         return migrations
     }
 }

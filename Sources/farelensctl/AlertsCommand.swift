@@ -232,6 +232,7 @@ struct AlertsCommand: AsyncParsableCommand {
         case .endpointDisabled: "endpoint off"
         case .droppedStale: "dropped"
         case .inDigest: "in digest"
+        case .maybeDelivered: "maybe delivered"
         default: "?"
         }
     }

@@ -28,9 +28,16 @@ public struct OutboundAlert: Sendable, Equatable {
 public enum DeliveryOutcome: Sendable, Equatable {
     /// The channel took it (HTTP 2xx; a log line written).
     case delivered
-    /// Worth another attempt (HTTP 5xx, 408, 429, a timeout, a refused or
-    /// dropped connection). `retryAfter` is the receiver's `Retry-After`, if any.
+    /// Worth another attempt, and the alert did not arrive: the receiver
+    /// answered (HTTP 5xx, 408, 429), or the request never left (a refused
+    /// connection, no connection in time). `retryAfter` is the receiver's
+    /// `Retry-After`, if any.
     case retry(reason: String, retryAfter: Duration?)
+    /// The request left but no answer came (a timeout after sending, a
+    /// connection closed or reset before the answer): the receiver may have
+    /// taken it. Retried with the same id and body, never judged again (no
+    /// stale-price re-check), and never recorded as "never sent".
+    case uncertain(reason: String)
     /// Will never succeed as sent (other 4xx): dead-lettered at once.
     case failed(reason: String)
     /// The endpoint is gone (HTTP 410): the channel is disabled and the alert

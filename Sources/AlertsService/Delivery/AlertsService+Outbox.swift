@@ -24,9 +24,12 @@ extension AlertsService {
         while !Task.isCancelled, await deliverDue() > 0 {}
     }
 
-    /// Delivers every outbox row that is due: re-checks each alert's fare
-    /// first (a fare that rose above the alerted price is dropped as
-    /// `STALE_PRICE`), then makes one attempt per row on its channel, and
+    /// Delivers every outbox row that is due (by the transport clock: a
+    /// retry's backoff is real time, whatever the business clock does):
+    /// re-checks the fare of each alert not yet attempted (a fare that rose
+    /// above the alerted price is dropped as `STALE_PRICE`; once an attempt
+    /// has left, the alert is at-least-once and never judged again), then
+    /// makes one attempt per row on its channel, and
     /// records the outcome: delivered; retried after the backoff (honouring
     /// `Retry-After`); dead-lettered when failed for good or out of attempts;
     /// kept for replay when the endpoint is gone (HTTP 410), which also
@@ -41,7 +44,7 @@ extension AlertsService {
         delivering = true
         defer { delivering = false }
         let now = clock.now()
-        let nowMs = now.unixMilliseconds
+        let wireMs = transport.now().unixMilliseconds
         let due: [OutboxRow]
         let disabled: Set<Int>
         let alerts: [String: AlertRow]
@@ -53,7 +56,7 @@ extension AlertsService {
                 let due = try OutboxRow.fetchAll(db.cachedStatement(sql: """
                     SELECT * FROM outbox WHERE status = \(OutboxRow.Status.pending.rawValue) AND nextAttemptAtUnixMs <= ?
                     ORDER BY nextAttemptAtUnixMs LIMIT \(Self.deliveryBatch)
-                    """), arguments: [nowMs])
+                    """), arguments: [wireMs])
                 let disabled = Set(try ChannelStateRow.fetchAll(db).map(\.channel))
                 let alerts = try AlertRow.fetchAll(db, keys: Set(due.map(\.alertID)))
                 let depth = countingDepth ? try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE status = \(OutboxRow.Status.pending.rawValue)") ?? 0 : nil
@@ -72,7 +75,10 @@ extension AlertsService {
         guard !due.isEmpty else { return 0 }
         // Re-check each alert's fare once per pass, just before handing it over, 16 searches at a time
         // (one after another, a pass of 256 alerts would wait for 256 searches in a row).
-        let toRecheck = Set(due.map(\.alertID)).sorted().compactMap { alerts[$0] }.filter { $0.kindValue != .dailyDigest && !$0.currency.isEmpty }
+        // Only before the first attempt: after one has left, the receiver may have the alert (``DeliveryOutcome/uncertain(reason:)``).
+        let unattempted = Set(due.filter { $0.attempts == 0 && $0.uncertainAttempts == 0 }.map(\.alertID))
+            .subtracting(due.filter { $0.attempts > 0 || $0.uncertainAttempts > 0 }.map(\.alertID))
+        let toRecheck = unattempted.sorted().compactMap { alerts[$0] }.filter { $0.kindValue != .dailyDigest && !$0.currency.isEmpty }
         let recheck = recheck
         var stale: [String: Money] = [:]
         await withTaskGroup(of: (String, Money?).self) { group in
@@ -128,6 +134,8 @@ extension AlertsService {
     private func record(_ attempts: [Attempt], skipped: [OutboxRow], stale: [String: Money], disabled: Set<Int>, alerts: [String: AlertRow]) async {
         let now = clock.now()
         let nowMs = now.unixMilliseconds
+        // When a retry is due is real time (the backoff and Retry-After are the wire's); the record times are the business clock's.
+        let wireMs = transport.now().unixMilliseconds
         var updatedRows: [OutboxRow] = []
         var newlyDisabled: [ChannelStateRow] = []
         for attempt in attempts {
@@ -139,14 +147,10 @@ extension AlertsService {
                 row.finishedAtUnixMs = nowMs
                 row.lastError = ""
             case .retry(let reason, let retryAfter):
-                row.lastError = reason
-                if let delay = backoff(row.attempts, retryAfter) {
-                    row.nextAttemptAtUnixMs = nowMs + Self.milliseconds(delay)
-                } else {
-                    row.status = .deadLettered
-                    row.lastError = "\(reason); gave up after \(row.attempts) attempts"
-                    row.finishedAtUnixMs = nowMs
-                }
+                schedule(&row, after: reason, retryAfter: retryAfter, wireMs: wireMs, nowMs: nowMs)
+            case .uncertain(let reason):
+                row.uncertainAttempts += 1
+                schedule(&row, after: reason, retryAfter: nil, wireMs: wireMs, nowMs: nowMs)
             case .failed(let reason):
                 row.status = .deadLettered
                 row.lastError = reason
@@ -186,6 +190,23 @@ extension AlertsService {
         publishOutcomes(attempts, updatedRows: updatedRows, at: nowMs)
     }
 
+    /// After a failed attempt: the next one after the backoff (real time
+    /// from `wireMs`), or a dead letter when the backoff gives up, saying
+    /// when an attempt may have arrived.
+    private func schedule(_ row: inout OutboxRow, after reason: String, retryAfter: Duration?, wireMs: Int64, nowMs: Int64) {
+        row.lastError = reason
+        if let delay = backoff(row.attempts, retryAfter) {
+            row.nextAttemptAtUnixMs = wireMs + Self.milliseconds(delay)
+            return
+        }
+        row.status = .deadLettered
+        row.lastError = "\(reason); gave up after \(row.attempts) attempts"
+        if row.uncertainAttempts > 0 {
+            row.lastError += " (\(row.uncertainAttempts) left without an answer: the receiver may have it)"
+        }
+        row.finishedAtUnixMs = nowMs
+    }
+
     /// The transaction of ``record(_:skipped:stale:disabled:alerts:)``: the
     /// rows' new states, channels newly disabled, and each alert's delivery
     /// summary (a stale one re-decided as `STALE_PRICE`, under a new
@@ -195,14 +216,14 @@ extension AlertsService {
     ) throws {
         // Cached statements: a pass records up to 256 outcomes.
         let updateRow = try db.cachedStatement(sql: """
-            UPDATE outbox SET status = ?, attempts = ?, nextAttemptAtUnixMs = ?, lastError = ?, finishedAtUnixMs = ?
+            UPDATE outbox SET status = ?, attempts = ?, nextAttemptAtUnixMs = ?, lastError = ?, finishedAtUnixMs = ?, uncertainAttempts = ?
             WHERE alertID = ? AND channel = ?
             """)
         // Bound through SQLite's C interface, like the rows the decisions write (decision 0007).
         for row in updatedRows {
             try updateRow.executeBinding { values in
                 values.bind(row.status.rawValue); values.bind(row.attempts); values.bind(row.nextAttemptAtUnixMs); values.bind(row.lastError)
-                values.bind(row.finishedAtUnixMs); values.bind(row.alertID); values.bind(row.channel)
+                values.bind(row.finishedAtUnixMs); values.bind(row.uncertainAttempts); values.bind(row.alertID); values.bind(row.channel)
             }
         }
         for state in newlyDisabled { try state.save(db) }
@@ -265,7 +286,10 @@ extension AlertsService {
 /// An alert's delivery state from its outbox rows (one per channel):
 /// pending while any is; delivered once a channel delivered and none is
 /// pending (a disabled channel beside a delivered one does not undo it);
-/// otherwise the worst of dropped, dead-lettered, disabled.
+/// otherwise the worst of dropped, dead-lettered, disabled, where a dead
+/// letter one of whose attempts left without an answer is "maybe
+/// delivered", never "never sent". The delivery time is set only when the
+/// state is delivered (the proto's rule: 0 unless delivered).
 struct DeliverySummary: Sendable, Equatable {
     var state: DeliveryState
     /// The first undelivered row's last error.
@@ -282,14 +306,16 @@ struct DeliverySummary: Sendable, Equatable {
     init(_ rows: [OutboxRow.Outcome]) {
         attempts = rows.map(\.attempts).max() ?? 0
         error = rows.first { !$0.lastError.isEmpty && $0.status != .delivered }?.lastError ?? ""
-        deliveredAtUnixMs = rows.filter { $0.status == .delivered }.map(\.finishedAtUnixMs).min() ?? 0
         let statuses = Set(rows.map(\.status))
+        let maybe = rows.contains { $0.status == .deadLettered && $0.uncertainAttempts > 0 }
         state =
             if statuses.contains(.pending) { .pending }
             else if statuses.contains(.droppedStale) { .droppedStale }
-            else if statuses.contains(.deadLettered) { .deadLettered }
+            else if statuses.contains(.deadLettered) { maybe ? .maybeDelivered : .deadLettered }
             else if statuses.contains(.endpointDisabled) { statuses.contains(.delivered) ? .delivered : .endpointDisabled }
             else { .delivered }
+        // A dead letter on one channel beside a delivery on another is not "delivered" (#58: dead letters carried a time).
+        deliveredAtUnixMs = state == .delivered ? rows.filter { $0.status == .delivered }.map(\.finishedAtUnixMs).min() ?? 0 : 0
     }
 }
 

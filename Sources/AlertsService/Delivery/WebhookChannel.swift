@@ -1,7 +1,7 @@
 public import AsyncHTTPClient
 public import FareLensMessages
-import FareLensRuntime
-public import Foundation
+public import FareLensRuntime
+import Foundation
 import NIOCore
 
 /// Delivers alerts as Standard Webhooks: one signed JSON POST per attempt
@@ -18,7 +18,8 @@ import NIOCore
 /// | 410 | endpoint gone |
 /// | 408, 429, 5xx | retry (with the `Retry-After`, delta-seconds or HTTP-date) |
 /// | 3xx (not followed), other 4xx, anything else | failed |
-/// | timeout, refused, reset or dropped connection, TLS failure | retry |
+/// | refused connection, no connection in time, TLS failure (nothing left) | retry |
+/// | timeout after sending, connection closed or reset before an answer | uncertain (retried; it may have arrived) |
 ///
 /// The HTTP client is ``sharedClient`` unless another is injected; the
 /// shared one lives as long as the process and is never shut down, so the
@@ -31,7 +32,8 @@ public struct WebhookChannel: AlertDeliveryChannel {
     /// The endpoint, secrets and timeout.
     public let settings: WebhookSettings
     private let client: HTTPClient
-    private let now: @Sendable () -> Date
+    /// Real time: `webhook-timestamp` and an HTTP-date `Retry-After` are the wire's, not the business clock's.
+    private let transport: TransportClock
     private let userAgent: String
 
     /// Response bodies are read up to this size (then the connection is dropped).
@@ -52,11 +54,12 @@ public struct WebhookChannel: AlertDeliveryChannel {
     ///
     /// - Parameters:
     ///   - client: the HTTP client (default ``sharedClient``; an injected one is the caller's to shut down).
-    ///   - now: the wall clock each attempt's `webhook-timestamp` and an HTTP-date `Retry-After` are read from.
-    public init(settings: WebhookSettings, client: HTTPClient = WebhookChannel.sharedClient, now: @escaping @Sendable () -> Date = { Date() }) {
+    ///   - transport: the real clock each attempt's `webhook-timestamp` and an HTTP-date `Retry-After`
+    ///     are read from (never the business clock: a receiver rejects a timestamp 5 minutes off its own).
+    public init(settings: WebhookSettings, client: HTTPClient = WebhookChannel.sharedClient, transport: TransportClock = .system) {
         self.settings = settings
         self.client = client
-        self.now = now
+        self.transport = transport
         self.userAgent = "FareLens/\(FareLensVersion.current)"
     }
 
@@ -65,7 +68,7 @@ public struct WebhookChannel: AlertDeliveryChannel {
         guard !alert.alertID.isEmpty, !alert.alertID.contains(".") else {
             return .failed(reason: "alert id is empty or contains '.', which the signed content cannot hold")
         }
-        let timestamp = Int64(now().timeIntervalSince1970.rounded(.down))
+        let timestamp = Int64(transport.now().timeIntervalSince1970.rounded(.down))
         var request = HTTPClientRequest(url: settings.url)
         request.method = .POST
         request.headers.add(name: "content-type", value: "application/json")
@@ -82,7 +85,8 @@ public struct WebhookChannel: AlertDeliveryChannel {
         do {
             response = try await client.execute(request, deadline: .now() + TimeAmount(timeout))
         } catch {
-            return .retry(reason: reason(for: error, timeout: timeout), retryAfter: nil)
+            let reason = reason(for: error, timeout: timeout)
+            return Self.mayHaveArrived(error) ? .uncertain(reason: reason + "; the receiver may have it") : .retry(reason: reason, retryAfter: nil)
         }
         let outcome = classify(status: Int(response.status.code), retryAfter: response.headers.first(name: "retry-after"))
         await Self.drain(response.body, until: deadline)
@@ -95,7 +99,7 @@ public struct WebhookChannel: AlertDeliveryChannel {
         switch status {
         case 200 ..< 300: return .delivered
         case 410: return .endpointGone(reason: reason)
-        case 408, 429, 500 ..< 600: return .retry(reason: reason, retryAfter: retryAfter.flatMap { Self.retryAfter($0, now: now()) })
+        case 408, 429, 500 ..< 600: return .retry(reason: reason, retryAfter: retryAfter.flatMap { Self.retryAfter($0, now: transport.now()) })
         case 300 ..< 400: return .failed(reason: "\(reason) (redirects are not followed: configure the final URL)")
         default: return .failed(reason: reason)
         }
@@ -145,6 +149,23 @@ public struct WebhookChannel: AlertDeliveryChannel {
     }
 
     /// One line saying why an attempt got no answer; never a secret or the URL.
+    /// Whether a failed request may have reached the receiver: it timed out
+    /// waiting for the answer, or the connection closed or was reset after
+    /// the request was written. A refused connection, a connection or TLS
+    /// handshake that never completed, or no connection from the pool in
+    /// time, sent nothing.
+    static func mayHaveArrived(_ error: any Error) -> Bool {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout: return false
+            case .deadlineExceeded, .readTimeout, .writeTimeout, .remoteConnectionClosed, .cancelled: return true
+            default: return false
+            }
+        }
+        let code = (error as? IOError)?.errnoCode ?? errnoCode(in: error)
+        return code == ECONNRESET || code == EPIPE
+    }
+
     private func reason(for error: any Error, timeout: Duration) -> String {
         if error is CancellationError { return "cancelled before an answer" }
         if let error = error as? HTTPClientError {

@@ -35,7 +35,7 @@ extension AlertsService {
                     for channel in channelKinds {
                         try OutboxRow(
                             alertID: digest.alertID, channel: channel, userID: userID, kind: digest.kind, body: body, status: .pending, attempts: 0,
-                            nextAttemptAtUnixMs: nowMs, lastError: "", createdAtUnixMs: nowMs, finishedAtUnixMs: 0
+                            nextAttemptAtUnixMs: 0, lastError: "", createdAtUnixMs: nowMs, finishedAtUnixMs: 0
                         ).insert(db)
                     }
                     for var row in carried {

@@ -329,7 +329,9 @@ extension AlertsService {
         }
     }
 
-    /// Puts `row` into the outbox once per channel, due now, with its payload fixed.
+    /// Puts `row` into the outbox once per channel, due at once (next
+    /// attempt 0: retries are due by real time, which a business clock's
+    /// `now` is not), with its payload fixed.
     static func enqueue(_ row: AlertRow, channels: [Int], at now: Date, in db: Database) throws {
         let body = AlertPayload(row).jsonBytes()
         let statement = try db.cachedStatement(sql: """
@@ -341,7 +343,7 @@ extension AlertsService {
             // Bound through SQLite's C interface, like the alert row: one per sent decision and channel (decision 0007).
             try statement.executeBinding { values in
                 values.bind(row.alertID); values.bind(channel); values.bind(row.userID); values.bind(row.kind); values.bind(blob: body)
-                values.bind(OutboxRow.Status.pending.rawValue); values.bind(nowMs); values.bind(nowMs)
+                values.bind(OutboxRow.Status.pending.rawValue); values.bind(Int64(0)); values.bind(nowMs)
             }
         }
     }

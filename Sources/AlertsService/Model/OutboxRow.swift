@@ -33,6 +33,9 @@ struct OutboxRow: Codable, Sendable, Equatable, FetchableRecord, PersistableReco
     var lastError: String
     var createdAtUnixMs: Int64
     var finishedAtUnixMs: Int64
+    /// Attempts that left without an answer (``DeliveryOutcome/uncertain(reason:)``):
+    /// the receiver may have the alert (migration `alerts-006-uncertain-attempts`).
+    var uncertainAttempts: Int = 0
 
     var channelValue: AlertChannel { AlertChannel(rawValue: channel) ?? .unspecified }
 
@@ -42,9 +45,12 @@ struct OutboxRow: Codable, Sendable, Equatable, FetchableRecord, PersistableReco
         var attempts: Int
         var lastError: String
         var finishedAtUnixMs: Int64
+        var uncertainAttempts: Int = 0
     }
 
-    var outcome: Outcome { Outcome(status: status, attempts: attempts, lastError: lastError, finishedAtUnixMs: finishedAtUnixMs) }
+    var outcome: Outcome {
+        Outcome(status: status, attempts: attempts, lastError: lastError, finishedAtUnixMs: finishedAtUnixMs, uncertainAttempts: uncertainAttempts)
+    }
 
     /// The outcomes of each of `alertIDs`' rows, in channel order, read
     /// without their bodies and with one statement: every delivery pass
@@ -52,7 +58,7 @@ struct OutboxRow: Codable, Sendable, Equatable, FetchableRecord, PersistableReco
     /// carried the payload. An alert without rows is absent.
     static func outcomes(ofAlerts alertIDs: [String], in db: Database) throws -> [String: [Outcome]] {
         let statement = try db.cachedStatement(sql: """
-            SELECT alertID, status, attempts, lastError, finishedAtUnixMs FROM outbox
+            SELECT alertID, status, attempts, lastError, finishedAtUnixMs, uncertainAttempts FROM outbox
             WHERE alertID IN (SELECT value FROM json_each(?)) ORDER BY alertID, channel
             """)
         var outcomes: [String: [Outcome]] = [:]
@@ -61,9 +67,18 @@ struct OutboxRow: Codable, Sendable, Equatable, FetchableRecord, PersistableReco
             let alertID: String = row[0]
             let raw: Int = row[1]
             guard let status = Status(rawValue: raw) else { throw AlertsError.storage("outbox row of \(alertID) has an unknown status \(raw)") }
-            outcomes[alertID, default: []].append(Outcome(status: status, attempts: row[2], lastError: row[3], finishedAtUnixMs: row[4]))
+            outcomes[alertID, default: []].append(Outcome(status: status, attempts: row[2], lastError: row[3], finishedAtUnixMs: row[4], uncertainAttempts: row[5]))
         }
         return outcomes
+    }
+
+    /// Migration `alerts-006-uncertain-attempts`: each row counts the
+    /// attempts that left without an answer, so a dead letter the receiver
+    /// may have is not reported as never sent.
+    static func migrateUncertainAttempts(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: "uncertainAttempts", .integer).notNull().defaults(to: 0)
+        }
     }
 
     /// The table, created by migration `alerts-001-decisions`.

@@ -11,7 +11,6 @@ extension AlertsService {
     /// replaying a delivered alert would send it twice.
     func replay(_ request: ReplayAlertsRequest) async throws(AlertsError) -> ReplayAlertsResponse {
         guard request.sinceUnixMs >= 0 else { throw .invalidField("since_unix_ms", "must not be negative") }
-        let nowMs = clock.now().unixMilliseconds
         let replayable = [OutboxRow.Status.deadLettered.rawValue, OutboxRow.Status.endpointDisabled.rawValue]
         let replayed = try await write { db throws(AlertsError) in
             try Self.catching { () throws -> [String] in
@@ -30,7 +29,9 @@ extension AlertsService {
                 for var row in rows {
                     row.status = .pending
                     row.attempts = 0
-                    row.nextAttemptAtUnixMs = nowMs
+                    // Due at once (retries are due by real time). `uncertainAttempts` stays: an alert that may
+                    // have arrived is not judged again (no stale-price re-check) on its replay either.
+                    row.nextAttemptAtUnixMs = 0
                     row.finishedAtUnixMs = 0
                     try row.update(db)
                 }

@@ -195,6 +195,12 @@ public nonisolated enum DeliveryState: SwiftProtobuf.Enum, Swift.CaseIterable {
 
   /// Held or capped, then sent inside a digest (see `digest_alert_id`).
   case inDigest // = 7
+
+  /// Dead-lettered after an attempt that left without an answer (a timeout
+  /// after sending, a connection closed before the answer): the receiver may
+  /// have it. Never reported as "never sent"; `alerts replay` sends it again
+  /// under the same id, for the receiver to de-duplicate.
+  case maybeDelivered // = 8
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -211,6 +217,7 @@ public nonisolated enum DeliveryState: SwiftProtobuf.Enum, Swift.CaseIterable {
     case 5: self = .endpointDisabled
     case 6: self = .droppedStale
     case 7: self = .inDigest
+    case 8: self = .maybeDelivered
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -225,6 +232,7 @@ public nonisolated enum DeliveryState: SwiftProtobuf.Enum, Swift.CaseIterable {
     case .endpointDisabled: return 5
     case .droppedStale: return 6
     case .inDigest: return 7
+    case .maybeDelivered: return 8
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -239,6 +247,7 @@ public nonisolated enum DeliveryState: SwiftProtobuf.Enum, Swift.CaseIterable {
     .endpointDisabled,
     .droppedStale,
     .inDigest,
+    .maybeDelivered,
   ]
 
 }
@@ -949,7 +958,7 @@ nonisolated extension AlertDecision: SwiftProtobuf._ProtoNameProviding {
 }
 
 nonisolated extension DeliveryState: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0DELIVERY_STATE_UNSPECIFIED\0\u{1}NOT_QUEUED\0\u{1}PENDING\0\u{1}DELIVERED\0\u{1}DEAD_LETTERED\0\u{1}ENDPOINT_DISABLED\0\u{1}DROPPED_STALE\0\u{1}IN_DIGEST\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0DELIVERY_STATE_UNSPECIFIED\0\u{1}NOT_QUEUED\0\u{1}PENDING\0\u{1}DELIVERED\0\u{1}DEAD_LETTERED\0\u{1}ENDPOINT_DISABLED\0\u{1}DROPPED_STALE\0\u{1}IN_DIGEST\0\u{1}MAYBE_DELIVERED\0")
 }
 
 nonisolated extension AlertAction: SwiftProtobuf._ProtoNameProviding {

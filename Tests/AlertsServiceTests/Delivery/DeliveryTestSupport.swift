@@ -1,6 +1,7 @@
 @testable import AlertsService
 import Crypto
 import FareLensMessages
+import FareLensRuntime
 import FareLensTesting
 import Foundation
 import Logging
@@ -87,13 +88,13 @@ func withReceiver<Result: Sendable>(
     }
 }
 
-/// A channel posting to `url` with the example secret, its clock at `clock`.
+/// A channel posting to `url` with the example secret, its transport clock at `clock`.
 func webhookChannel(
     _ url: String, secrets: [String] = [DeliveryFixtures.secretText], timeout: Duration = .seconds(5),
     clock: Locked<Date> = Locked(Date())
 ) throws -> WebhookChannel {
     let settings = WebhookSettings(url: url, secrets: try DeliveryFixtures.secrets(secrets), timeout: timeout)
-    return WebhookChannel(settings: settings, now: { clock.get() })
+    return WebhookChannel(settings: settings, transport: TransportClock { clock.get() })
 }
 
 extension DeliveryOutcome {
@@ -101,12 +102,17 @@ extension DeliveryOutcome {
     var reason: String? {
         switch self {
         case .delivered: nil
-        case .retry(let reason, _), .failed(let reason), .endpointGone(let reason): reason
+        case .retry(let reason, _), .uncertain(let reason), .failed(let reason), .endpointGone(let reason): reason
         }
     }
 
     var isRetry: Bool {
         if case .retry = self { return true }
+        return false
+    }
+
+    var isUncertain: Bool {
+        if case .uncertain = self { return true }
         return false
     }
 

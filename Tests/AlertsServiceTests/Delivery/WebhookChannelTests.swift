@@ -110,13 +110,14 @@ struct WebhookChannelTests {
         }
     }
 
-    @Test("a receiver that never answers is a retry once the timeout passes")
+    @Test("a receiver that never answers is uncertain once the timeout passes: the request left, so it may have arrived (#58)")
     func hangingReceiver() async throws {
         try await withReceiver { server, url in
             server.respond(to: "/hook", with: .never)
             let started = ContinuousClock.now
             let outcome = try await webhookChannel(url, timeout: .milliseconds(300)).deliver(DeliveryFixtures.alert())
-            #expect(outcome == .retry(reason: "timed out after 300 ms", retryAfter: nil))
+            #expect(outcome == .uncertain(reason: "timed out after 300 ms; the receiver may have it"))
+            #expect(server.requests(to: "/hook").count == 1, "the receiver got the request it never answered")
             #expect(ContinuousClock.now - started < .seconds(5))
         }
     }
@@ -160,7 +161,7 @@ struct WebhookChannelTests {
         return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
-    @Test("a connection dropped before the answer is a retry")
+    @Test("a connection dropped before the answer is uncertain: the request had left")
     func droppedConnection() async throws {
         let server = StubHTTPServer()
         let url = try await server.start() + "/hook"
@@ -172,9 +173,42 @@ struct WebhookChannelTests {
             try await server.stop()  // closes the open connection under the waiting request
             return await attempt
         }
-        #expect(outcome.isRetry)
+        #expect(outcome.isUncertain, "\(outcome)")
         #expect(outcome.reason?.contains("timed out") == false)
         #expect(outcome.reason?.contains("\n") == false)
+    }
+
+    @Test("webhook-timestamp is real time whatever the business clock says: the demo's clock days ahead is a receiver's 'too new' (#58)")
+    func timestampIsRealTime() async throws {
+        try await withReceiver { server, url in
+            server.respond(to: "/hook", with: StubResponse(status: 200))
+            // As AlertsServiceEntry builds it: the system's transport clock, not the service's business clock.
+            let settings = WebhookSettings(url: url, secrets: try DeliveryFixtures.secrets(), timeout: .seconds(5))
+            let channel = WebhookChannel(settings: settings)
+            let before = Date()
+            #expect(await channel.deliver(DeliveryFixtures.alert()) == .delivered)
+            let after = Date()
+            let request = try #require(server.requests(to: "/hook").first)
+            let stamp = try #require(request.header("webhook-timestamp").flatMap(Double.init))
+            #expect(stamp >= before.timeIntervalSince1970.rounded(.down) && stamp <= after.timeIntervalSince1970, "\(stamp) not within [\(before), \(after)]")
+            #expect(try ThirdPartyReceiver(secret: DeliveryFixtures.secretText).check(request, now: Date()) == .accepted)
+        }
+    }
+
+    @Test("a receiver that takes the alert but answers after the timeout gets the retry under the same id and body, and takes that too (#58)")
+    func answeredAfterTheTimeout() async throws {
+        try await withReceiver { server, url in
+            // 200, but 300 ms after the sender gave up on the first attempt.
+            server.enqueue(StubResponse(status: 200, delay: .milliseconds(600)), for: "/hook")
+            server.enqueue(StubResponse(status: 200), for: "/hook")
+            let channel = try webhookChannel(url, timeout: .milliseconds(300))
+            let first = await channel.deliver(DeliveryFixtures.alert(attempt: 1))
+            #expect(first.isUncertain, "\(first)")
+            #expect(await channel.deliver(DeliveryFixtures.alert(attempt: 2)) == .delivered)
+            let requests = server.requests(to: "/hook")
+            try #require(requests.count == 2)
+            #expect(requests[0].header("webhook-id") == requests[1].header("webhook-id") && requests[0].body == requests[1].body)
+        }
     }
 
     @Test("retries keep the webhook-id and the body; each attempt has its own timestamp and signature")

@@ -70,6 +70,8 @@ struct AlertsFixture {
     static let noonNewYork = Date(timeIntervalSince1970: 1_781_107_200)
 
     let clock: ManualWallClock
+    /// The transport clock: when retries are due. The business clock unless a test separates them.
+    let wire: ManualWallClock
     let directory = FakeDirectory()
     let channel = RecordingChannel()
     let subscription: SubscriptionService
@@ -88,14 +90,17 @@ struct AlertsFixture {
         return MessageBus(configuration: configuration)
     }
 
-    /// - Parameter gathering: the decision stream's gathering window; zero
-    ///   (no wait) unless a test is about which events compete.
+    /// - Parameters:
+    ///   - gathering: the decision stream's gathering window; zero (no wait) unless a test is about which events compete.
+    ///   - wireStart: when set, the transport clock is a clock of its own starting there (real time beside a business
+    ///     clock far from it); otherwise it is the business clock.
     init(
         bus: MessageBus = AlertsFixture.patientBus(), alertsBus: MessageBus? = nil, start: Date = AlertsFixture.noonNewYork, channels: [any AlertDeliveryChannel]? = nil,
-        gathering: Duration = .zero
+        gathering: Duration = .zero, wireStart: Date? = nil
     ) throws {
         self.bus = bus
         clock = ManualWallClock(start)
+        wire = wireStart.map { ManualWallClock($0) } ?? clock
         try directory.serve(on: bus)
         subscription = SubscriptionService(
             database: try Self.database("subscription", SubscriptionServiceEntry.migrations), airports: BusAirportChecker(bus: bus), clock: clock, bus: bus,
@@ -105,18 +110,20 @@ struct AlertsFixture {
             database: try Self.database("watchlist", WatchlistServiceEntry.migrations), bus: bus, clock: clock, checkTick: .seconds(3_600), logger: quietLogger())
         try watchlists.register(on: bus)
         database = try Self.database("alerts", AlertsServiceEntry.migrations)
-        alerts = Self.service(database: database, bus: alertsBus ?? bus, clock: clock, channels: channels ?? [channel], gathering: gathering)
+        alerts = Self.service(database: database, bus: alertsBus ?? bus, clock: clock, wire: wire, channels: channels ?? [channel], gathering: gathering)
         try alerts.register(on: alertsBus ?? bus)
     }
 
     /// An alerts service on `database`: the fixture's, or a restarted one on the same database.
+    /// - Parameter wire: the transport clock (when retries are due); the business clock `clock` when nil.
     static func service(
-        database: ServiceDatabase, bus: MessageBus, clock: ManualWallClock, channels: [any AlertDeliveryChannel], tick: Duration = .milliseconds(20),
-        gathering: Duration = .zero, logger: Logger = quietLogger()
+        database: ServiceDatabase, bus: MessageBus, clock: ManualWallClock, wire: ManualWallClock? = nil, channels: [any AlertDeliveryChannel],
+        tick: Duration = .milliseconds(20), gathering: Duration = .zero, logger: Logger = quietLogger()
     ) -> AlertsService {
         let policy = RetryPolicy(maxAttempts: 3, initialBackoff: .seconds(10), maxBackoff: .seconds(60), jitter: 0)
+        let transport = wire ?? clock
         return AlertsService(
-            database: database, bus: bus, clock: clock, channels: channels,
+            database: database, bus: bus, clock: clock, transport: TransportClock { transport.now() }, channels: channels,
             backoff: { attempt, retryAfter in policy.delay(afterAttempt: attempt, retryAfter: retryAfter) }, deliveryTick: tick, gathering: gathering,
             logger: logger)
     }

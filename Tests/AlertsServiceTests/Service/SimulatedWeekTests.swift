@@ -57,7 +57,7 @@ import Testing
         let clock = ManualWallClock(start)
         // A generous per-request timeout: a timed-out attempt the receiver did take is sent again (at-least-once
         // under the same webhook-id, docs/alerts.md), which this test would count as a duplicate.
-        let webhook = WebhookChannel(settings: WebhookSettings(url: url, secrets: [try WebhookSecret(Self.secret)], timeout: .seconds(60)), now: { clock.now() })
+        let webhook = WebhookChannel(settings: WebhookSettings(url: url, secrets: [try WebhookSecret(Self.secret)], timeout: .seconds(60)), transport: TransportClock { clock.now() })
         let fixture = try AlertsFixture(bus: bus, start: start, channels: [webhook])
         // Analytics on the same bus and clock, hearing every topic.
         let analyticsDatabase = try AlertsFixture.database("analytics", AnalyticsServiceEntry.descriptor.migrations)
