@@ -7,15 +7,20 @@
 #   Debian packages  as root, apt-get installs the missing ones; otherwise it
 #                    names them (and the apt-get line that installs them), and
 #                    stops if one the build or the tests need is missing.
-#   PyPI tools       openapi-spec-validator (GatewaySpecTests) and schemathesis
-#                    (GatewaySchemathesisTests) go into a virtual environment
-#                    in the ignored build folder, .build/python-venv, never
-#                    into the system's Python. ops/test.sh exports its python
-#                    as FARELENS_PYTHON; the tests also find it there alone.
+#   PyPI tools       openapi-spec-validator (GatewaySpecTests), schemathesis
+#                    (GatewaySchemathesisTests) and standardwebhooks, the
+#                    reference Standard Webhooks library the demo's webhooks
+#                    are verified with (Tests/Scripts/webhook_receiver.py,
+#                    WebhookReceiverProcessTests), go into a virtual
+#                    environment in the ignored build folder,
+#                    .build/python-venv, never into the system's Python.
+#                    ops/test.sh exports its python as FARELENS_PYTHON; the
+#                    tests also find it there alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=".build/python-venv"
 schemathesis_version="4.32.5"
+standardwebhooks_version="1.1.0"
 
 # Debian packages: "package:what needs it". The build and the tests need
 # these; the run stops without them.
@@ -87,4 +92,9 @@ if [ "$("$py" -c 'import importlib.metadata as m; print(m.version("schemathesis"
   echo "set-up: installing schemathesis $schemathesis_version (PyPI) into $venv"
   pip_install "schemathesis==$schemathesis_version"
 fi
-[ "$changed" = 1 ] || [ ${#missing[@]} -gt 0 ] || echo "set-up: everything present (Debian packages, $venv with openapi-spec-validator and schemathesis $schemathesis_version)"
+if [ "$("$py" -c 'import importlib.metadata as m; print(m.version("standardwebhooks"))' 2>/dev/null || true)" != "$standardwebhooks_version" ] \
+  || ! "$py" -c 'from standardwebhooks import Webhook' >/dev/null 2>&1; then
+  echo "set-up: installing standardwebhooks $standardwebhooks_version (PyPI) into $venv"
+  pip_install "standardwebhooks==$standardwebhooks_version"
+fi
+[ "$changed" = 1 ] || [ ${#missing[@]} -gt 0 ] || echo "set-up: everything present (Debian packages, $venv with openapi-spec-validator, schemathesis $schemathesis_version and standardwebhooks $standardwebhooks_version)"

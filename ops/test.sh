@@ -51,7 +51,8 @@ export FARELENS_GATEWAY_LISTEN="${FARELENS_GATEWAY_LISTEN:-127.0.0.1:0}"
 # The gateway's suites start whole nodes (every service, the airport
 # directory and fare data loaded) for each test: beside the main phase they
 # starved its bounded waits (3 timeouts in one run), so they run with the
-# heavy suites.
+# heavy suites. So does WebhookReceiverProcessTests: a demo on its fast
+# clock beside a Python webhook receiver, and farelensctl polled meanwhile.
 # That phase runs its suites one after another (--no-parallel): each is
 # alone.
 # The suites that compute for seconds without awaiting anything (the
@@ -63,7 +64,7 @@ export FARELENS_GATEWAY_LISTEN="${FARELENS_GATEWAY_LISTEN:-127.0.0.1:0}"
 # their own, after the others.
 compute='MarketCarrierTests|MarketPriceLevelTests|MarketCurrencyTests|SimulatedMarketTests|MarketSweepTests|CalibrationTests|QuietHoursEndTests|AlertIDTests'
 alone='BridgeLateHelloTests|SQLiteProcessSettingsTests|BusyWriterTests|WatchlistConcurrentCreateTests'
-heavy='GatewayTests\.|GatewayProcessTests|DemoProcessTests|EndToEndTests|SystemdUnitTests|ComposeCommandsTests|BackupScriptsTests|ConfigExampleTests|NodeAdminProcessTests'
+heavy='GatewayTests\.|GatewayProcessTests|DemoProcessTests|WebhookReceiverProcessTests|EndToEndTests|SystemdUnitTests|ComposeCommandsTests|BackupScriptsTests|ConfigExampleTests|NodeAdminProcessTests'
 log="$(mktemp -t farelens-tests.XXXXXX)"
 start=$SECONDS
 
