@@ -2,9 +2,6 @@ import FareLensTesting
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `farelens serve` given what it cannot use: each refusal names the option,
 /// the value and what is allowed (issue #63: "Missing value",
@@ -31,7 +28,7 @@ struct ServeRefusalsTests {
 
     @Test("a --metrics-listen port that is taken stops the node naming the option and the address")
     func metricsPortInUse() async throws {
-        let held = try HeldPort()
+        let held = try HeldLoopbackPort(listening: true)
         defer { held.close() }
         let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
         let result = try await ChildProcess.run(
@@ -42,26 +39,4 @@ struct ServeRefusalsTests {
         #expect(result.status != 0)
         #expect(result.stderr.contains("the metrics endpoint cannot listen on 127.0.0.1:\(held.port) (metrics.listen, --metrics-listen): the address is in use"), "\(result.stderr)")
     }
-}
-
-/// A loopback TCP port held open by the test (listening, so it is in use).
-private struct HeldPort {
-    let descriptor: Int32
-    let port: Int
-
-    init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        guard bound == 0, listen(fd, 1) == 0 else { throw WaitTimedOut(what: "a loopback port to hold (errno \(errno))") }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        descriptor = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    func close() { _ = Glibc.close(descriptor) }
 }

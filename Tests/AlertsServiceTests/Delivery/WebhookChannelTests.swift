@@ -137,28 +137,12 @@ struct WebhookChannelTests {
     func receiverDown() async throws {
         // A port bound and never listened on stays closed while the test holds it. A stopped server's port did not:
         // a test running beside it was given the same port, and its receiver answered 404 (CI, 2026-11-24).
-        let closed = try Self.portBoundWithoutListening()
-        defer { close(closed.descriptor) }
+        let closed = try HeldLoopbackPort(listening: false)
+        defer { closed.close() }
         let outcome = try await withTimeLimit("the attempt on a closed port", limit: .seconds(20)) {
             try await webhookChannel("http://127.0.0.1:\(closed.port)/hook").deliver(DeliveryFixtures.alert())
         }
         #expect(outcome == .retry(reason: "connection refused", retryAfter: nil))
-    }
-
-    /// A TCP socket bound to a free port of 127.0.0.1 that never listens: a
-    /// connection to it is refused, and no one else can bind the port until it is closed.
-    static func portBoundWithoutListening() throws -> (descriptor: Int32, port: Int) {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        try #require(descriptor >= 0 && bound)
-        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     @Test("a connection dropped before the answer is uncertain: the request had left")
