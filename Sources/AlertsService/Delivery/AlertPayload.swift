@@ -19,7 +19,7 @@ struct AlertPayload: Codable, Sendable, Equatable {
 
         var alertID: String
         var userID: String
-        /// "exceptional_deal", "threshold_crossed", "price_drop", "daily_digest".
+        /// "exceptional_deal", "threshold_crossed", "price_drop", "daily_digest", "trial_ending".
         var kind: String
         var title: String
         var body: String
