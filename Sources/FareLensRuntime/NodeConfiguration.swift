@@ -54,6 +54,14 @@ public struct NodeConfiguration: Sendable {
     /// `metrics.listen` / `FARELENS_METRICS_LISTEN` / `--metrics-listen HOST:PORT`:
     /// serve `GET /metrics` (Prometheus text) over HTTP there; off when unset.
     public var metricsListen: (host: String, port: Int)?
+    /// `strictConfig` / `FARELENS_STRICT_CONFIG` / `--strict-config`: a key
+    /// the node does not know (``unknownKeys``) stops start-up instead of
+    /// being a warning.
+    public var strictConfig = false
+    /// The `FARELENS_…` variables and config file keys that are not
+    /// configuration keys, found by ``load(flags:configFile:environment:defaults:knownKeys:)``
+    /// when given the catalog: `farelens serve` logs each as a warning.
+    public var unknownKeys: [UnknownConfigKey] = []
 
     /// Every configuration value, for the keys services read themselves
     /// (e.g. `search.providers`); services see their own section
@@ -113,6 +121,7 @@ public struct NodeConfiguration: Sendable {
             }
             metricsListen = (String(listen[..<colon]), port)
         }
+        strictConfig = try Self.boolean(reader, "strictConfig") ?? strictConfig
         // A receiver recognises a redelivery only while its id is in the
         // window; every event a backlog can redeliver must fit in it.
         let window = BusConfiguration().redeliveryWindow
@@ -139,6 +148,17 @@ public struct NodeConfiguration: Sendable {
         return result
     }
 
+    private static func boolean(_ reader: ConfigReader, _ key: String) throws(ConfigurationError) -> Bool? {
+        // A JSON file gives a boolean; the environment and flags give strings.
+        if let flag = reader.bool(forKey: ConfigKey(key)) { return flag }
+        guard let text = reader.string(forKey: ConfigKey(key)) else { return nil }
+        switch text.lowercased() {
+        case "true", "1", "yes": return true
+        case "false", "0", "no": return false
+        default: throw .invalid(key: key, value: text, expected: "true or false")
+        }
+    }
+
     private static func positive(_ reader: ConfigReader, _ key: String, _ fallback: Int) throws(ConfigurationError) -> Int {
         // A JSON file gives numbers; the environment and flags give strings.
         let number = reader.int(forKey: ConfigKey(key)) ?? reader.string(forKey: ConfigKey(key)).flatMap { Int($0) }
@@ -161,6 +181,13 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     }
     public static func unreadable(file: String, reason: String) -> ConfigurationError {
         ConfigurationError(key: "config", message: "cannot read config file '\(file)': \(reason)")
+    }
+    /// Keys the node does not know, refused because `strictConfig` is set: one line naming each.
+    public static func unknown(_ keys: [UnknownConfigKey]) -> ConfigurationError {
+        ConfigurationError(
+            key: keys.first?.name ?? "strictConfig",
+            message: "strictConfig (--strict-config) refuses keys the node does not know: "
+                + (keys.count == 1 ? keys[0].description : keys.enumerated().map { "(\($0.offset + 1)) \($0.element)" }.joined(separator: " ")))
     }
     public var description: String { message }
 }

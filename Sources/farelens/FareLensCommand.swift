@@ -8,7 +8,7 @@ struct FareLensCommand: AsyncParsableCommand {
         commandName: "farelens",
         abstract: "FareLens backend: six services on a typed message bus.",
         version: FareLensVersion.current,
-        subcommands: [ServeCommand.self],
+        subcommands: [ServeCommand.self, ConfigCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 }

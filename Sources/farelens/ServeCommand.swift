@@ -21,7 +21,9 @@ struct ServeCommand: AsyncParsableCommand {
             A node listens on its socket unless told --connect; split the services \
             across processes by starting one with --listen PATH and the others \
             with --connect PATH. Flags win over the environment, \
-            which wins over the config file.
+            which wins over the config file. `farelens config keys` lists every key; \
+            a FARELENS_* variable or a config file key that is none of them is a \
+            warning naming the nearest key (with --strict-config, an error).
             """
     )
 
@@ -52,6 +54,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Serve the app's HTTP/JSON API (the gateway) on HOST:PORT; port 0 lets the system choose. [key: gateway.listen; default 127.0.0.1:8080]")
     var httpListen: String?
 
+    @Flag(name: .long, help: "Refuse to start when a FARELENS_* variable or a config file key is not a configuration key (without it, a warning). [key: strictConfig]")
+    var strictConfig = false
+
     @OptionGroup(title: "Demo") var demo: DemoOptions
 
     func run() async throws {
@@ -66,9 +71,11 @@ struct ServeCommand: AsyncParsableCommand {
         flags["nodeName"] = nodeName
         flags["metrics.listen"] = metricsListen
         flags["gateway.listen"] = httpListen
+        if strictConfig { flags["strictConfig"] = "true" }
         do {
             let start = Date()
-            let configuration = try await NodeConfiguration.load(flags: flags, configFile: config, defaults: demo.demo ? DemoSetup.defaults(demo.demoClock) : [:])
+            let configuration = try await NodeConfiguration.load(
+                flags: flags, configFile: config, defaults: demo.demo ? DemoSetup.defaults(demo.demoClock) : [:], knownKeys: .farelens)
             // Whole seconds, so a split demo's spokes given the printed epoch read the same time.
             let epoch = demo.demoEpoch ?? start.timeIntervalSince1970.rounded(.down)
             if demo.demo { try DemoSetup.prepare(dataDirectory: configuration.dataDirectory, epoch: Int64(epoch)) }
@@ -81,6 +88,8 @@ struct ServeCommand: AsyncParsableCommand {
             let metrics = PrometheusCollectorRegistry()
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
             let logger = Logger(label: "farelens")
+            // A misspelled key is otherwise silently ignored (#58).
+            for unknown in configuration.unknownKeys { logger.warning("\(unknown)") }
             let clock: any WallClock = demo.demo ? demo.clock(epoch: epoch) : SystemWallClock()
             let node = try Node(configuration: configuration, catalog: ServiceCatalog.all, logger: logger, clock: clock, metrics: metrics, logLevel: logLevel)
             // A reader that has gone (`| head`) must not stop the node: the line is dropped (FileHandle.write trapped).
