@@ -1,5 +1,6 @@
 import ArgumentParser
 import FareLensMessages
+import FareLensWire
 import Foundation
 
 /// `farelensctl metrics`: the Prometheus text of one node or all.
@@ -36,7 +37,7 @@ struct MetricsCommand: AsyncParsableCommand {
         }
         var merge = MetricsMerge()
         for entry in texts { merge.add(entry.text, node: entry.node) }
-        for conflict in merge.conflicts { FileHandle.standardError.write(Data("farelensctl: warning: \(conflict)\n".utf8)) }
+        for conflict in merge.conflicts { try? StandardStreams.writeError("farelensctl: warning: \(conflict)\n") }
         print(merge.text, terminator: "")
     }
 }
