@@ -26,6 +26,21 @@ struct MetricsHTTPServer: Service {
         self.bound = bound
     }
 
+    /// Binds `host:port` and lets it go: a ``ListenError`` now, before the
+    /// node writes anything, for an address the server could not listen on.
+    /// (Another process may still take the port before the server binds it;
+    /// the server then stops the node with the same error.)
+    static func probe(host: String, port: Int) async throws {
+        do {
+            let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .bind(host: host, port: port).get()
+            try await channel.close()
+        } catch {
+            throw ListenError(server: "the metrics endpoint", keys: "metrics.listen, --metrics-listen", host: host, port: port, reason: "\(error)")
+        }
+    }
+
     func run() async throws {
         let registry = self.registry
         let channel: any Channel

@@ -91,6 +91,8 @@ public final class Node: Sendable {
     ///   or the first error a service fails with.
     public func run(handleSignals: Bool = true, onReady: @escaping @Sendable (NodeReadyReport) -> Void = { _ in }) async throws {
         let start = ContinuousClock.now
+        // A metrics port in use is refused before anything is written (the data directory was made first).
+        if let listen = configuration.metricsListen, listen.port != 0 { try await MetricsHTTPServer.probe(host: listen.host, port: listen.port) }
         try DataDirectory.prepare(configuration.dataDirectory)
         let readiness = ReadinessBoard(expecting: services.map(\.name))
         let hosted = services.map {

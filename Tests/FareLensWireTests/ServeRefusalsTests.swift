@@ -38,5 +38,6 @@ struct ServeRefusalsTests {
             limit: .seconds(60))
         #expect(result.status != 0)
         #expect(result.stderr.contains("the metrics endpoint cannot listen on 127.0.0.1:\(held.port) (metrics.listen, --metrics-listen): the address is in use"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/data"), "refused before the data directory was made")
     }
 }
