@@ -26,7 +26,8 @@ public enum SearchServiceEntry {
         let fares = try RouteFareTable.bundled()
         let simulated = settings.providers.contains("simulated")
             ? try SimulatedMarket(directory: directory, fares: fares, seed: settings.seed, clock: now) : nil
-        let live = try LiveProviders.make(settings.providers, reader: context.configuration, directory: directory, clock: clock)
+        // A token's lifetime is the provider's real time, not the business clock the demo fast-forwards (#58).
+        let live = try LiveProviders.make(settings.providers, reader: context.configuration, directory: directory, transport: .system)
         let quota = QuotaLedger(limit: settings.quotaPerMonth, database: context.database)
         let engine = SearchEngine(
             directory: directory, simulated: simulated, live: live, cache: SearchCache(limits: settings.cacheLimits),

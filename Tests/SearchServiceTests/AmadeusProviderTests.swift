@@ -1,5 +1,6 @@
 import Configuration
 import FareLensMessages
+import FareLensRuntime
 import FareLensTesting
 import Foundation
 import SearchService
@@ -117,7 +118,7 @@ struct AmadeusProviderTests {
             server.enqueue(Fixture.token("secondToken"), for: AmadeusPath.token)
             server.respond(to: AmadeusPath.search, with: try Fixture.response("amadeus-flight-offers"))
             let clock = ManualWallClock()
-            let provider = AmadeusProvider(settings: amadeusSettings(baseURL), timeZone: testTimeZones, clock: clock)
+            let provider = AmadeusProvider(settings: amadeusSettings(baseURL), timeZone: testTimeZones, transport: TransportClock { clock.now() })
             _ = try await provider.offers(for: roundTripQuery())
             clock.advance(by: 1700)  // 1799 s lifetime: still good
             _ = try await provider.offers(for: roundTripQuery())

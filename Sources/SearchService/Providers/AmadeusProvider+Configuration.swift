@@ -47,14 +47,14 @@ extension AmadeusProvider {
     /// - Parameters:
     ///   - reader: configuration scoped to "search" (keys `amadeus.clientId` …).
     ///   - timeZone: IATA airport code → IANA zone, nil when unknown.
-    ///   - clock: measures token lifetimes.
+    ///   - transport: real time, which measures token lifetimes (never the business clock).
     ///   - client: the HTTP client (``LiveProviderClient/shared`` by default).
     /// - Throws: ``ProviderError`` `not-configured` naming the key that is
     ///   missing or invalid when Amadeus is only partly configured.
     public static func fromConfiguration(
         _ reader: ConfigReader,
         timeZone: @escaping @Sendable (String) -> String?,
-        clock: any WallClock = SystemWallClock(),
+        transport: TransportClock = .system,
         client: HTTPClient = LiveProviderClient.shared
     ) throws(ProviderError) -> AmadeusProvider? {
         let section = ProviderConfigSection(reader: reader, provider: providerName)
@@ -64,6 +64,6 @@ extension AmadeusProvider {
             clientID: try section.require("clientId"),
             clientSecret: try section.require("clientSecret", secret: true)
         )
-        return AmadeusProvider(settings: settings, timeZone: timeZone, clock: clock, client: client)
+        return AmadeusProvider(settings: settings, timeZone: timeZone, transport: transport, client: client)
     }
 }

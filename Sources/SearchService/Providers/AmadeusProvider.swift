@@ -31,12 +31,13 @@ public struct AmadeusProvider: FareProvider {
     ///   - settings: base URL, timeout and credentials.
     ///   - timeZone: IATA airport code → IANA zone, nil when unknown (the
     ///     segment's zone is then left empty).
-    ///   - clock: measures the token's lifetime (inject a manual clock in tests).
+    ///   - transport: real time, which measures the token's lifetime (inject a manual one in tests);
+    ///     never the business clock, which the demo runs days ahead.
     ///   - client: the HTTP client; ``LiveProviderClient/shared`` by default.
     public init(
         settings: AmadeusSettings,
         timeZone: @escaping @Sendable (String) -> String?,
-        clock: any WallClock = SystemWallClock(),
+        transport: TransportClock = .system,
         client: HTTPClient = LiveProviderClient.shared
     ) {
         let http = ProviderHTTP(
@@ -46,7 +47,7 @@ public struct AmadeusProvider: FareProvider {
         self.settings = settings
         self.timeZone = timeZone
         self.http = http
-        self.tokens = AmadeusTokenCache(clock: clock) { () async throws(ProviderError) -> AmadeusTokenCache.Grant in
+        self.tokens = AmadeusTokenCache(clock: transport) { () async throws(ProviderError) -> AmadeusTokenCache.Grant in
             try await Self.fetchToken(settings: settings, http: http)
         }
     }

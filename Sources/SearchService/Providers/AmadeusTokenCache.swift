@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Concurrent searches that find no valid token wait for one fetch. The
 /// token is refreshed a minute before `expires_in` runs out (half its life
-/// for tokens shorter than two minutes), measured on the injected clock.
+/// for tokens shorter than two minutes), measured on the injected transport
+/// clock: real time, as the token endpoint measures it.
 actor AmadeusTokenCache {
     /// What the token endpoint answered: the token and its lifetime in seconds.
     typealias Grant = (token: String, lifetimeSeconds: Int)
@@ -17,12 +18,12 @@ actor AmadeusTokenCache {
         let refreshAt: Date
     }
 
-    private let clock: any WallClock
+    private let clock: TransportClock
     private let fetch: Fetch
     private var held: Held?
     private var pending: Task<Result<Held, ProviderError>, Never>?
 
-    init(clock: any WallClock, fetch: @escaping Fetch) {
+    init(clock: TransportClock, fetch: @escaping Fetch) {
         self.clock = clock
         self.fetch = fetch
     }

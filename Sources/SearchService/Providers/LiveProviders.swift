@@ -4,14 +4,15 @@ import FareLensRuntime
 /// Builds the live providers named in `search.providers`, in that order
 /// (the order is the fallback order).
 enum LiveProviders {
-    static func make(_ names: [String], reader: ConfigReader, directory: AirportDirectory, clock: any WallClock) throws(SearchSettingsError) -> [any FareProvider] {
+    /// - Parameter transport: real time, for what the providers' servers see (token lifetimes), never the business clock.
+    static func make(_ names: [String], reader: ConfigReader, directory: AirportDirectory, transport: TransportClock = .system) throws(SearchSettingsError) -> [any FareProvider] {
         let timeZone: @Sendable (String) -> String? = { directory.timeZone(of: $0) }
         var providers: [any FareProvider] = []
         for name in names where name != "simulated" {
             let provider: (any FareProvider)?
             do throws(ProviderError) {
                 switch name {
-                case AmadeusProvider.providerName: provider = try AmadeusProvider.fromConfiguration(reader, timeZone: timeZone, clock: clock)
+                case AmadeusProvider.providerName: provider = try AmadeusProvider.fromConfiguration(reader, timeZone: timeZone, transport: transport)
                 case TravelpayoutsProvider.providerName: provider = try TravelpayoutsProvider.fromConfiguration(reader, timeZone: timeZone)
                 default: provider = nil
                 }
