@@ -42,7 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "This process's name in the mesh. [key: nodeName; default farelens]")
     var nodeName: String?
 
-    @Option(name: .long, help: "Listen on this Unix socket (the hub). [key: bridge.socket; default <dataDir>/farelens.sock]")
+    @Option(name: .long, help: "Listen on this Unix socket (the hub); overrides bridge.socket. [key: listen; default: bridge.socket, else <dataDir>/farelens.sock]")
     var listen: String?
 
     @Option(name: .long, help: "Join the hub listening on this Unix socket instead of listening.")
