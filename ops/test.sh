@@ -53,8 +53,8 @@ export FARELENS_GATEWAY_LISTEN="${FARELENS_GATEWAY_LISTEN:-127.0.0.1:0}"
 # starved its bounded waits (3 timeouts in one run), so they run with the
 # heavy suites. So does WebhookReceiverProcessTests: a demo on its fast
 # clock beside a Python webhook receiver, and farelensctl polled meanwhile.
-# That phase runs its suites one after another (--no-parallel): each is
-# alone.
+# The last phase ("alone") runs its suites one after another
+# (--no-parallel): each is alone.
 # The suites that compute for seconds without awaiting anything (the
 # simulated market's rules over many routes, dates and seeds; calibration;
 # the quiet-hours comparison; 200,000 alert ids) hold a thread of the
