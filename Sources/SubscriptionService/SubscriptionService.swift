@@ -312,11 +312,20 @@ actor SubscriptionService: ServiceBehaviour {
     }
 
     /// Writes `TierChanged` for `record` into the event outbox inside the
-    /// write transaction `db`.
+    /// write transaction `db`. A tier that allows fewer preferred airports
+    /// than the user has (Pro's 3 to Free's 1) keeps the first chosen
+    /// (``UserRecord/trimmingPreferredAirports(to:)``), saves them, names the
+    /// removed ones in the event and publishes `UserPreferencesChanged`.
+    ///
+    /// - Returns: `record` as saved, trimmed when it was.
+    @discardableResult
     nonisolated func appendTierChange(
         _ record: UserRecord, from previous: Tier, cause: TierChangeCause, transactionID: String = "", at now: Date, parent: RequestContext?,
         in db: Database
-    ) throws(SubscriptionError) {
+    ) throws(SubscriptionError) -> UserRecord {
+        var record = record
+        let removed = record.trimmingPreferredAirports(to: Int(TierEntitlements.of(record.tierValue).preferredAirports))
+        if !removed.isEmpty { try Self.catching { try record.update(db) } }
         var change = TierChanged()
         change.userID = record.userID
         change.previous = previous
@@ -325,7 +334,10 @@ actor SubscriptionService: ServiceBehaviour {
         change.transactionID = transactionID
         change.entitlements = TierEntitlements.of(record.tierValue)
         change.atUnixMs = Self.unixMs(now)
+        change.removedPreferredAirports = removed
         try Self.catching { try events.append(change, parent: parent, in: db) }
+        if !removed.isEmpty { try appendPreferences(record, at: now, parent: parent, in: db) }
+        return record
     }
 
     /// Writes `UserPreferencesChanged` for `record` into the event outbox

@@ -1073,6 +1073,11 @@ public nonisolated struct TierChanged: Sendable {
 
   public var atUnixMs: Int64 = 0
 
+  /// Preferred airports removed because the new tier allows fewer (the
+  /// first chosen are kept; Free's one has weight 1.0). A
+  /// UserPreferencesChanged with the airports kept follows.
+  public var removedPreferredAirports: [String] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -2634,7 +2639,7 @@ nonisolated extension PurchaseHistoryResponse: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension TierChanged: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".TierChanged"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}previous\0\u{1}current\0\u{1}cause\0\u{3}transaction_id\0\u{1}entitlements\0\u{3}at_unix_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}previous\0\u{1}current\0\u{1}cause\0\u{3}transaction_id\0\u{1}entitlements\0\u{3}at_unix_ms\0\u{3}removed_preferred_airports\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2649,6 +2654,7 @@ nonisolated extension TierChanged: SwiftProtobuf.Message, SwiftProtobuf._Message
       case 5: try { try decoder.decodeSingularStringField(value: &self.transactionID) }()
       case 6: try { try decoder.decodeSingularMessageField(value: &self._entitlements) }()
       case 7: try { try decoder.decodeSingularInt64Field(value: &self.atUnixMs) }()
+      case 8: try { try decoder.decodeRepeatedStringField(value: &self.removedPreferredAirports) }()
       default: break
       }
     }
@@ -2680,6 +2686,9 @@ nonisolated extension TierChanged: SwiftProtobuf.Message, SwiftProtobuf._Message
     if self.atUnixMs != 0 {
       try visitor.visitSingularInt64Field(value: self.atUnixMs, fieldNumber: 7)
     }
+    if !self.removedPreferredAirports.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.removedPreferredAirports, fieldNumber: 8)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2691,6 +2700,7 @@ nonisolated extension TierChanged: SwiftProtobuf.Message, SwiftProtobuf._Message
     if lhs.transactionID != rhs.transactionID {return false}
     if lhs._entitlements != rhs._entitlements {return false}
     if lhs.atUnixMs != rhs.atUnixMs {return false}
+    if lhs.removedPreferredAirports != rhs.removedPreferredAirports {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -43,7 +43,7 @@ extension SubscriptionService {
                 user.trialStage = .over
             }
             try Self.catching { try user.update(db) }
-            if before != user.tierValue { try self.appendTierChange(user, from: before, cause: .setByOperator, at: now, parent: context, in: db) }
+            if before != user.tierValue { user = try self.appendTierChange(user, from: before, cause: .setByOperator, at: now, parent: context, in: db) }
             return (user, before, true)
         }
         if changed, before != user.tierValue {

@@ -13,6 +13,24 @@ struct UserRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
         var weight: Double
     }
 
+    /// Keeps the first `allowed` preferred airports (the first chosen: the
+    /// order the user gave them) and returns the codes removed. One kept
+    /// airport has weight 1.0, as Free's one airport has (SPEC §4); several
+    /// keep their weights in proportion, summing to what they summed to.
+    mutating func trimmingPreferredAirports(to allowed: Int) -> [String] {
+        guard allowed >= 0, preferredAirports.count > allowed else { return [] }
+        let removed = preferredAirports[allowed...].map(\.code)
+        var kept = Array(preferredAirports.prefix(allowed))
+        if kept.count == 1 {
+            kept[0].weight = 1
+        } else {
+            let total = preferredAirports.reduce(0) { $0 + $1.weight }, keptTotal = kept.reduce(0) { $0 + $1.weight }
+            if keptTotal > 0 { kept = kept.map { Airport(code: $0.code, weight: $0.weight * total / keptTotal) } }
+        }
+        preferredAirports = kept
+        return removed
+    }
+
     /// How far a trial has gone: which `TrialEnding` stages were published.
     enum TrialStage: Int, Codable, Sendable {
         /// Nothing published yet.

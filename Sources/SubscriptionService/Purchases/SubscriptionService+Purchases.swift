@@ -41,10 +41,11 @@ extension SubscriptionService {
             recorded.occurredAtUnixMs = request.occurredAtUnixMs
             recorded.tier = after.tierValue
             try Self.catching { try self.events.append(recorded, parent: context, in: db) }
+            var saved = after
             if let cause {
-                try self.appendTierChange(after, from: user.tierValue, cause: cause, transactionID: request.transactionID, at: now, parent: context, in: db)
+                saved = try self.appendTierChange(after, from: user.tierValue, cause: cause, transactionID: request.transactionID, at: now, parent: context, in: db)
             }
-            return (after, user.tierValue, cause, false, stale)
+            return (saved, user.tierValue, cause, false, stale)
         }
         if !outcome.duplicate {
             logger.info("purchase notification applied", metadata: [
@@ -99,8 +100,7 @@ extension SubscriptionService {
                     record.graceUntilUnixMs = 0
                     record.autoRenew = false
                     try record.update(db)
-                    try self.appendTierChange(record, from: .pro, cause: cause, at: now, parent: nil, in: db)
-                    return (record, cause)
+                    return (try self.appendTierChange(record, from: .pro, cause: cause, at: now, parent: nil, in: db), cause)
                 }
             }
         } catch {
