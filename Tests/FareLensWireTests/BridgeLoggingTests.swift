@@ -58,8 +58,16 @@ struct BridgeLoggingTests {
         try client.send(rawHello(name: "ctl", role: .admin))
         // Closing with the WELCOME unread makes the kernel reset the
         // connection (what an admin client that exits early does).
-        var ready = pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)
-        #expect(poll(&ready, 1, 10_000) == 1)
+        // Waited for off the concurrency pool: a 10 s poll on one of its two threads stalled every test in the
+        // process for 10 s (CI, 2026-11-28: pure tests "passed after 10.003 seconds", and the hub's answers timed out).
+        let fd = client.fd
+        let readable = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                continuation.resume(returning: poll(&ready, 1, 10_000))
+            }
+        }
+        #expect(readable == 1)
         client.close()
         try await waitUntil("the hub saw the peer leave") { logs.entries.contains { $0.message.description == "peer left" } }
         let notice = logs.entries.first { $0.message.description == "peer disconnected" }
