@@ -36,10 +36,10 @@ struct CtlFailure: Error, CustomStringConvertible {
 
     /// A usage error: a bad option or value, refused before connecting; the
     /// option is the first `--name` the message starts with, if any.
-    static func usage(_ message: String) -> CtlFailure {
+    static func usage(_ message: String, exitStatus: Int32 = 64) -> CtlFailure {
         let first = message.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
         let option = first.hasPrefix("--") ? String(first.prefix { $0 != ":" && $0 != "=" && $0 != "," }) : nil
-        return CtlFailure(code: "usage", message, field: option, exitStatus: 64)
+        return CtlFailure(code: "usage", message, field: option, exitStatus: exitStatus)
     }
 
     /// `error` as reported for a request to `address` (nil: no one request

@@ -39,8 +39,7 @@ struct FareLensCtl: AsyncParsableCommand {
             let status = exitCode(for: error)
             // Help, --version and completion scripts are ArgumentParser's to print, as are usage errors without --json.
             guard CtlRun.jsonRequested, status != .success else { exit(withError: error) }
-            let message = message(for: error)
-            CtlRun.fail(CtlFailure(code: "usage", message, field: CtlFailure.usage(message).field, exitStatus: status.rawValue))
+            CtlRun.fail(.usage(message(for: error), exitStatus: status.rawValue))
         }
         do {
             if var asyncCommand = command as? any AsyncParsableCommand {

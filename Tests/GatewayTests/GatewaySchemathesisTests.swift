@@ -13,10 +13,8 @@ struct GatewaySchemathesisTests {
         let limits = ["gateway.userBurst": "1000000", "gateway.userPerSecond": "1000000", "gateway.signInBurst": "1000000"]
         try await GatewayHarness.with(.oneProcess, settings: limits) { _, api in
             let token = try #require(try await api.signUp("schema@example.com").string("access_token"))
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [
-                PythonTools.python, "-m", "schemathesis.cli", "run", "http://127.0.0.1:\(api.port)/openapi.yaml", "-H", "Authorization: Bearer \(token)",
+            let arguments = [
+                "-m", "schemathesis.cli", "run", "http://127.0.0.1:\(api.port)/openapi.yaml", "-H", "Authorization: Bearer \(token)",
                 // Schema-valid input a service still refuses (an unknown airport, a date in the past) is
                 // correct behaviour the document cannot express, so positive_data_acceptance is left out.
                 "--checks", "all", "--exclude-checks", "positive_data_acceptance",
@@ -27,21 +25,8 @@ struct GatewaySchemathesisTests {
             // Its caches and reports go to a directory of the test's own, never into the repository.
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("farelens-schemathesis-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-            process.currentDirectoryURL = scratch
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let pid = process.processIdentifier
-            DispatchQueue.global().asyncAfter(deadline: .now() + 300) { if process.isRunning { kill(pid, SIGKILL) } }
-            let text = await withCheckedContinuation { continuation in
-                Thread.detachNewThread {
-                    let data = output.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    continuation.resume(returning: String(decoding: data, as: UTF8.self))
-                }
-            }
-            #expect(process.terminationStatus == 0, "\(text.suffix(6000))")
+            let (status, text) = try await PythonTools.run(arguments, in: scratch)
+            #expect(status == 0, "\(text.suffix(6000))")
             #expect(text.contains(" passed"), "\(text.suffix(2000))")
         }
     }
