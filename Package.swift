@@ -236,7 +236,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WatchlistServiceTests",
-            dependencies: ["WatchlistService", "SubscriptionService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log],
+            dependencies: ["WatchlistService", "SubscriptionService", "SearchService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log],
             swiftSettings: strict
         ),
         .testTarget(

@@ -62,6 +62,7 @@ extension PriceChanged: BusEvent {
 extension ThresholdCrossed: BusEvent {
     public static let topic = Topic("watchlist.threshold-crossed", durable: true)
 }
+/// Durable: search keeps the watched routes it sweeps from these events, so a lost one is a route swept wrongly for good.
 extension WatchlistChanged: BusEvent {
-    public static let topic = Topic("watchlist.watchlist-changed")
+    public static let topic = Topic("watchlist.watchlist-changed", durable: true)
 }

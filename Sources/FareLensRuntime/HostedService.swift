@@ -5,7 +5,8 @@ import Logging
 import ServiceLifecycle
 
 /// One service running inside a node, as a swift-service-lifecycle
-/// `Service`: opens its database, registers on the bus, reports ready, and
+/// `Service`: opens its database, registers on the bus, reports ready,
+/// starts its background work once every service of the node is ready, and
 /// on graceful shutdown stops accepting, drains in-flight requests, ends its
 /// background work and closes its database — in that order.
 struct HostedService: Service {
@@ -38,7 +39,10 @@ struct HostedService: Service {
         let stopsNode = descriptor.runFailureStopsNode
         let (failed, failure) = AsyncStream.makeStream(of: (any Error).self, bufferingPolicy: .bufferingNewest(1))
         let fatal = await withDiscardingTaskGroup { group -> (any Error)? in
-            group.addTask {
+            group.addTask { [readiness] in
+                // Background work (outbox relays, subscription loops, schedules) starts once every service of the
+                // node has registered and subscribed: an event published at start reaches every subscriber here.
+                await readiness.waitUntilAllReady()
                 do { try await behaviour.run() } catch is CancellationError {} catch {
                     serviceLogger.error("background work failed", metadata: ["error": "\(error)"])
                     if stopsNode { failure.yield(error) }

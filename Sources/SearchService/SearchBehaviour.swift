@@ -20,6 +20,8 @@ struct SearchBehaviour: ServiceBehaviour {
     let engine: SearchEngine
     let booking: BookingOptionsBuilder
     let sweep: MarketSweep?
+    /// The sweep's targets and the events they are kept from (nil in tests of the rest).
+    var targets: (KeptSweepTargets, KeptSweepTargets.Subscriptions)? = nil
     let settings: SearchSettings
     let logger: Logger
     /// The currency a search from a looked-up place is answered in when it names none.
@@ -47,11 +49,16 @@ struct SearchBehaviour: ServiceBehaviour {
         }
     }
 
-    /// Publishes the engine's events and sweeps the market on its schedule,
-    /// until cancelled (then the queued events are published and it returns).
+    /// Publishes the engine's events, keeps the sweep's targets from the
+    /// watchlist and subscription services' events and sweeps the market on
+    /// its schedule, until cancelled (then the queued events are published
+    /// and it returns).
     func run() async throws {
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await engine.run() }
+            if let (kept, subscriptions) = targets {
+                group.addTask { await kept.follow(subscriptions) }
+            }
             if let sweep, settings.sweepInterval > .zero {
                 group.addTask { try await sweepForever(sweep) }
             }

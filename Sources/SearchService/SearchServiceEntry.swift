@@ -14,6 +14,7 @@ public enum SearchServiceEntry {
     static var migrations: ServiceMigrations {
         var migrations = ServiceMigrations()
         migrations.register("search-001-provider-quota", QuotaLedger.migrate)
+        migrations.register("search-002-sweep-targets", SweepTargetTables.migrate)
         return migrations
     }
 
@@ -36,12 +37,12 @@ public enum SearchServiceEntry {
         // The service's figures from its start (docs/operations.md, "Metrics").
         SearchMetrics.makeAll()
         quota.recordUsage(of: (simulated.map { [$0.name] } ?? []) + live.map(\.name), at: now())
+        let targets = KeptSweepTargets(
+            database: context.database, watchedLimit: settings.sweepWatchedRoutes, airportLimit: settings.sweepPreferredAirports, logger: context.logger
+        )
         let sweep = MarketSweep(
             engine: engine, table: fares, directory: directory,
-            count: settings.sweepRoutes, daysAhead: settings.sweepDaysAhead,
-            targets: BusSweepTargets(
-                bus: context.bus, watchedLimit: settings.sweepWatchedRoutes, airportLimit: settings.sweepPreferredAirports, logger: context.logger
-            ),
+            count: settings.sweepRoutes, daysAhead: settings.sweepDaysAhead, targets: targets,
             departuresPerAirport: settings.sweepDeparturesPerAirport, logger: context.logger
         )
         context.logger.info("search ready", metadata: [
@@ -51,7 +52,8 @@ public enum SearchServiceEntry {
         return SearchBehaviour(
             directory: directory,
             airports: AirportAnswers(directory: directory, maxEntries: settings.cacheLimits.airportEntries, maxBytes: settings.cacheLimits.airportBytes, now: now),
-            engine: engine, booking: BookingOptionsBuilder(affiliates: settings.affiliates), sweep: sweep, settings: settings,
+            engine: engine, booking: BookingOptionsBuilder(affiliates: settings.affiliates), sweep: sweep,
+            targets: (targets, KeptSweepTargets.Subscriptions(on: context.bus)), settings: settings,
             logger: context.logger,
             pricingCurrency: { place in
                 // The simulated market prices where a trip is sold; live providers are asked in FareQuery's default.

@@ -86,6 +86,7 @@ actor SubscriptionService: ServiceBehaviour {
         guard case .idle = state else { return }
         state = .running
         defer { state = .stopped }
+        announcePending()
         await withDiscardingTaskGroup { group in
             group.addTask { await self.events.run() }
             group.addTask {
@@ -341,9 +342,13 @@ actor SubscriptionService: ServiceBehaviour {
     }
 
     /// Writes `UserPreferencesChanged` for `record` into the event outbox
-    /// inside the write transaction `db`.
-    private nonisolated func appendPreferences(_ record: UserRecord, at now: Date, parent: RequestContext?, in db: Database) throws(SubscriptionError) {
+    /// inside the write transaction `db`; `announced` when nothing changed
+    /// (``announcePending()``).
+    nonisolated func appendPreferences(
+        _ record: UserRecord, at now: Date, parent: RequestContext?, announced: Bool = false, in db: Database
+    ) throws(SubscriptionError) {
         var changed = UserPreferencesChanged()
+        changed.announced = announced
         changed.userID = record.userID
         changed.timeZone = record.timeZone
         changed.homeAirport = record.homeAirport

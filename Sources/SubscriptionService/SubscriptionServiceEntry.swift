@@ -37,6 +37,8 @@ public enum SubscriptionServiceEntry {
             try AppleSubjectRecord.migrate(db)
             try RefreshTokenRecord.migrate(db)
         }
+        // Search keeps the preferred airports it sweeps from UserPreferencesChanged since this release: it learns those chosen before.
+        migrations.registerPendingAnnouncement(named: "subscription-005-announce-preferences", announcement: SubscriptionService.preferencesAnnouncement)
         return migrations
     }
 }

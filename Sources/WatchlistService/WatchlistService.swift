@@ -107,6 +107,7 @@ actor WatchlistService: ServiceBehaviour {
             return next.flatMap { $0 }.map { Date(timeIntervalSince1970: Double($0) / 1000) }
         }
         defer { clock.unplan("watchlist.checks") }
+        announcePending()
         if let day = try? WatchlistPlanning.day(database: database, from: clock.now()) {
             logger.info("checks planned in the next 24 h", metadata: ["users": "\(day.users)", "checks": "\(day.checks)"])
         }

@@ -16,6 +16,8 @@ public enum WatchlistServiceEntry {
             try OwnerRecord.migrate(db)
         }
         migrations.registerEventOutbox(named: "watchlist-002-event-outbox")
+        // Search keeps the watched routes it sweeps from WatchlistChanged since this release: it learns those watched before.
+        migrations.registerPendingAnnouncement(named: "watchlist-003-announce-watchlists", announcement: WatchlistService.watchlistsAnnouncement)
         return migrations
     }
 }

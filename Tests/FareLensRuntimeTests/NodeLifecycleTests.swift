@@ -80,6 +80,23 @@ struct NodeLifecycleTests {
         #expect(seen.get() == true, "the service's background work was stopped before the bus knew of the shutdown")
     }
 
+    @Test("A service's background work starts once every service of the node has subscribed: a durable event published at the start of one reaches a service built after it")
+    func backgroundWorkAfterEveryoneSubscribed() async throws {
+        let received = Locked<[PriceDropped]>([])
+        let eager = ServiceDescriptor(name: "eager", address: "eager") { context in EagerPublisher(bus: context.bus) }
+        let late = ServiceDescriptor(name: "late", address: "late") { context in
+            // Slow to build (100 ms, once): without the wait, the eager service's run() has published by now.
+            usleep(100_000)
+            return LateSubscriber(subscription: context.bus.subscribe(PriceDropped.self), received: received)
+        }
+        let node = try Node(configuration: try Self.configuration(services: "eager,late"), catalog: [eager, late], logger: Logger(label: "test"))
+        let running = Task { try await node.run(handleSignals: false) { _ in } }
+        try await waitUntil("the late service received the eager one's first event", limit: .seconds(10)) { !received.get().isEmpty }
+        await node.shutdown()
+        try await running.value
+        #expect(received.get() == [PriceDropped(route: "start", sequence: 1)])
+    }
+
     @Test("A data directory that cannot be created stops start-up with a named error")
     func badDataDirectory() async throws {
         var configuration = try Self.configuration()
@@ -108,6 +125,23 @@ struct ShutdownObserver: ServiceBehaviour {
     func run() async throws {
         try? await Task.sleep(for: .seconds(60))  // ends when the service is stopped (bounded: the test would fail, not hang)
         seen.set(bus.isShuttingDown)
+    }
+}
+
+/// Publishes one durable event as soon as its background work starts.
+struct EagerPublisher: ServiceBehaviour {
+    let bus: MessageBus
+    func run() async throws {
+        try await bus.publish(PriceDropped(route: "start", sequence: 1))
+    }
+}
+
+/// Records what its subscription (made when it is built) receives.
+struct LateSubscriber: ServiceBehaviour {
+    let subscription: EventSubscription<PriceDropped>
+    let received: Locked<[PriceDropped]>
+    func run() async throws {
+        for await delivery in subscription { received.update { $0.append(delivery.event) } }
     }
 }
 

@@ -53,27 +53,17 @@ struct MarketSweepTests {
         #expect(summary.failures == 1 && live.calls.get() == 0)
     }
 
-    @Test("a sweep also searches the routes on watchlists and departures from preferred airports, asked over the bus; a service that does not answer adds nothing")
+    @Test("a sweep also searches the routes on watchlists and departures from preferred airports, as search keeps them from events; none kept adds nothing")
     func watchedAndPreferredRoutes() async throws {
         let (directory, fixture) = try simulatedMarket()
-        try fixture.bus.serve(WatchedRoutesRequest.self) { request, _ in
-            #expect(request.limit == 5)
-            var route = WatchedRoute()
-            route.origin = "JFK"
-            route.destination = "NRT"
-            route.cabin = .business
-            route.watchlistCount = 3
-            var response = WatchedRoutesResponse()
-            response.routes = [route]
-            return response
-        }
-        let targets = BusSweepTargets(bus: fixture.bus, watchedLimit: 5, airportLimit: 2, logger: quietLogger())
+        let targets = try KeptSweepTargetsTests.targets(watchedLimit: 5, airportLimit: 2)
+        targets.apply(KeptSweepTargetsTests.watchlistChanged("w-1", user: "u-1", "JFK", "NRT", cabin: .business, at: 1))
         let sweep = MarketSweep(
             engine: fixture.engine, table: try RouteFareTable.bundled(), directory: directory, count: 1, daysAhead: [7], targets: targets,
             departuresPerAirport: 2, logger: quietLogger()
         )
         let searched = fixture.bus.subscribe(SearchCompleted.self, bufferSize: 100)
-        // No subscription service on this bus: no preferred airports, and the sweep goes on.
+        // No preferred airports kept: the sweep goes on with the rest.
         let (summary, events) = try await fixture.running {
             let summary = await sweep.sweepOnce(now: fixture.clock.now())
             return (summary, try await firstEvents(summary.searches, of: searched))

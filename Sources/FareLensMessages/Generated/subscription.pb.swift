@@ -1189,7 +1189,8 @@ public nonisolated struct PurchaseRecorded: Sendable {
 
 /// A user's time zone, airports or quiet hours changed (also sent on
 /// creation). Without the email. Topic subscription.user-preferences-changed
-/// (durable: the watchlist schedule follows the time zone).
+/// (durable: the watchlist schedule follows the time zone, and search keeps
+/// the preferred airports it sweeps from these events).
 public nonisolated struct UserPreferencesChanged: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -1213,6 +1214,11 @@ public nonisolated struct UserPreferencesChanged: Sendable {
   public mutating func clearQuietHours() {self._quietHours = nil}
 
   public var atUnixMs: Int64 = 0
+
+  /// Nothing changed: the user's preferences as they stand, announced once to
+  /// the services that keep them from these events (after an upgrade added
+  /// such a service; docs/subscription.md, "Events").
+  public var announced: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -2826,7 +2832,7 @@ nonisolated extension PurchaseRecorded: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension UserPreferencesChanged: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".UserPreferencesChanged"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{3}time_zone\0\u{3}home_airport\0\u{3}preferred_airports\0\u{3}quiet_hours\0\u{3}at_unix_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{3}time_zone\0\u{3}home_airport\0\u{3}preferred_airports\0\u{3}quiet_hours\0\u{3}at_unix_ms\0\u{1}announced\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2840,6 +2846,7 @@ nonisolated extension UserPreferencesChanged: SwiftProtobuf.Message, SwiftProtob
       case 4: try { try decoder.decodeRepeatedMessageField(value: &self.preferredAirports) }()
       case 5: try { try decoder.decodeSingularMessageField(value: &self._quietHours) }()
       case 6: try { try decoder.decodeSingularInt64Field(value: &self.atUnixMs) }()
+      case 7: try { try decoder.decodeSingularBoolField(value: &self.announced) }()
       default: break
       }
     }
@@ -2868,6 +2875,9 @@ nonisolated extension UserPreferencesChanged: SwiftProtobuf.Message, SwiftProtob
     if self.atUnixMs != 0 {
       try visitor.visitSingularInt64Field(value: self.atUnixMs, fieldNumber: 6)
     }
+    if self.announced != false {
+      try visitor.visitSingularBoolField(value: self.announced, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2878,6 +2888,7 @@ nonisolated extension UserPreferencesChanged: SwiftProtobuf.Message, SwiftProtob
     if lhs.preferredAirports != rhs.preferredAirports {return false}
     if lhs._quietHours != rhs._quietHours {return false}
     if lhs.atUnixMs != rhs.atUnixMs {return false}
+    if lhs.announced != rhs.announced {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -956,8 +956,9 @@ public nonisolated struct ThresholdCrossed: Sendable {
   fileprivate var _check: WatchlistCheck? = nil
 }
 
-/// A watchlist was created, changed, activated, deactivated or deleted.
-/// Topic watchlist.watchlist-changed.
+/// A watchlist was created, changed, activated, deactivated or deleted, or
+/// is announced as it stands. Topic watchlist.watchlist-changed (durable:
+/// search keeps the watched routes it sweeps from these events).
 public nonisolated struct WatchlistChanged: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -989,6 +990,11 @@ public nonisolated struct WatchlistChanged: Sendable {
     /// Includes deactivation by a downgrade (inactive_reason OVER_TIER_LIMIT).
     case deactivated // = 4
     case activated // = 5
+
+    /// Nothing changed: the watchlist as it stands, announced once to the
+    /// services that keep watchlists from these events (after an upgrade
+    /// added such a service; docs/watchlist.md, "Events").
+    case announced // = 6
     case UNRECOGNIZED(Int)
 
     public init() {
@@ -1003,6 +1009,7 @@ public nonisolated struct WatchlistChanged: Sendable {
       case 3: self = .deleted
       case 4: self = .deactivated
       case 5: self = .activated
+      case 6: self = .announced
       default: self = .UNRECOGNIZED(rawValue)
       }
     }
@@ -1015,6 +1022,7 @@ public nonisolated struct WatchlistChanged: Sendable {
       case .deleted: return 3
       case .deactivated: return 4
       case .activated: return 5
+      case .announced: return 6
       case .UNRECOGNIZED(let i): return i
       }
     }
@@ -1027,6 +1035,7 @@ public nonisolated struct WatchlistChanged: Sendable {
       .deleted,
       .deactivated,
       .activated,
+      .announced,
     ]
 
   }
@@ -2442,5 +2451,5 @@ nonisolated extension WatchlistChanged: SwiftProtobuf.Message, SwiftProtobuf._Me
 }
 
 nonisolated extension WatchlistChanged.Change: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CHANGE_UNSPECIFIED\0\u{1}CREATED\0\u{1}UPDATED\0\u{1}DELETED\0\u{1}DEACTIVATED\0\u{1}ACTIVATED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CHANGE_UNSPECIFIED\0\u{1}CREATED\0\u{1}UPDATED\0\u{1}DELETED\0\u{1}DEACTIVATED\0\u{1}ACTIVATED\0\u{1}ANNOUNCED\0")
 }

@@ -1,0 +1,34 @@
+public import GRDB
+
+/// Announcements a service owes its event consumers once: when an upgrade
+/// adds a consumer that keeps the service's state from its events (search
+/// keeping watched routes from `WatchlistChanged`), the service announces
+/// what it holds as it stands, so the new consumer does not start empty.
+///
+/// A migration records that an announcement is due (in the
+/// `pending_announcement` table); the service's run takes it
+/// (``takePendingAnnouncement(_:in:)``) in the transaction that writes the
+/// announcing events into its outbox, so the announcement is made exactly
+/// once, crash or not, and on a new database announces nothing (there is
+/// nothing yet).
+extension ServiceMigrations {
+    /// Registers migration `name` (such as `watchlist-003-announce-watchlists`),
+    /// which records that `announcement` is due.
+    public mutating func registerPendingAnnouncement(named name: String, announcement: String) {
+        register(name) { db in
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS pending_announcement (name TEXT PRIMARY KEY NOT NULL)")
+            try db.execute(sql: "INSERT OR IGNORE INTO pending_announcement (name) VALUES (?)", arguments: [announcement])
+        }
+    }
+}
+
+extension ServiceDatabase {
+    /// Whether `announcement` was due, marking it made: call it inside the
+    /// write transaction `db` that writes the announcing events, so a
+    /// rollback leaves it due.
+    public static func takePendingAnnouncement(_ announcement: String, in db: Database) throws -> Bool {
+        guard try db.tableExists("pending_announcement") else { return false }
+        try db.execute(sql: "DELETE FROM pending_announcement WHERE name = ?", arguments: [announcement])
+        return db.changesCount > 0
+    }
+}
