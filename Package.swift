@@ -30,9 +30,10 @@ let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummi
 let jwtKit = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
 let bcrypt = Target.Dependency.product(name: "HummingbirdBcrypt", package: "hummingbird-auth")
 
-/// The six services. Each may import the bus, the store, the messages and
-/// libraries — never another service (checked by `ops/check-boundaries.sh`
-/// and by `ServiceBoundaryTests`).
+/// The six services. Each may import the bus, the store, the messages, the
+/// service toolkit and libraries — never another service, the node host or
+/// the socket bridge (checked by `ops/check-boundaries.sh` and by
+/// `ServiceBoundaryTests`).
 let serviceNames = [
     "SearchService", "ScoringService", "WatchlistService",
     "SubscriptionService", "AlertsService", "AnalyticsService",
@@ -49,7 +50,7 @@ let serviceTargets: [Target] = serviceNames.map { name in
     }
     return .target(
         name: name,
-        dependencies: ["FareLensBus", "FareLensMessages", "FareLensStore", "FareLensRuntime", log, metrics, lifecycle, grdb] + extra,
+        dependencies: ["FareLensBus", "FareLensMessages", "FareLensStore", "FareLensServiceKit", log, metrics, lifecycle, grdb] + extra,
         resources: ["SearchService", "ScoringService"].contains(name) ? [.copy("Resources")] : nil,
         swiftSettings: strict
     )
@@ -63,6 +64,8 @@ let package = Package(
         .executable(name: "farelensctl", targets: ["farelensctl"]),
         .library(name: "FareLensBus", targets: ["FareLensBus"]),
         .library(name: "FareLensRuntime", targets: ["FareLensRuntime"]),
+        /// What a service target imports (docs/architecture.md).
+        .library(name: "FareLensServiceKit", targets: ["FareLensServiceKit"]),
         .library(name: "FareLensMessages", targets: ["FareLensMessages"]),
         .library(name: "FareLensWire", targets: ["FareLensWire"]),
         .library(name: "FareLensServices", targets: ["FareLensServices"]),
@@ -138,10 +141,20 @@ let package = Package(
             name: "CSQLiteSettings",
             linkerSettings: [.linkedLibrary("sqlite3")]
         ),
+        /// The service toolkit: what a service target imports (its descriptor and
+        /// context, the event outbox, the clocks, configuration keys). No bridge,
+        /// no HTTP server: a service's build graph holds neither (docs/architecture.md).
+        .target(
+            name: "FareLensServiceKit",
+            dependencies: ["FareLensBus", "FareLensStore", "FareLensMessages", log, metrics, lifecycle, grdb, dequeModule, configuration],
+            swiftSettings: strict
+        ),
+        /// The node host: the node that runs services, its bridge, its metrics
+        /// HTTP endpoint and its configuration (what `farelens` links).
         .target(
             name: "FareLensRuntime",
             dependencies: [
-                "FareLensBus", "FareLensStore", "FareLensMessages", "FareLensWire", log, metrics, lifecycle, grdb,
+                "FareLensBus", "FareLensStore", "FareLensMessages", "FareLensServiceKit", "FareLensWire", log, metrics, lifecycle, grdb,
                 prometheus, nioCore, nioPosix, nioHTTP1, dequeModule,
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
@@ -151,7 +164,7 @@ let package = Package(
         /// like a service; imports no service target (ops/check-boundaries.sh).
         .target(
             name: "FareLensGateway",
-            dependencies: ["FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", log, metrics, grdb, hummingbird, jwtKit, crypto, configuration, protobuf, nioCore, httpClient,
+            dependencies: ["FareLensBus", "FareLensMessages", "FareLensServiceKit", "FareLensStore", log, metrics, grdb, hummingbird, jwtKit, crypto, configuration, protobuf, nioCore, httpClient,
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
@@ -161,13 +174,13 @@ let package = Package(
         /// The registry of all six services and the gateway; the only target that knows them all.
         .target(
             name: "FareLensServices",
-            dependencies: serviceNames.map { .target(name: $0) } + ["FareLensRuntime", "FareLensGateway"],
+            dependencies: serviceNames.map { .target(name: $0) } + ["FareLensRuntime", "FareLensServiceKit", "FareLensGateway"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "farelens",
             dependencies: [
-                "FareLensServices", "FareLensRuntime", "FareLensBus", "FareLensMessages", "FareLensWire", log, metrics, lifecycle, argumentParser, prometheus,
+                "FareLensServices", "FareLensRuntime", "FareLensServiceKit", "FareLensBus", "FareLensMessages", "FareLensWire", log, metrics, lifecycle, argumentParser, prometheus,
             ],
             swiftSettings: strict
         ),
@@ -180,13 +193,13 @@ let package = Package(
         /// A spoke the crash tests start and `kill -9` in a precise state; not shipped.
         .executableTarget(
             name: "farelens-test-node",
-            dependencies: ["FareLensBus", "FareLensRuntime", "FareLensStore", "FareLensTesting", "FareLensWire", grdb, argumentParser],
+            dependencies: ["FareLensBus", "FareLensRuntime", "FareLensServiceKit", "FareLensStore", "FareLensTesting", "FareLensWire", grdb, argumentParser],
             swiftSettings: strict
         ),
         .target(
             name: "FareLensTesting",
             dependencies: [
-                "FareLensBus", "FareLensRuntime", "FareLensStore", "FareLensWire", "FareLensMessages", log, metrics, nioCore, nioPosix, nioHTTP1,
+                "FareLensBus", "FareLensServiceKit", "FareLensStore", "FareLensWire", "FareLensMessages", log, metrics, nioCore, nioPosix, nioHTTP1,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict
@@ -204,7 +217,7 @@ let package = Package(
         .testTarget(
             name: "FareLensRuntimeTests",
             dependencies: [
-                "FareLensRuntime", "FareLensServices", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensWire", "FareLensStore", lifecycle, log,
+                "FareLensRuntime", "FareLensServiceKit", "FareLensServices", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensWire", "FareLensStore", lifecycle, log,
                 metrics, prometheus, httpClient, grdb, configuration, .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict
@@ -220,33 +233,33 @@ let package = Package(
         ),
         .testTarget(
             name: "SearchServiceTests",
-            dependencies: ["SearchService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", configuration, log],
+            dependencies: ["SearchService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensServiceKit", "FareLensStore", configuration, log],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "SubscriptionServiceTests",
-            dependencies: ["SubscriptionService", "SearchService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log],
+            dependencies: ["SubscriptionService", "SearchService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensServiceKit", "FareLensStore", "FareLensWire", grdb, log],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ScoringServiceTests",
-            dependencies: ["ScoringService", "SearchService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log, propertyBased, configuration],
+            dependencies: ["ScoringService", "SearchService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensServiceKit", "FareLensStore", "FareLensWire", grdb, log, propertyBased, configuration],
             swiftSettings: strict
         ),
         .testTarget(
             name: "WatchlistServiceTests",
-            dependencies: ["WatchlistService", "SubscriptionService", "SearchService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log],
+            dependencies: ["WatchlistService", "SubscriptionService", "SearchService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensServiceKit", "FareLensStore", "FareLensWire", grdb, log],
             swiftSettings: strict
         ),
         .testTarget(
             name: "AlertsServiceTests",
-            dependencies: ["AlertsService", "SubscriptionService", "WatchlistService", "AnalyticsService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log, crypto, configuration],
+            dependencies: ["AlertsService", "SubscriptionService", "WatchlistService", "AnalyticsService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensServiceKit", "FareLensStore", "FareLensWire", grdb, log, crypto, configuration],
             swiftSettings: strict
         ),
         .testTarget(
             name: "AnalyticsServiceTests",
-            dependencies: ["AnalyticsService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore", "FareLensWire", grdb, log, crypto, configuration],
+            dependencies: ["AnalyticsService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensServiceKit", "FareLensStore", "FareLensWire", grdb, log, crypto, configuration],
             swiftSettings: strict
         ),
         /// The shared definitions in FareLensMessages (the attribution sub-id).
@@ -254,7 +267,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "FareLensGateway", "FareLensServices", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensStore",
+                "FareLensGateway", "FareLensServices", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensServiceKit", "FareLensStore",
                 httpClient, jwtKit, crypto, log, configuration, nioCore, nioHTTP1, nioPosix,
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "X509", package: "swift-certificates"),

@@ -1,4 +1,4 @@
-public import FareLensRuntime
+public import FareLensServiceKit
 
 extension AnalyticsSettings {
     /// The keys ``init(reader:)`` reads (`analytics.*`), for

@@ -1,4 +1,4 @@
-public import FareLensRuntime
+public import FareLensServiceKit
 import FareLensStore
 public import Foundation
 

@@ -1,5 +1,5 @@
 import FareLensBus
-import FareLensRuntime
+import FareLensServiceKit
 import Foundation
 import Hummingbird
 import HummingbirdTLS

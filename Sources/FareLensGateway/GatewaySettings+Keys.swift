@@ -1,4 +1,4 @@
-public import FareLensRuntime
+public import FareLensServiceKit
 
 extension GatewaySettings {
     /// The keys ``init(_:)`` reads (`gateway.*`), for ``ConfigKeyCatalog``

@@ -1,5 +1,5 @@
 public import Configuration
-public import FareLensRuntime
+public import FareLensServiceKit
 import Foundation
 
 /// What the gateway reads from its section of the configuration

@@ -1,4 +1,4 @@
-import FareLensRuntime
+import FareLensServiceKit
 import NIOSSL
 
 /// The gateway's TLS (swift-nio-ssl): TLS 1.3 only, from the PEM files

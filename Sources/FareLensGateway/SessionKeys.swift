@@ -1,5 +1,5 @@
 import Crypto
-import FareLensRuntime
+import FareLensServiceKit
 import FareLensStore
 import Foundation
 import GRDB

@@ -1,5 +1,6 @@
 import Configuration
 import FareLensBus
+import FareLensServiceKit
 import FareLensStore
 import Logging
 import ServiceLifecycle

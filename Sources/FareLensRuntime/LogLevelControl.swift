@@ -1,3 +1,4 @@
+import FareLensServiceKit
 public import Logging
 import Synchronization
 

@@ -1,3 +1,4 @@
+import FareLensServiceKit
 extension MetricsExposition {
     /// The `# HELP` text of every FareLens metric, by name: one short
     /// sentence, what docs/operations.md ("Metrics") says of it.

@@ -1,3 +1,4 @@
+import FareLensServiceKit
 public import Prometheus
 
 /// A node's metrics as Prometheus text (exposition format 0.0.4), as

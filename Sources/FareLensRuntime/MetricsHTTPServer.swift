@@ -1,3 +1,4 @@
+import FareLensServiceKit
 import Logging
 import NIOCore
 import NIOHTTP1

@@ -1,5 +1,6 @@
 public import FareLensBus
 import FareLensMessages
+import FareLensServiceKit
 import Foundation
 import Prometheus
 

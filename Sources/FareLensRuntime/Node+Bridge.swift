@@ -1,5 +1,6 @@
 import FareLensBus
 import FareLensMessages
+import FareLensServiceKit
 import FareLensWire
 import Foundation
 import Logging

@@ -1,4 +1,5 @@
 import Configuration
+public import FareLensServiceKit
 import Foundation
 public import FareLensBus
 import FareLensStore

@@ -1,4 +1,5 @@
 public import FareLensBus
+import FareLensServiceKit
 
 /// What a node's admin address (`admin.node.<name>`) answers when it cannot
 /// do what was asked: a stable code (the `remote_code` callers see, listed in

@@ -1,3 +1,4 @@
+public import FareLensServiceKit
 extension NodeConfiguration {
     /// The keys ``init(reader:)`` reads, for ``ConfigKeyCatalog``
     /// (`farelens config keys`; docs/operations.md, "Configuration").

@@ -1,4 +1,5 @@
 import Configuration
+public import FareLensServiceKit
 import Foundation
 import SystemPackage
 

@@ -1,4 +1,5 @@
 import Dispatch
+import FareLensServiceKit
 import FareLensStore
 import Foundation
 import Synchronization

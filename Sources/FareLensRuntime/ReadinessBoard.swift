@@ -1,3 +1,4 @@
+import FareLensServiceKit
 import Synchronization
 
 /// Collects "ready" from each hosted service; the node announces itself once

@@ -1,3 +1,4 @@
+import FareLensServiceKit
 import FareLensStore
 import Foundation
 import GRDB

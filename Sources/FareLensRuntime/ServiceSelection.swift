@@ -1,3 +1,4 @@
+public import FareLensServiceKit
 import Foundation
 
 /// Parses `--services all|search,scoring,…` against the known services.

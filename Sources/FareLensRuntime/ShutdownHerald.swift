@@ -1,4 +1,5 @@
 import FareLensBus
+import FareLensServiceKit
 import ServiceLifecycle
 
 /// The first service to hear of a graceful shutdown (it is listed last in

@@ -1,7 +1,8 @@
 import AlertsService
 import AnalyticsService
 import FareLensGateway
-public import FareLensRuntime
+import FareLensRuntime
+public import FareLensServiceKit
 import SearchService
 import SubscriptionService
 

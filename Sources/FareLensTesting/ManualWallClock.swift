@@ -1,4 +1,4 @@
-public import FareLensRuntime
+public import FareLensServiceKit
 public import Foundation
 import Synchronization
 

@@ -1,4 +1,4 @@
-public import FareLensRuntime
+public import FareLensServiceKit
 import FareLensStore
 
 /// The scoring service: price history, DealScore and the deal feed (SPEC §2; docs/scoring.md).

@@ -1,6 +1,6 @@
 import FareLensBus
 import FareLensMessages
-import FareLensRuntime
+import FareLensServiceKit
 import Foundation
 import Logging
 import Synchronization

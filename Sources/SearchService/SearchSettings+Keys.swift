@@ -1,4 +1,4 @@
-public import FareLensRuntime
+public import FareLensServiceKit
 
 extension SearchSettings {
     /// The keys ``init(reader:)`` and the live providers read (`search.*`),

@@ -1,6 +1,6 @@
 import FareLensBus
 import FareLensMessages
-import FareLensRuntime
+import FareLensServiceKit
 import FareLensStore
 import Foundation
 import GRDB

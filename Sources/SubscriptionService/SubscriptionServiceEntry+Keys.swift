@@ -1,4 +1,4 @@
-public import FareLensRuntime
+public import FareLensServiceKit
 
 extension SubscriptionServiceEntry {
     /// The keys the subscription service reads (`subscription.*`), for

@@ -1,4 +1,4 @@
-public import FareLensRuntime
+public import FareLensServiceKit
 import Configuration
 import FareLensStore
 

@@ -1,4 +1,4 @@
-public import FareLensRuntime
+public import FareLensServiceKit
 import FareLensStore
 
 /// The watchlist service: routes people watch, checked at their local hours

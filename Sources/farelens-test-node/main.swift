@@ -6,6 +6,7 @@
 import ArgumentParser
 import FareLensBus
 import FareLensRuntime
+import FareLensServiceKit
 import FareLensStore
 import FareLensTesting
 import FareLensWire

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FareLensRuntime
+import FareLensServiceKit
 
 /// `farelens`: the FareLens backend executable.
 @main

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FareLensRuntime
+import FareLensServiceKit
 import FareLensServices
 import FareLensWire
 import Foundation

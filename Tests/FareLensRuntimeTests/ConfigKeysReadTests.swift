@@ -1,5 +1,6 @@
 import Configuration
 import FareLensRuntime
+import FareLensServiceKit
 import FareLensServices
 import FareLensTesting
 import Foundation

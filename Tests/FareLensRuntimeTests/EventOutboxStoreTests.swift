@@ -1,5 +1,5 @@
 import FareLensBus
-@testable import FareLensRuntime
+@testable import FareLensServiceKit
 import FareLensStore
 import FareLensTesting
 import Foundation

@@ -1,5 +1,6 @@
 import FareLensBus
 import FareLensRuntime
+import FareLensServiceKit
 import FareLensStore
 import FareLensTesting
 import FareLensWire

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import FareLensBus
 import FareLensMessages
 import FareLensRuntime
+import FareLensServiceKit
 import FareLensTesting
 import Foundation
 import GRDB

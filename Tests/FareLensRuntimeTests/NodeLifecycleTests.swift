@@ -1,6 +1,7 @@
 import Configuration
 import FareLensBus
 import FareLensRuntime
+import FareLensServiceKit
 import FareLensServices
 import FareLensStore
 import FareLensTesting

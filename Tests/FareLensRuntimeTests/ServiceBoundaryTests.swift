@@ -11,8 +11,14 @@ struct ServiceBoundaryTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Sources")
 
-    /// `(file, imported service)` for every cross-service import under
-    /// `sources`, and every service the gateway (a bus client) imports.
+    /// What a service never imports: it uses the service toolkit
+    /// (FareLensServiceKit), and the node host hosts it, in one process or
+    /// split, without the service linking the host or the bridge.
+    static let hostModules: Set<String> = ["FareLensRuntime", "FareLensWire"]
+
+    /// `(file, imported module)` for every cross-service import under
+    /// `sources`, every service the gateway (a bus client) imports, and
+    /// every import of the node host or the bridge by either.
     static func violations(in sources: URL) throws -> [(String, String)] {
         var found: [(String, String)] = []
         for service in services + ["FareLensGateway"] {
@@ -24,7 +30,7 @@ struct ServiceBoundaryTests {
                     let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
                     guard let importIndex = words.firstIndex(of: "import"), importIndex + 1 < words.count else { continue }
                     let module = words[importIndex + 1]
-                    if module != service, services.contains(module) { found.append(("\(service)/\(file)", module)) }
+                    if module != service, services.contains(module) || hostModules.contains(module) { found.append(("\(service)/\(file)", module)) }
                 }
             }
         }
@@ -40,11 +46,20 @@ struct ServiceBoundaryTests {
         #expect(try Self.violations(in: root).map(\.1) == ["SubscriptionService"])
     }
 
-    @Test("No service target imports another service target, and the gateway imports none")
+    @Test("No service target imports another service target, the node host or the bridge, and the gateway imports none")
     func noCrossServiceImports() throws {
         #expect(FileManager.default.fileExists(atPath: Self.sources.appendingPathComponent("SearchService").path))
         let found = try Self.violations(in: Self.sources)
         #expect(found.isEmpty, "cross-service imports: \(found)")
+    }
+
+    @Test("The check catches a service importing the node host or the bridge")
+    func checkCatchesHostImport() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("boundary-\(UUID().uuidString)")
+        let search = root.appendingPathComponent("SearchService")
+        try FileManager.default.createDirectory(at: search, withIntermediateDirectories: true)
+        try "public import FareLensRuntime\nimport FareLensWire\nimport FareLensServiceKit\n".write(to: search.appendingPathComponent("Bad.swift"), atomically: true, encoding: .utf8)
+        #expect(try Self.violations(in: root).map(\.1) == ["FareLensRuntime", "FareLensWire"])
     }
 
     @Test("The check catches a cross-service import")

@@ -1,4 +1,5 @@
 import FareLensRuntime
+import FareLensServiceKit
 import FareLensServices
 import Testing
 

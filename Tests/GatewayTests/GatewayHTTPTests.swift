@@ -1,6 +1,7 @@
 import Configuration
 import FareLensGateway
 import FareLensRuntime
+import FareLensServiceKit
 import FareLensServices
 import FareLensTesting
 import Foundation

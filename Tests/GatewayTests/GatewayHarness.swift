@@ -5,6 +5,7 @@ import FareLensBus
 import FareLensGateway
 import FareLensMessages
 import FareLensRuntime
+import FareLensServiceKit
 import FareLensServices
 import FareLensTesting
 import Foundation

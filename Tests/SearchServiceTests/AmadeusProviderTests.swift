@@ -1,6 +1,7 @@
 import Configuration
 import FareLensMessages
 import FareLensRuntime
+import FareLensServiceKit
 import FareLensTesting
 import Foundation
 import SearchService

@@ -2,6 +2,7 @@ import Configuration
 import FareLensBus
 import FareLensMessages
 import FareLensRuntime
+import FareLensServiceKit
 import FareLensStore
 import FareLensTesting
 import Foundation

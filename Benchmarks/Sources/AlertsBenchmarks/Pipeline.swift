@@ -4,6 +4,7 @@ import Configuration
 import FareLensBus
 import FareLensMessages
 import FareLensRuntime
+import FareLensServiceKit
 import FareLensStore
 import Foundation
 import GRDB

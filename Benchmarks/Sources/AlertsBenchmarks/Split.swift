@@ -4,6 +4,7 @@ import Configuration
 import FareLensBus
 import FareLensMessages
 import FareLensRuntime
+import FareLensServiceKit
 import FareLensWire
 import Foundation
 import Logging

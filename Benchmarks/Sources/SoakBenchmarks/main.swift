@@ -3,6 +3,7 @@ import Configuration
 import FareLensBus
 import FareLensMessages
 import FareLensRuntime
+import FareLensServiceKit
 import FareLensStore
 import Foundation
 import Logging

@@ -2,6 +2,7 @@ import BenchmarkHarness
 import FareLensBus
 import FareLensMessages
 import FareLensRuntime
+import FareLensServiceKit
 import FareLensStore
 import Foundation
 import GRDB

@@ -1,4 +1,4 @@
-public import FareLensRuntime
+public import FareLensServiceKit
 
 extension AlertDeliverySettings {
     /// The keys ``init(reader:)`` reads (`alerts.*`), for

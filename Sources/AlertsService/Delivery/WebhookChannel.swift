@@ -1,6 +1,6 @@
 public import AsyncHTTPClient
 public import FareLensMessages
-public import FareLensRuntime
+public import FareLensServiceKit
 import Foundation
 import NIOCore
 

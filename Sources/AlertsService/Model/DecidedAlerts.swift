@@ -1,6 +1,6 @@
 import FareLensBus
 import FareLensMessages
-import FareLensRuntime
+import FareLensServiceKit
 import FareLensStore
 import Foundation
 import GRDB
@@ -10,7 +10,7 @@ import Synchronization
 /// `AlertDecided` is published from the `alert` table itself: each row a
 /// transaction inserts (or re-decides, `STALE_PRICE`) gets the next
 /// **decision sequence** as its rowid, and the alerts service's
-/// ``FareLensRuntime/EventOutbox`` publishes the rows after the last
+/// ``FareLensServiceKit/EventOutbox`` publishes the rows after the last
 /// settled sequence, from memory while it keeps up and from the table
 /// after a restart. A crash between a decision's commit and its
 /// `AlertDecided` therefore publishes it on the next start, under the same
@@ -172,7 +172,7 @@ struct DecidedAlerts: Sendable {
         relay = EventOutbox(owner: "alerts", store: DecidedAlertsStore(database: database, settled: settled), bus: bus, batchSize: batchSize, logger: logger)
     }
 
-    /// Runs the relay until cancelled (``FareLensRuntime/EventOutbox/run()``).
+    /// Runs the relay until cancelled (``FareLensServiceKit/EventOutbox/run()``).
     func run() async {
         await relay.run()
     }

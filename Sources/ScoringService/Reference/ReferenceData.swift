@@ -1,4 +1,4 @@
-import FareLensRuntime
+import FareLensServiceKit
 import Foundation
 
 /// The real data scoring is bundled with (`Resources/`, derived by

@@ -1,5 +1,5 @@
 public import FareLensMessages
-import FareLensRuntime
+import FareLensServiceKit
 
 /// One airline of the simulated market's table.
 public struct AirlineRecord: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import FareLensRuntime
+import FareLensServiceKit
 /// The real price premium by days before departure (median premium over the
 /// route's lowest, Piratefly `booking-window.csv`), normalised so that a
 /// departure chosen uniformly 0–90 days ahead has a premium factor of 1 in

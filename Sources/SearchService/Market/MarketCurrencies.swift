@@ -1,5 +1,5 @@
 public import FareLensMessages
-import FareLensRuntime
+import FareLensServiceKit
 import Foundation
 
 /// The currency the simulated market prices a trip in, and the fixed rates it

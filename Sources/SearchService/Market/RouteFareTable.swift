@@ -1,4 +1,4 @@
-import FareLensRuntime
+import FareLensServiceKit
 /// Observed one-way EUR fares per route (real data: Piratefly flight fare
 /// history, CC BY 4.0, `Resources/route-fares.csv`), looked up by airport
 /// or metro code, either direction.

@@ -1,4 +1,4 @@
-public import FareLensRuntime
+public import FareLensServiceKit
 public import FareLensMessages
 public import Foundation
 

@@ -1,6 +1,6 @@
 public import AsyncHTTPClient
 public import Configuration
-public import FareLensRuntime
+public import FareLensServiceKit
 
 /// How to reach Amadeus Self-Service and with which credentials.
 ///

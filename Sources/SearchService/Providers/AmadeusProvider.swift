@@ -1,6 +1,6 @@
 public import AsyncHTTPClient
 public import FareLensMessages
-public import FareLensRuntime
+public import FareLensServiceKit
 import NIOHTTP1
 
 /// Live fares from Amadeus Self-Service *Flight Offers Search*

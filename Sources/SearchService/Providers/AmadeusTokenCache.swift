@@ -1,4 +1,4 @@
-import FareLensRuntime
+import FareLensServiceKit
 import Foundation
 
 /// The Amadeus OAuth2 access token, fetched once and shared by every search

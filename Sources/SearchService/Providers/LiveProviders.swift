@@ -1,5 +1,5 @@
 import Configuration
-import FareLensRuntime
+import FareLensServiceKit
 
 /// Builds the live providers named in `search.providers`, in that order
 /// (the order is the fallback order).

@@ -1,6 +1,7 @@
 import FareLensBus
 import FareLensMessages
 import FareLensRuntime
+import FareLensServiceKit
 import Foundation
 import Synchronization
 

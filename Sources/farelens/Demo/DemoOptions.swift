@@ -1,5 +1,6 @@
 import ArgumentParser
 import FareLensRuntime
+import FareLensServiceKit
 import Foundation
 
 /// `farelens serve --demo`: the product in a minute, on simulated time

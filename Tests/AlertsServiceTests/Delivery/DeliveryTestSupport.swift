@@ -2,6 +2,7 @@
 import Crypto
 import FareLensMessages
 import FareLensRuntime
+import FareLensServiceKit
 import FareLensTesting
 import Foundation
 import Logging

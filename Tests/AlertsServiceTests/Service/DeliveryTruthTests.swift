@@ -2,6 +2,7 @@
 import FareLensBus
 import FareLensMessages
 import FareLensRuntime
+import FareLensServiceKit
 import FareLensTesting
 import Foundation
 import Testing

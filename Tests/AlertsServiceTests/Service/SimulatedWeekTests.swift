@@ -3,6 +3,7 @@ import AnalyticsService
 import FareLensBus
 import FareLensMessages
 import FareLensRuntime
+import FareLensServiceKit
 import FareLensStore
 import FareLensTesting
 import Foundation
