@@ -53,6 +53,12 @@ export FARELENS_GATEWAY_LISTEN="${FARELENS_GATEWAY_LISTEN:-127.0.0.1:0}"
 # starved its bounded waits (3 timeouts in one run), so they run with the
 # heavy suites. So does WebhookReceiverProcessTests: a demo on its fast
 # clock beside a Python webhook receiver, and farelensctl polled meanwhile.
+# The suites that start real farelens processes and kill them
+# (AlertsProcessTests, TwoProcessTests, ServiceProcessTests,
+# ProcessCrashTests, CtlProcessTests) run there too: in the first phase,
+# with every other suite starting at once, the process start-ups held both
+# cores for half a minute and requests with 5 s deadlines elsewhere timed
+# out (6 to 12 failures in each of 7 runs on 2026-11-28; none in 3 runs since).
 # The last phase ("alone") runs its suites one after another
 # (--no-parallel): each is alone.
 # The suites that compute for seconds without awaiting anything (the
@@ -61,10 +67,12 @@ export FARELENS_GATEWAY_LISTEN="${FARELENS_GATEWAY_LISTEN:-127.0.0.1:0}"
 # two-thread concurrency pool while they run: beside the others they starved
 # tests that wait, within a bound, for work to pass through several services
 # (two such waits gave up after 10 s in 4 of 16 runs). They run in a phase of
-# their own, after the others.
-compute='MarketCarrierTests|MarketPriceLevelTests|MarketCurrencyTests|SimulatedMarketTests|MarketSweepTests|CalibrationTests|QuietHoursEndTests|AlertIDTests'
+# their own, after the others. So do the generated concurrency cases (the
+# durable-delivery and relay properties, 5,000 events with a request each,
+# a simulated week of alerts), tens of seconds of work on both cores.
+compute='MarketCarrierTests|MarketPriceLevelTests|MarketCurrencyTests|SimulatedMarketTests|MarketSweepTests|CalibrationTests|QuietHoursEndTests|AlertIDTests|DurableDeliveryPropertyTests|DurableRelayPropertyTests|BridgeRequestBehindEventsTests|SimulatedWeekTests'
 alone='BridgeLateHelloTests|SQLiteProcessSettingsTests|BusyWriterTests|WatchlistConcurrentCreateTests'
-heavy='GatewayTests\.|GatewayProcessTests|DemoProcessTests|WebhookReceiverProcessTests|EndToEndTests|SystemdUnitTests|ComposeCommandsTests|BackupScriptsTests|ConfigExampleTests|NodeAdminProcessTests'
+heavy='GatewayTests\.|GatewayProcessTests|DemoProcessTests|WebhookReceiverProcessTests|EndToEndTests|SystemdUnitTests|ComposeCommandsTests|BackupScriptsTests|ConfigExampleTests|NodeAdminProcessTests|AlertsProcessTests|TwoProcessTests|ServiceProcessTests|ProcessCrashTests|CtlProcessTests'
 log="$(mktemp -t farelens-tests.XXXXXX)"
 start=$SECONDS
 

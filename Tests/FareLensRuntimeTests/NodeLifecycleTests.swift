@@ -55,7 +55,9 @@ struct NodeLifecycleTests {
         let ready = Gate()
         let running = Task { try await node.run(handleSignals: false) { _ in ready.open() } }
         await ready.wait()
-        let inFlight = Task { try await node.bus.request(SlowRequest(label: "in flight")) }
+        // A deadline far beyond the test's own steps: this test is about the drain, and in a full parallel run the
+        // process is busy enough at start that a 5 s deadline ran out before the test opened the gate (2026-11-28).
+        let inFlight = Task { try await node.bus.request(SlowRequest(label: "in flight"), timeout: .seconds(120)) }
         try await gate.waitForArrivals(1)
         let stopping = Task { await node.shutdown() }
         while node.bus.isAccepting(at: SlowRequest.address) { await Task.yield() }
@@ -92,7 +94,7 @@ struct NodeLifecycleTests {
         }
         let node = try Node(configuration: try Self.configuration(services: "eager,late"), catalog: [eager, late], logger: Logger(label: "test"))
         let running = Task { try await node.run(handleSignals: false) { _ in } }
-        try await waitUntil("the late service received the eager one's first event", limit: .seconds(10)) { !received.get().isEmpty }
+        try await waitUntil("the late service received the eager one's first event", limit: .seconds(60)) { !received.get().isEmpty }
         await node.shutdown()
         try await running.value
         #expect(received.get() == [PriceDropped(route: "start", sequence: 1)])

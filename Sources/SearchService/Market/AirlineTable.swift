@@ -76,9 +76,12 @@ public struct AirlineTable: Sendable {
     }
 
     /// The bundled table.
-    static func bundled() throws(BundledDataError) -> AirlineTable {
+    /// The bundled airline table, loaded once per process (it never changes while the process runs).
+    static func bundled() throws(BundledDataError) -> AirlineTable { try loaded.get() }
+
+    private static let loaded = Result { () throws(BundledDataError) -> AirlineTable in
         let text = try BundledData.text("airlines")
-        do { return try AirlineTable(text: text) } catch { throw BundledDataError(file: "airlines.csv", reason: error.description) }
+        do throws(AirlineTableError) { return try AirlineTable(text: text) } catch { throw BundledDataError(file: "airlines.csv", reason: error.description) }
     }
 
     /// The airline with IATA code `code`.

@@ -15,7 +15,10 @@ public struct BookingWindowCurve: Sendable {
         normaliser = factors.isEmpty ? 1 : factors[factors.count / 2]
     }
 
-    static func bundled() throws(BundledDataError) -> BookingWindowCurve {
+    /// The bundled booking-window curve, loaded once per process (it never changes while the process runs).
+    static func bundled() throws(BundledDataError) -> BookingWindowCurve { try loaded.get() }
+
+    private static let loaded = Result { () throws(BundledDataError) -> BookingWindowCurve in
         let table = try CSVTable(text: BundledData.text("booking-window"), name: "booking-window")
         let (from, to, premium) = try (table.column("from_days"), table.column("to_days"), table.column("median_premium_pct"))
         var windows: [(Int, Int, Double)] = []

@@ -67,9 +67,12 @@ public struct MarketCurrencies: Sendable {
     }
 
     /// The bundled table.
-    static func bundled() throws(BundledDataError) -> MarketCurrencies {
+    /// The bundled currency table, loaded once per process (it never changes while the process runs).
+    static func bundled() throws(BundledDataError) -> MarketCurrencies { try loaded.get() }
+
+    private static let loaded = Result { () throws(BundledDataError) -> MarketCurrencies in
         let text = try BundledData.text("currencies")
-        do { return try MarketCurrencies(text: text) } catch { throw BundledDataError(file: "currencies.csv", reason: error.description) }
+        do throws(MarketCurrencyError) { return try MarketCurrencies(text: text) } catch { throw BundledDataError(file: "currencies.csv", reason: error.description) }
     }
 
     /// The currency of `country` (ISO 3166 alpha-2), or ``fallback``.

@@ -1,5 +1,6 @@
 public import FareLensMessages
 import Foundation
+import Synchronization
 
 /// The simulated market's price model for one person, one way, economy,
 /// in euro cents (see docs/search.md § Simulated market):
@@ -70,6 +71,21 @@ public struct DistanceFareModel: Sendable {
         self.slope = slope
         self.minimumRatio = minimumRatio
     }
+
+    /// ``fitted(to:directory:)``, fitted once per process for the bundled
+    /// table over the bundled directory (every search service and test
+    /// market of the process uses that pair).
+    static func fittedOnce(to table: RouteFareTable, directory: AirportDirectory) -> DistanceFareModel {
+        guard table.isBundled, let bundled = try? AirportDirectory.bundled(), bundled === directory else { return fitted(to: table, directory: directory) }
+        return bundledFit.withLock { fit in
+            if let fit { return fit }
+            let model = fitted(to: table, directory: directory)
+            fit = model
+            return model
+        }
+    }
+
+    private static let bundledFit = Mutex<DistanceFareModel?>(nil)
 
     /// Fits the model to `table`'s routes whose codes `directory` knows,
     /// leaving out implausible observations (``MarketPricing/isPlausible(_:kilometres:)``).

@@ -11,12 +11,21 @@ public struct RouteFareTable: Sendable {
     }
 
     let fares: [String: Fare]
+    /// Whether this is the bundled table (``bundled()``), whose price model is fitted once per process.
+    let isBundled: Bool
 
     /// Builds a table from `"ORIGIN-DESTINATION"` keys.
-    public init(fares: [String: Fare]) { self.fares = fares }
+    public init(fares: [String: Fare]) { self.init(fares: fares, isBundled: false) }
 
-    /// The bundled table.
-    static func bundled() throws(BundledDataError) -> RouteFareTable {
+    private init(fares: [String: Fare], isBundled: Bool) {
+        self.fares = fares
+        self.isBundled = isBundled
+    }
+
+    /// The bundled table, loaded once per process (it never changes while the process runs).
+    static func bundled() throws(BundledDataError) -> RouteFareTable { try loaded.get() }
+
+    private static let loaded = Result { () throws(BundledDataError) -> RouteFareTable in
         let table = try CSVTable(text: BundledData.text("route-fares"), name: "route-fares")
         let (origin, destination, observations, median, minimum) = try (
             table.column("origin"), table.column("destination"), table.column("observations"),
@@ -29,7 +38,7 @@ public struct RouteFareTable: Sendable {
             }
             fares[row[origin] + "-" + row[destination]] = Fare(medianCents: median, minimumCents: minimum, observations: count)
         }
-        return RouteFareTable(fares: fares)
+        return RouteFareTable(fares: fares, isBundled: true)
     }
 
     /// The observed fare between two codes: tried as given, then via each

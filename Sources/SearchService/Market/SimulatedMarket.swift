@@ -38,7 +38,7 @@ public struct SimulatedMarket: FareProvider {
     public init(directory: AirportDirectory, fares: RouteFareTable, seed: UInt64, clock: @escaping @Sendable () -> Date) throws(BundledDataError) {
         let pricing = MarketPricing(
             fares: fares, window: try BookingWindowCurve.bundled(),
-            distance: DistanceFareModel.fitted(to: fares, directory: directory), seed: seed
+            distance: DistanceFareModel.fittedOnce(to: fares, directory: directory), seed: seed
         )
         self.init(
             directory: directory, pricing: pricing, airlines: try AirlineTable.bundled(), currencies: try MarketCurrencies.bundled(),

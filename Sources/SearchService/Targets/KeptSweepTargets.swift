@@ -77,44 +77,36 @@ public struct KeptSweepTargets: SweepTargets {
 
     public func watchedRoutes() async -> [MarketSweep.Route] {
         guard watchedLimit > 0 else { return [] }
-        return read("watched routes") { db in
-            try Row.fetchAll(db, sql: """
-                SELECT origin, destination, cabin, COUNT(*) AS watchers FROM sweep_watchlist WHERE active = 1
-                GROUP BY origin, destination, cabin ORDER BY watchers DESC, origin, destination, cabin LIMIT ?
-                """, arguments: [watchedLimit]
-            ).map { row in
-                MarketSweep.Route(origin: row["origin"], destination: row["destination"], cabin: Cabin(rawValue: row["cabin"]) ?? .economy)
-            }
-        }
+        return allWatchedRoutes(limit: watchedLimit).map(\.route)
     }
 
     public func preferredAirports() async -> [String] {
         guard airportLimit > 0 else { return [] }
-        return read("preferred airports") { db in
-            try String.fetchAll(db, sql: """
-                SELECT airport FROM sweep_preferred_airport GROUP BY airport ORDER BY COUNT(*) DESC, airport LIMIT ?
-                """, arguments: [airportLimit])
-        }
+        return allPreferredAirports(limit: airportLimit).map(\.airport)
     }
 
-    /// Every route with its watchers (the order and counts of `WatchedRoutes`), for tests and operators.
-    func allWatchedRoutes() -> [(route: MarketSweep.Route, watchers: Int)] {
+    /// Routes on active watchlists with their watchers, most watched first
+    /// (the order and counts of `WatchedRoutes`), at most `limit`.
+    func allWatchedRoutes(limit: Int = -1) -> [(route: MarketSweep.Route, watchers: Int)] {
         read("watched routes") { db in
             try Row.fetchAll(db, sql: """
                 SELECT origin, destination, cabin, COUNT(*) AS watchers FROM sweep_watchlist WHERE active = 1
-                GROUP BY origin, destination, cabin ORDER BY watchers DESC, origin, destination, cabin
-                """
+                GROUP BY origin, destination, cabin ORDER BY watchers DESC, origin, destination, cabin LIMIT ?
+                """, arguments: [limit]
             ).map { row in
                 (MarketSweep.Route(origin: row["origin"], destination: row["destination"], cabin: Cabin(rawValue: row["cabin"]) ?? .economy), row["watchers"])
             }
         }
     }
 
-    /// Every preferred airport with its users (the order and counts of `PreferredAirportSummary`).
-    func allPreferredAirports() -> [(airport: String, users: Int)] {
+    /// Preferred airports with their users, most preferred first (the order
+    /// and counts of `PreferredAirportSummary`), at most `limit`.
+    func allPreferredAirports(limit: Int = -1) -> [(airport: String, users: Int)] {
         read("preferred airports") { db in
-            try Row.fetchAll(db, sql: "SELECT airport, COUNT(*) AS users FROM sweep_preferred_airport GROUP BY airport ORDER BY users DESC, airport")
-                .map { row in (row["airport"], row["users"]) }
+            try Row.fetchAll(db, sql: """
+                SELECT airport, COUNT(*) AS users FROM sweep_preferred_airport GROUP BY airport ORDER BY users DESC, airport LIMIT ?
+                """, arguments: [limit]
+            ).map { row in (row["airport"], row["users"]) }
         }
     }
 
