@@ -64,8 +64,8 @@ actor AlertsService: ServiceBehaviour {
     var cities: [String: String] = [:]
     /// Metro codes by airport code, from the same answers ("" for an airport in no metro).
     var metros: [String: String] = [:]
-    /// Set while an outbox pass runs, so two never overlap.
-    var delivering = false
+    /// Whether an outbox pass runs (two never overlap) and whether another was asked for meanwhile.
+    var passes = OutboxPasses()
     /// The outbox's pending rows as last counted, and when (the gauge
     /// `farelens_alerts_outbox_pending`). Counted by a delivery pass at most
     /// once a second: the count reads every pending row's index entry, and

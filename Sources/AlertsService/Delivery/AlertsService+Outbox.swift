@@ -24,7 +24,24 @@ extension AlertsService {
         while !Task.isCancelled, await deliverDue() > 0 {}
     }
 
-    /// Delivers every outbox row that is due (by the transport clock: a
+    /// Runs an outbox pass (``deliverOnePass()``), and another after it for
+    /// each time one was asked for while it ran; when a pass is already
+    /// running, only asks it for one more and returns 0 at once. The actor
+    /// may take other calls while a pass awaits: ``OutboxPasses`` keeps
+    /// passes from overlapping.
+    ///
+    /// - Returns: how many attempts this call's passes made.
+    @discardableResult
+    func deliverDue() async -> Int {
+        guard passes.ask() == .runPass else { return 0 }
+        var attempts = await deliverOnePass()
+        while passes.passEnded() == .runAnotherPass {
+            attempts += await deliverOnePass()
+        }
+        return attempts
+    }
+
+    /// One outbox pass: delivers every outbox row that is due (by the transport clock: a
     /// retry's backoff is real time, whatever the business clock does):
     /// re-checks the fare of each alert not yet attempted (a fare that rose
     /// above the alerted price is dropped as `STALE_PRICE`; once an attempt
@@ -38,11 +55,7 @@ extension AlertsService {
     /// records them, and starts no others: those stay due.
     ///
     /// - Returns: how many attempts were made.
-    @discardableResult
-    func deliverDue() async -> Int {
-        guard !delivering else { return 0 }
-        delivering = true
-        defer { delivering = false }
+    private func deliverOnePass() async -> Int {
         let now = clock.now()
         let wireMs = transport.now().unixMilliseconds
         let due: [OutboxRow]
