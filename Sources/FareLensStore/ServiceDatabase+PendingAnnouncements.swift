@@ -6,8 +6,8 @@ public import GRDB
 /// what it holds as it stands, so the new consumer does not start empty.
 ///
 /// A migration records that an announcement is due (in the
-/// `pending_announcement` table); the service's run takes it
-/// (``takePendingAnnouncement(_:in:)``) in the transaction that writes the
+/// `pending_announcement` table); the service's run makes it
+/// (``makePendingAnnouncement(_:_:)``) in the transaction that writes the
 /// announcing events into its outbox, so the announcement is made exactly
 /// once, crash or not, and on a new database announces nothing (there is
 /// nothing yet).
@@ -26,9 +26,20 @@ extension ServiceDatabase {
     /// Whether `announcement` was due, marking it made: call it inside the
     /// write transaction `db` that writes the announcing events, so a
     /// rollback leaves it due.
-    public static func takePendingAnnouncement(_ announcement: String, in db: Database) throws -> Bool {
+    static func takePendingAnnouncement(_ announcement: String, in db: Database) throws -> Bool {
         guard try db.tableExists("pending_announcement") else { return false }
         try db.execute(sql: "DELETE FROM pending_announcement WHERE name = ?", arguments: [announcement])
         return db.changesCount > 0
+    }
+
+    /// Makes `announcement` if it is due: `announce` writes the announcing
+    /// events (into the outbox) in the transaction that marks it made.
+    ///
+    /// - Returns: what `announce` returns (how many it announced), or 0 when it was not due.
+    public func makePendingAnnouncement(_ announcement: String, _ announce: @Sendable (Database) throws -> Int) throws -> Int {
+        try writer.write { db in
+            guard try Self.takePendingAnnouncement(announcement, in: db) else { return 0 }
+            return try announce(db)
+        }
     }
 }

@@ -19,8 +19,7 @@ extension SubscriptionService {
     func announcePending() -> Int {
         let now = clock.now()
         do {
-            let count = try database.writer.write { db -> Int in
-                guard try ServiceDatabase.takePendingAnnouncement(Self.preferencesAnnouncement, in: db) else { return 0 }
+            let count = try database.makePendingAnnouncement(Self.preferencesAnnouncement) { db in
                 let records = try UserRecord.order(Column("createdAtUnixMs"), Column("userID")).fetchAll(db)
                 for record in records { try self.appendPreferences(record, at: now, parent: nil, announced: true, in: db) }
                 return records.count

@@ -18,8 +18,7 @@ extension WatchlistService {
     func announcePending() -> Int {
         let now = clock.now()
         do {
-            let count = try database.writer.write { db -> Int in
-                guard try ServiceDatabase.takePendingAnnouncement(Self.watchlistsAnnouncement, in: db) else { return 0 }
+            let count = try database.makePendingAnnouncement(Self.watchlistsAnnouncement) { db in
                 let records = try WatchlistRecord.order(Column("createdAtUnixMs"), Column("watchlistID")).fetchAll(db)
                 for record in records { try self.appendChange(.announced, record, at: now, parent: nil, in: db) }
                 return records.count
