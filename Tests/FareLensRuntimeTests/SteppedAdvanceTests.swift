@@ -6,6 +6,7 @@ import FareLensServiceKit
 import FareLensServices
 import FareLensTesting
 import Foundation
+import GRDB
 import Logging
 import Testing
 
@@ -69,6 +70,12 @@ struct SteppedAdvanceTests {
                 watchlist.dates.flexible.minTripDays = 5
                 watchlist.dates.flexible.maxTripDays = 9
                 _ = try await node.bus.request(watchlist)
+            }
+            // Search keeps the routes it sweeps from the watchlist service's events (docs/search.md, "Market sweep"):
+            // the step starts once both watchlists have reached it, as a sweep right after a creation may not have them yet.
+            let searchDatabase = try DatabaseQueue(path: "\(node.configuration.dataDirectory)/search.sqlite")
+            try await waitUntil("search keeps both watched routes") {
+                (try? await searchDatabase.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sweep_watchlist WHERE active = 1") }) == 2
             }
             let bus = node.bus
             let settle: @Sendable () async throws -> Void = {
