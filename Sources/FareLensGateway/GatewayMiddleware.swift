@@ -86,10 +86,14 @@ struct AuthenticationMiddleware: RouterMiddleware {
         guard let header = request.headers[.authorization] else {
             throw Problem.unauthorized("missing-token", "send 'Authorization: Bearer <access token>'")
         }
-        guard header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+        guard header.utf8.count > 7, header.prefix(7).lowercased() == "bearer " else {
             throw Problem.unauthorized("missing-token", "the Authorization header must be 'Bearer <access token>'")
         }
-        let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        // Spaces and tabs around the token are not part of it (trimmed without Foundation's NSString path: this runs on every request).
+        var trimmed = header.dropFirst(7)
+        while let first = trimmed.first, first == " " || first == "\t" { trimmed = trimmed.dropFirst() }
+        while let last = trimmed.last, last == " " || last == "\t" { trimmed = trimmed.dropLast() }
+        let token = String(trimmed)
         var context = context
         do {
             context.session = try await keys.verify(token, issuer: settings.issuer, audience: settings.audience, at: now())

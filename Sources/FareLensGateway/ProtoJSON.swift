@@ -20,23 +20,30 @@ enum ProtoJSON {
     static func response(
         _ message: some SwiftProtobuf.Message, to request: Request, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], cacheable: Bool = false
     ) throws -> Response {
-        let text: String
+        let json: [UInt8]
         do {
-            text = try ProtoJSONWithDefaults.fareLens.text(of: message)
+            json = try ProtoJSONWithDefaults.fareLens.utf8(of: message)
         } catch {
             throw Problem(.internalServerError, code: "internal", "the response could not be written")
         }
-        return raw(text, to: request, status: status, headers: headers, cacheable: cacheable)
+        return raw(json, to: request, status: status, headers: headers, cacheable: cacheable)
     }
 
     /// A 2xx response to `request` with `text` (JSON) as its body; see ``response(_:to:status:headers:cacheable:)``.
     static func raw(
         _ text: String, to request: Request, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], cacheable: Bool = false
     ) -> Response {
+        raw(Array(text.utf8), to: request, status: status, headers: headers, cacheable: cacheable)
+    }
+
+    /// A 2xx response to `request` with `json` (UTF-8) as its body; see ``response(_:to:status:headers:cacheable:)``.
+    static func raw(
+        _ json: [UInt8], to request: Request, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], cacheable: Bool = false
+    ) -> Response {
         var fields = headers
         fields[.contentType] = "application/json"
         if cacheable {
-            let tag = "\"" + SHA256.hash(data: Data(text.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+            let tag = "\"" + SHA256.hash(data: json).prefix(16).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() + "\""
             fields[.eTag] = tag
             fields[.cacheControl] = "private, no-cache"
             if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag || $0 == "*" }) {
@@ -44,7 +51,7 @@ enum ProtoJSON {
                 return Response(status: .notModified, headers: fields)
             }
         }
-        var body = ByteBuffer(string: text)
+        var body = ByteBuffer(bytes: json)
         fields[.vary] = "Accept-Encoding"
         if body.readableBytes >= compressionThreshold, Self.acceptsGzip(request), let zipped = try? body.compress(with: .gzip()) {
             body = zipped
@@ -100,21 +107,21 @@ enum ProtoJSON {
     /// The path of the first `null` in the JSON `bytes` (`quiet_hours.start`), if any: protobuf's
     /// JSON reads a null as the field's default, which the document does not allow, so it is refused.
     static func firstNull(in bytes: [UInt8]) -> String? {
-        guard bytes.contains(UInt8(ascii: "n")), let value = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else { return nil }
-        func walk(_ value: Any, _ path: String) -> String? {
+        guard bytes.contains(UInt8(ascii: "n")), let value = PrintedJSON.parse(bytes) else { return nil }
+        func walk(_ value: PrintedJSON, _ path: String) -> String? {
             switch value {
-            case is NSNull: return path.isEmpty ? "body" : path
-            case let object as [String: Any]:
-                for key in object.keys.sorted() {
-                    if let found = walk(object[key]!, path.isEmpty ? key : path + "." + key) { return found }
+            case .literal(let text): return text.elementsEqual("null".utf8) ? (path.isEmpty ? "body" : path) : nil
+            case .object(let members):
+                for member in members.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+                    let key = String(decoding: member.key, as: UTF8.self)
+                    if let found = walk(member.value, path.isEmpty ? key : path + "." + key) { return found }
                 }
                 return nil
-            case let array as [Any]:
-                for (index, element) in array.enumerated() {
+            case .array(let elements):
+                for (index, element) in elements.enumerated() {
                     if let found = walk(element, "\(path)[\(index)]") { return found }
                 }
                 return nil
-            default: return nil
             }
         }
         return walk(value, "")

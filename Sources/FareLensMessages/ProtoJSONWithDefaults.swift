@@ -15,17 +15,23 @@ public import SwiftProtobuf
 /// as protobuf does: a singular message field, a `optional` field, a
 /// `oneof` member.
 ///
-/// Keys are the `.proto` field names (snake_case), sorted; the text is
-/// compact (one line). It decodes back into the same message.
+/// Keys are the `.proto` field names (snake_case), sorted by their bytes;
+/// the text is compact (one line); every value is printed as protobuf
+/// printed it (``PrintedJSON``). It decodes back into the same message.
 public struct ProtoJSONWithDefaults: Sendable {
-    /// A message type's fields, by the type's full name without a leading dot ("farelens.alerts.v1.AlertRecord").
-    private let messages: [String: Google_Protobuf_DescriptorProto]
-    /// An enum type's name for its value 0, by the type's full name.
-    private let zeroEnumNames: [String: String]
-    /// The map-entry types (a map field is a repeated field of one), by full name.
-    private let mapEntries: Set<String>
-    /// The messages of proto3 files: only there is a singular scalar without presence.
-    private let proto3: Set<String>
+    /// What to add to each message type, by the type's full name without a leading dot ("farelens.alerts.v1.AlertRecord").
+    private let plans: [String: [FieldPlan]]
+
+    /// One field of a message: what to print when it is missing, and the
+    /// message type to fill inside it when it is present.
+    private struct FieldPlan: Sendable {
+        /// The `.proto` field name's bytes (the key protobuf prints).
+        let name: [UInt8]
+        /// The text of its default, or nil for a field with presence (left out when unset).
+        let missing: [UInt8]?
+        /// The message type a present value holds (one, or a list of them); nil for scalars and maps.
+        let nested: String?
+    }
 
     /// FareLens's own messages, from ``FareLensDescriptors/setBase64``.
     public static let fareLens = ProtoJSONWithDefaults(descriptorSetBase64: FareLensDescriptors.setBase64)
@@ -36,15 +42,13 @@ public struct ProtoJSONWithDefaults: Sendable {
     public init(descriptorSetBase64: String) {
         let set = Data(base64Encoded: descriptorSetBase64, options: .ignoreUnknownCharacters)
             .flatMap { try? Google_Protobuf_FileDescriptorSet(serializedBytes: $0) }
-        var messages: [String: Google_Protobuf_DescriptorProto] = [:]
+        var messages: [String: (descriptor: Google_Protobuf_DescriptorProto, proto3: Bool)] = [:]
         var zeroEnumNames: [String: String] = [:]
         var mapEntries: Set<String> = []
-        var proto3: Set<String> = []
         func add(_ message: Google_Protobuf_DescriptorProto, scope: String, isProto3: Bool) {
             let name = scope + message.name
-            messages[name] = message
+            messages[name] = (message, isProto3)
             if message.options.mapEntry { mapEntries.insert(name) }
-            if isProto3 { proto3.insert(name) }
             for nested in message.nestedType { add(nested, scope: name + ".", isProto3: isProto3) }
             for type in message.enumType { addEnum(type, scope: name + ".") }
         }
@@ -56,15 +60,37 @@ public struct ProtoJSONWithDefaults: Sendable {
             for message in file.messageType { add(message, scope: scope, isProto3: file.syntax == "proto3") }
             for type in file.enumType { addEnum(type, scope: scope) }
         }
-        self.messages = messages
-        self.zeroEnumNames = zeroEnumNames
-        self.mapEntries = mapEntries
-        self.proto3 = proto3
+        /// What protobuf's JSON would print for `field` at its default, or nil
+        /// for a field with presence (left out when unset): in a proto2 file,
+        /// every singular field has presence.
+        func missing(_ field: Google_Protobuf_FieldDescriptorProto, type nested: String, inProto3: Bool) -> String? {
+            if field.label == .repeated { return mapEntries.contains(nested) ? "{}" : "[]" }
+            // A proto3 `optional` field is the one member of a oneof of its own.
+            if !inProto3 || field.hasOneofIndex { return nil }
+            switch field.type {
+            case .message, .group: return nil
+            case .string, .bytes: return "\"\""
+            case .bool: return "false"
+            case .int64, .uint64, .sint64, .fixed64, .sfixed64: return "\"0\""
+            case .enum: return zeroEnumNames[nested].map { "\"\($0)\"" } ?? "0"
+            default: return "0"
+            }
+        }
+        plans = messages.mapValues { message in
+            message.descriptor.field.map { field in
+                let nested = Self.fullName(field.typeName)
+                // A map is left as protobuf prints it: FareLens's maps hold scalars.
+                let holdsMessages = (field.type == .message || field.type == .group) && !mapEntries.contains(nested)
+                return FieldPlan(
+                    name: Array(field.name.utf8), missing: missing(field, type: nested, inProto3: message.proto3).map { Array($0.utf8) },
+                    nested: holdsMessages ? nested : nil)
+            }
+        }
     }
 
     /// Whether `type`'s descriptor is known, so its defaults are printed.
     public func knows(_ type: any SwiftProtobuf.Message.Type) -> Bool {
-        messages[type.protoMessageName] != nil
+        plans[type.protoMessageName] != nil
     }
 
     /// `message` as protobuf's JSON with the `.proto` field names and every
@@ -73,59 +99,41 @@ public struct ProtoJSONWithDefaults: Sendable {
     ///
     /// - Throws: what SwiftProtobuf's `jsonString(options:)` throws for the message.
     public func text(of message: any SwiftProtobuf.Message) throws -> String {
+        String(decoding: try utf8(of: message), as: UTF8.self)
+    }
+
+    /// ``text(of:)``'s UTF-8 bytes, without making a `String` of them (an HTTP body needs only the bytes).
+    public func utf8(of message: any SwiftProtobuf.Message) throws -> [UInt8] {
         var options = JSONEncodingOptions()
         options.preserveProtoFieldNames = true
-        let plain = try message.jsonString(options: options)
+        let plain: [UInt8] = try message.jsonUTF8Bytes(options: options)
         let typeName = type(of: message).protoMessageName
-        guard messages[typeName] != nil,
-              let object = try? JSONSerialization.jsonObject(with: Data(plain.utf8)) as? [String: Any],
-              let data = try? JSONSerialization.data(withJSONObject: filled(object, type: typeName), options: [.sortedKeys, .withoutEscapingSlashes])
-        else { return plain }
-        return String(decoding: data, as: UTF8.self)
+        guard plans[typeName] != nil, let printed = PrintedJSON.parse(plain) else { return plain }
+        var output: [UInt8] = []
+        output.reserveCapacity(plain.count * 2)
+        filled(printed, type: typeName).write(into: &output)
+        return output
     }
 
-    /// `object`, a message of type `typeName` as protobuf's JSON, with its
-    /// missing fields without presence added, and the same done to every
-    /// message inside it.
-    private func filled(_ object: [String: Any], type typeName: String) -> [String: Any] {
-        guard let descriptor = messages[typeName] else { return object }
-        var object = object
-        for field in descriptor.field {
-            let nested = Self.fullName(field.typeName)
-            if let value = object[field.name] {
-                if field.type == .message || field.type == .group { object[field.name] = filledValue(value, type: nested) }
-                continue
+    /// `value`, a message of type `typeName` (or a list of them) as
+    /// protobuf's JSON, with its missing fields without presence added, and
+    /// the same done to every message inside it.
+    private func filled(_ value: PrintedJSON, type typeName: String) -> PrintedJSON {
+        switch value {
+        case .array(let elements):
+            return .array(elements.map { filled($0, type: typeName) })
+        case .literal:
+            return value
+        case .object(var members):
+            guard let plan = plans[typeName] else { return value }
+            for field in plan {
+                if let index = members.firstIndex(where: { $0.key.elementsEqual(field.name) }) {
+                    if let nested = field.nested { members[index].value = filled(members[index].value, type: nested) }
+                } else if let missing = field.missing {
+                    members.append(.init(key: field.name[...], value: .literal(missing[...])))
+                }
             }
-            if let value = defaultValue(of: field, type: nested, inProto3: proto3.contains(typeName)) { object[field.name] = value }
-        }
-        return object
-    }
-
-    /// A present message-typed value with the messages inside it filled: one
-    /// message or a list of them. A map is left as it is: FareLens's maps
-    /// hold scalars, and a map of messages would print its values as
-    /// protobuf does.
-    private func filledValue(_ value: Any, type nested: String) -> Any {
-        if mapEntries.contains(nested) { return value }
-        if let list = value as? [Any] { return list.map { ($0 as? [String: Any]).map { filled($0, type: nested) } ?? $0 } }
-        if let message = value as? [String: Any] { return filled(message, type: nested) }
-        return value
-    }
-
-    /// What protobuf's JSON would print for `field` at its default, or nil
-    /// for a field with presence (left out when unset): in a proto2 file,
-    /// every singular field has presence.
-    private func defaultValue(of field: Google_Protobuf_FieldDescriptorProto, type nested: String, inProto3: Bool) -> Any? {
-        if field.label == .repeated { return mapEntries.contains(nested) ? [String: Any]() : [Any]() }
-        // A proto3 `optional` field is the one member of a oneof of its own.
-        if !inProto3 || field.hasOneofIndex { return nil }
-        switch field.type {
-        case .message, .group: return nil
-        case .string, .bytes: return ""
-        case .bool: return false
-        case .int64, .uint64, .sint64, .fixed64, .sfixed64: return "0"
-        case .enum: return zeroEnumNames[nested] ?? 0
-        default: return 0
+            return .object(members)
         }
     }
 

@@ -281,7 +281,9 @@ actor SubscriptionService: ServiceBehaviour {
         let record: UserRecord?
         do {
             record = try database.writer.read { db in
-                if let userID { return try UserRecord.fetchOne(db, key: userID) }
+                // A prepared statement kept by the connection: every request naming a user (the feed, entitlements, each
+                // gateway call) reads this row, and preparing the query again cost more than reading it.
+                if let userID { return try UserRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM user WHERE userID = ?"), arguments: [userID]) }
                 return try UserRecord.filter(Column("email") == (email ?? "").trimmingCharacters(in: .whitespaces).lowercased()).fetchOne(db)
             }
         } catch {

@@ -114,6 +114,59 @@ struct ProtoJSONWithDefaultsTests {
         }
     }
 
+    @Test("keys are sorted by their bytes in every object, the text is one line, and a string's escapes are kept as protobuf wrote them")
+    func sortedAndCompact() throws {
+        var record = AlertRecord()
+        record.alertID = "a1"
+        record.reason = "quote \" and \\ and \u{1}"
+        record.content.title = "Tokyo"
+        var response = AlertHistoryResponse()
+        response.alerts = [record, record]
+        let text = try printer.text(of: response)
+        #expect(!text.contains("\n") && !text.contains(" :") && !text.contains(", "), "\(text)")
+        // Each object's keys in the order printed, read with a scanner of the test's own.
+        var objects: [[String]] = []
+        var open: [Int] = []
+        var inString = false, escaped = false, token = "", lastString = ""
+        for character in text {
+            if inString {
+                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false; lastString = token } else { token.append(character) }
+                continue
+            }
+            switch character {
+            case "\"": inString = true; token = ""
+            case "{": objects.append([]); open.append(objects.count - 1)
+            case "}": open.removeLast()
+            case ":": objects[open.last!].append(lastString)
+            default: break
+            }
+        }
+        #expect(objects.count == 5, "the response, two records, their contents: \(text)")
+        for keys in objects {
+            #expect(keys == keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, "\(keys)")
+        }
+        #expect(objects[1].count > 10 && objects[1].contains("queue_score") && objects[1].contains("alert_id"), "\(objects)")
+        #expect(text.contains(#""reason":"quote \" and \\ and \u0001""#), "\(text)")
+        #expect(try decodesBack(text, into: response))
+    }
+
+    @Test("the printer's reader takes objects and arrays apart, keeps every other value's bytes, and refuses what is not one JSON value")
+    func reader() throws {
+        func rewritten(_ text: String) -> String? {
+            guard let value = PrintedJSON.parse(Array(text.utf8)) else { return nil }
+            var output: [UInt8] = []
+            value.write(into: &output)
+            return String(decoding: output, as: UTF8.self)
+        }
+        #expect(rewritten(#"{"b":1,"a":[true,null,"x\"}"],"a_b":{"z":1.5e-7,"y":"-0"}}"#) == #"{"a":[true,null,"x\"}"],"a_b":{"y":"-0","z":1.5e-7},"b":1}"#)
+        #expect(rewritten(" { \"k\" : [ 1 , 2 ] } ") == #"{"k":[1,2]}"#)
+        #expect(rewritten("[]") == "[]")
+        #expect(rewritten("{}") == "{}")
+        for broken in ["", "{", "{\"a\":}", "{\"a\" 1}", "[1,", "[1 2]", "\"open", "{\"a\":1}}", "{a:1}", String(repeating: "[", count: 200) + String(repeating: "]", count: 200)] {
+            #expect(rewritten(broken) == nil, "\(broken)")
+        }
+    }
+
     @Test("a descriptor set that does not decode prints every message as protobuf does")
     func withoutDescriptors() throws {
         let plain = ProtoJSONWithDefaults(descriptorSetBase64: "not a descriptor set")

@@ -1,4 +1,5 @@
 import FareLensBus
+import FareLensMessages
 import Foundation
 import SwiftProtobuf
 
@@ -16,32 +17,41 @@ enum EventScrubber {
 
     static func scrub(_ event: any BusEvent) -> Scrubbed {
         guard let message = event as? any SwiftProtobuf.Message,
-              let json = try? message.jsonString(),
-              let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) else {
+              let bytes: [UInt8] = try? message.jsonUTF8Bytes(),
+              let value = PrintedJSON.parse(bytes) else {
             return Scrubbed(userID: nil, json: "{}")
         }
         var userID: String?
-        let cleaned = strip(object, userID: &userID)
-        guard let data = try? JSONSerialization.data(withJSONObject: cleaned, options: [.sortedKeys]) else {
-            return Scrubbed(userID: userID, json: "{}")
-        }
-        return Scrubbed(userID: userID, json: String(decoding: data, as: UTF8.self))
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        strip(value, userID: &userID).write(into: &output)
+        return Scrubbed(userID: userID, json: String(decoding: output, as: UTF8.self))
     }
 
-    private static func strip(_ value: Any, userID: inout String?) -> Any {
-        if let object = value as? [String: Any] {
-            var kept: [String: Any] = [:]
-            for key in object.keys.sorted() {
-                guard let child = object[key] else { continue }
-                if key == "userId" {
-                    if userID == nil, let text = child as? String, !text.isEmpty { userID = text }
+    /// `value` without its `userId` members, at any depth; the first non-empty one (keys in sorted order) is kept in `userID`.
+    private static func strip(_ value: PrintedJSON, userID: inout String?) -> PrintedJSON {
+        switch value {
+        case .literal:
+            return value
+        case .array(let elements):
+            return .array(elements.map { strip($0, userID: &userID) })
+        case .object(let members):
+            var kept: [PrintedJSON.Member] = []
+            for member in members.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+                if member.key.elementsEqual("userId".utf8) {
+                    if userID == nil, case .literal(let text) = member.value, let string = Self.string(text), !string.isEmpty { userID = string }
                     continue
                 }
-                kept[key] = strip(child, userID: &userID)
+                kept.append(.init(key: member.key, value: strip(member.value, userID: &userID)))
             }
-            return kept
+            return .object(kept)
         }
-        if let array = value as? [Any] { return array.map { strip($0, userID: &userID) } }
-        return value
+    }
+
+    /// A JSON string literal's text; nil if it is not one.
+    private static func string(_ literal: ArraySlice<UInt8>) -> String? {
+        guard literal.count >= 2, literal.first == UInt8(ascii: "\""), literal.last == UInt8(ascii: "\"") else { return nil }
+        guard literal.contains(UInt8(ascii: "\\")) else { return String(decoding: literal.dropFirst().dropLast(), as: UTF8.self) }
+        return try? JSONDecoder().decode(String.self, from: Data(literal))
     }
 }
