@@ -11,13 +11,35 @@ public import Foundation
 /// ahead of real time; the transport clock never does.
 ///
 /// A struct, not a ``WallClock``, so one cannot be passed where the other is
-/// expected. Tests inject their own reading (`TransportClock { manual.now() }`).
+/// expected. Tests inject their own reading and waiting
+/// (`TransportClock(following: manual)` in FareLensTesting), so a retry
+/// waits until the test moves time, not for a real second.
 public struct TransportClock: Sendable {
     private let read: @Sendable () -> Date
+    private let waitUntil: @Sendable (Date) async throws -> Void
 
-    /// A clock that reads `read`.
+    /// A clock that reads `read` and waits in real time.
     public init(_ read: @escaping @Sendable () -> Date) {
         self.read = read
+        self.waitUntil = { instant in
+            let remaining = instant.timeIntervalSince(read())
+            guard remaining > 0 else { return try Task.checkCancellation() }
+            try await Task.sleep(for: .seconds(remaining))  // safe: the transport clock's own wait, cancelled with its task
+        }
+    }
+
+    /// A clock that reads `read` and waits with `sleep` until an instant of its own.
+    public init(read: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (_ until: Date) async throws -> Void) {
+        self.read = read
+        self.waitUntil = sleep
+    }
+
+    /// Suspends until `interval` has passed on this clock (a retry's backoff, waiting out a neighbour that is away).
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled first.
+    public func sleep(for interval: Duration) async throws {
+        let parts = interval.components
+        try await waitUntil(now().addingTimeInterval(Double(parts.seconds) + Double(parts.attoseconds) / 1e18))
     }
 
     /// The system's real time.

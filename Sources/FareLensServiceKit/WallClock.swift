@@ -16,12 +16,40 @@ public protocol WallClock: Sendable {
     func plan(_ work: String, next: @escaping @Sendable () -> Date?)
     /// Forgets `work`'s plan (its service is stopping).
     func unplan(_ work: String)
+    /// Suspends until `interval` of this clock's time has passed: every
+    /// periodic loop of a service waits here, never on `Task.sleep` with a
+    /// real duration, so a test's manual clock runs the loop when the test
+    /// moves time and not otherwise. A real wait is never shorter than `floor`.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled first.
+    func sleep(for interval: Duration, floor: Duration) async throws
+    /// Suspends until this clock reads `instant` or later (at once if it already does).
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled first.
+    func sleep(until instant: Date, floor: Duration) async throws
 }
 
 extension WallClock {
     public var rate: Double { 1 }
     public func plan(_ work: String, next: @escaping @Sendable () -> Date?) {}
     public func unplan(_ work: String) {}
+
+    /// Really waits ``realDuration(of:floor:)``: the clock's interval, sped up with it.
+    public func sleep(for interval: Duration, floor: Duration) async throws {
+        try await Task.sleep(for: realDuration(of: interval, floor: floor))  // safe: the clock's own wait, cancelled with its task
+    }
+
+    /// Really waits until the clock should read `instant`, at least `floor` when it does not yet.
+    public func sleep(until instant: Date, floor: Duration) async throws {
+        let remaining = instant.timeIntervalSince(now())
+        if remaining <= 0 { return try Task.checkCancellation() }
+        try await sleep(for: .seconds(remaining), floor: floor)
+    }
+
+    /// ``sleep(for:floor:)`` with a 20 ms floor.
+    public func sleep(for interval: Duration) async throws {
+        try await sleep(for: interval, floor: .milliseconds(20))
+    }
 
     /// How long to really wait for `interval` of this clock's time to pass,
     /// never less than `floor`. Services schedule their periodic work (sweeps,

@@ -2,12 +2,57 @@ public import FareLensServiceKit
 public import Foundation
 import Synchronization
 
-/// A wall clock that moves only when a test says so.
+/// A wall clock that moves only when a test says so. A service's periodic
+/// loop waiting on it (``WallClock/sleep(for:floor:)``) runs when
+/// ``advance(by:)`` reaches its instant, never because real time passed:
+/// a test moves time, then waits for the work it made due.
 public final class ManualWallClock: WallClock {
     private let current: Mutex<Date>
+    private let sleepers = ClockSleepers()
+
     /// Starts at `start`.
     public init(_ start: Date = Date(timeIntervalSince1970: 1_790_000_000)) { current = Mutex(start) }
+
     public func now() -> Date { current.withLock { $0 } }
-    /// Moves the clock forward.
-    public func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
+
+    /// Moves the clock forward and wakes every loop whose wait it reached.
+    public func advance(by seconds: TimeInterval) {
+        let now = current.withLock { now in
+            now += seconds
+            return now
+        }
+        sleepers.resume(upTo: now)
+    }
+
+    public func sleep(for interval: Duration, floor: Duration) async throws {
+        let parts = interval.components
+        try await sleep(until: now().addingTimeInterval(Double(parts.seconds) + Double(parts.attoseconds) / 1e18), floor: floor)
+    }
+
+    public func sleep(until instant: Date, floor: Duration) async throws {
+        try await sleepers.wait(until: instant, now: now())
+    }
+
+    /// How many tasks wait on this clock now.
+    public var sleeping: Int { sleepers.count }
+
+    /// Waits (really, polling, at most `limit`) until at least `count` tasks
+    /// wait on this clock: the loops have come round to their waits, so the
+    /// work before them is done. Returns whether they did in time.
+    @discardableResult
+    public func waitUntilSleeping(_ count: Int = 1, limit: Duration = .seconds(30)) async -> Bool {
+        let end = ContinuousClock.now + limit
+        while sleepers.count < count {
+            guard ContinuousClock.now < end else { return false }
+            try? await Task.sleep(for: .milliseconds(2))  // safe: bounded test polling, never a timing assertion
+        }
+        return true
+    }
+}
+
+extension TransportClock {
+    /// A transport clock that reads `manual` and waits until the test moves it.
+    public init(following manual: ManualWallClock) {
+        self.init(read: { manual.now() }, sleep: { instant in try await manual.sleep(until: instant, floor: .zero) })
+    }
 }

@@ -92,7 +92,7 @@ actor ScoringService: ServiceBehaviour {
             group.addTask {
                 while !Task.isCancelled {
                     await self.keepHouse()
-                    try? await Task.sleep(for: self.clock.realDuration(of: self.housekeepingInterval))  // safe: the housekeeping period; ends on cancellation
+                    try? await self.clock.sleep(for: self.housekeepingInterval)  // the clock's time: the housekeeping period; ends on cancellation
                 }
                 self.fares.cancel()
                 self.events.finish()

@@ -12,7 +12,7 @@ extension AlertsService {
         !error.kind.isTransient && error.remoteCode != "storage"
     }
 
-    /// `attempt`'s result, tried again every second while it fails —
+    /// `attempt`'s result, tried again every second of the transport clock while it fails —
     /// `message` logged at `level` at the first and every tenth failure —
     /// unless `isFinal` says the failure is the answer itself (trying again
     /// would get it again): then that failure. Nil once the task is
@@ -35,7 +35,7 @@ extension AlertsService {
                     logger.log(level: level, message, metadata: metadata.merging(["attempt": "\(failures + 1)", "error": "\(error)"]) { $1 })
                 }
                 failures += 1
-                try? await Task.sleep(for: .seconds(1))  // safe: waiting for the failure to pass; ends on cancellation
+                try? await transport.sleep(for: .seconds(1))  // real time (the transport clock): waiting for the failure to pass; ends on cancellation
             }
         }
         return nil

@@ -42,12 +42,13 @@ import Testing
             try db.execute(sql: "CREATE TEMP TRIGGER refuse BEFORE INSERT ON alert BEGIN SELECT refuse_alert(); END")
         }
         let deciding = Task { await fixture.alerts.decide([fixture.crossing(user, sequence: 1)]) }
-        try await waitUntil("the transaction failed twice") { attempts.get() >= 2 }
+        try await fixture.retryUntil("the transaction failed twice") { attempts.get() >= 2 }
         #expect(try fixture.rows(user).isEmpty)
         #expect(try await fixture.database.writer.read { db in try ServiceDatabase.appliedEventCount(in: db) } == 0, "the inbox row is rolled back with the decision")
         // A retry decides again at its own instant: 23:00 in New York by now, quiet hours.
-        fixture.clock.advance(by: 11 * 3_600)
         try await fixture.database.writer.write { db in try db.execute(sql: "DROP TRIGGER refuse") }
+        fixture.clock.advance(by: 11 * 3_600)
+        try await fixture.retryUntil("decided once the disk has room") { ((try? fixture.rows(user)) ?? []).count == 1 }
         let decided = await deciding.value
         #expect(decided.map(\.decisionValue) == [.held])
         #expect(decided.map(\.decidedAtUnixMs) == [fixture.clock.now().unixMilliseconds])

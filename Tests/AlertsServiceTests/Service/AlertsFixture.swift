@@ -124,7 +124,7 @@ struct AlertsFixture {
         let policy = RetryPolicy(maxAttempts: 3, initialBackoff: .seconds(10), maxBackoff: .seconds(60), jitter: 0)
         let transport = wire ?? clock
         return AlertsService(
-            database: database, bus: bus, clock: clock, transport: TransportClock { transport.now() }, channels: channels,
+            database: database, bus: bus, clock: clock, transport: TransportClock(following: transport), channels: channels,
             backoff: { attempt, retryAfter in policy.delay(afterAttempt: attempt, retryAfter: retryAfter) }, deliveryTick: tick, gathering: gathering,
             logger: logger)
     }
@@ -196,6 +196,29 @@ struct AlertsFixture {
         event.check.departureDate = CalendarDate(year: 2026, month: 9, day: 1)!.message
         event.check.belowThreshold = true
         return event
+    }
+
+    /// Moves the transport clock one retry interval (1 s) each time a retry
+    /// waits on it, until `condition` holds: a failure is waited out because
+    /// the test moves time, never because a real second passed. Bounded by
+    /// `limit` of real time.
+    func retryUntil(_ what: String, limit: Duration = .seconds(20), _ condition: () -> Bool) async throws {
+        try await waitUntil(what, limit: limit) {
+            if condition() { return true }
+            if wire.sleeping > 0 { wire.advance(by: 1) }
+            return false
+        }
+    }
+
+    /// Waits until a retry waits on the transport clock (the attempt before
+    /// it has failed), moves the clock one retry interval, and waits until a
+    /// retry waits again: the attempt after it has failed too. Needs a
+    /// transport clock of its own (`wireStart`), so no other loop waits on it.
+    func failTwice(_ what: String) async throws {
+        guard wire !== clock else { throw WaitTimedOut(what: "\(what): needs a transport clock of its own (wireStart)") }
+        guard await wire.waitUntilSleeping(1) else { throw WaitTimedOut(what: "\(what): a first failed attempt") }
+        wire.advance(by: 1)
+        guard await wire.waitUntilSleeping(1) else { throw WaitTimedOut(what: "\(what): a second failed attempt") }
     }
 
     func rows(_ user: String) throws -> [AlertRow] {

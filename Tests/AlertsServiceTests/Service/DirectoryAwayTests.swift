@@ -14,7 +14,7 @@ import Testing
     func decisionsWaitForTheDirectory() async throws {
         // The alerts service on a bus of its own, where subscription answers and the directory is served only later.
         let alertsBus = MessageBus()
-        let fixture = try AlertsFixture(alertsBus: alertsBus)
+        let fixture = try AlertsFixture(alertsBus: alertsBus, wireStart: Date(timeIntervalSince1970: 1_800_000_000))
         try alertsBus.serve(GetUserRequest.self) { request, _ in try await fixture.subscription.user(request) }
         try alertsBus.serve(GetUsersRequest.self) { request, _ in try await fixture.subscription.users(request) }
         try alertsBus.serve(PreferredAirportUsersRequest.self) { request, _ in try await fixture.subscription.preferredAirportUsers(request) }
@@ -33,12 +33,12 @@ import Testing
         crossing.check.lowestPrice = usd(65_000)
         crossing.check.belowThreshold = true
         try await alertsBus.publish(crossing)
-        // Away for more than one retry interval (1 s): the codes are asked about at least twice meanwhile.
-        try await Task.sleep(for: .milliseconds(1_500))  // safe: a bounded window in which nothing may be recorded
+        // Asked, failed, asked again one retry interval later and failed again: nothing recorded meanwhile.
+        try await fixture.failTwice("the codes asked about while the directory is away")
         #expect(try fixture.rows(jo).isEmpty)
         #expect(try fixture.rows(kai).isEmpty)
         try fixture.directory.serve(on: alertsBus)
-        try await waitUntil("both decided once the directory answers", limit: .seconds(20)) {
+        try await fixture.retryUntil("both decided once the directory answers") {
             ((try? fixture.rows(jo)) ?? []).count == 1 && ((try? fixture.rows(kai)) ?? []).count == 1
         }
         #expect(try fixture.rows(jo).map(\.decisionValue) == [.sent], "LCY is in LON, which jo prefers")

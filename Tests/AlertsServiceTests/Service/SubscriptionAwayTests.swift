@@ -27,7 +27,7 @@ import Testing
     func dealsWaitForSubscription() async throws {
         // The alerts service on a bus of its own, where subscription is served only later.
         let alertsBus = MessageBus()
-        let fixture = try AlertsFixture(alertsBus: alertsBus)
+        let fixture = try AlertsFixture(alertsBus: alertsBus, wireStart: Date(timeIntervalSince1970: 1_800_000_000))
         try fixture.directory.serve(on: alertsBus)
         try fixture.serveRouteWatchers(on: alertsBus)
         let user = try await fixture.user("jo@example.com", tier: .pro, airports: ["JFK"])
@@ -35,12 +35,12 @@ import Testing
         defer { running.cancel() }
         try await alertsBus.publish(Self.deal("d-refused", origin: "J1K"))
         try await alertsBus.publish(Self.deal("d-1", origin: "JFK"))
-        // Away for more than one retry interval (1 s): the deals are asked about at least twice meanwhile.
-        try await Task.sleep(for: .milliseconds(1_500))  // safe: a bounded window in which nothing may be recorded
+        // Asked, failed, asked again one retry interval later and failed again: nothing recorded meanwhile.
+        try await fixture.failTwice("the deals asked about while subscription is away")
         #expect(try fixture.rows(user).isEmpty)
         try alertsBus.serve(PreferredAirportUsersRequest.self) { request, _ in try await fixture.subscription.preferredAirportUsers(request) }
         try alertsBus.serve(GetUsersRequest.self) { request, _ in try await fixture.subscription.users(request) }
-        try await waitUntil("the deal decided once subscription answers", limit: .seconds(20)) { ((try? fixture.rows(user)) ?? []).count == 1 }
+        try await fixture.retryUntil("the deal decided once subscription answers") { ((try? fixture.rows(user)) ?? []).count == 1 }
         let rows = try fixture.rows(user)
         #expect(rows.map(\.dealID) == ["d-1"])
         #expect(rows.first?.decisionValue == .sent)

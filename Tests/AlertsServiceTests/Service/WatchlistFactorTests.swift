@@ -96,7 +96,7 @@ import Testing
     func dealsWaitForTheWatchlistService() async throws {
         // The alerts service on a bus of its own: subscription and the directory answer, watchlist only later.
         let alertsBus = MessageBus()
-        let fixture = try AlertsFixture(alertsBus: alertsBus)
+        let fixture = try AlertsFixture(alertsBus: alertsBus, wireStart: Date(timeIntervalSince1970: 1_800_000_000))
         try fixture.directory.serve(on: alertsBus)
         try alertsBus.serve(PreferredAirportUsersRequest.self) { request, _ in try await fixture.subscription.preferredAirportUsers(request) }
         try alertsBus.serve(GetUsersRequest.self) { request, _ in try await fixture.subscription.users(request) }
@@ -107,11 +107,11 @@ import Testing
         var event = ExceptionalDeal()
         event.deal = Self.deal("d-1", "JFK", "NRT", score: 90)
         try await alertsBus.publish(event)
-        // Away for more than one retry interval (1 s): the route is asked about at least twice meanwhile.
-        try await Task.sleep(for: .milliseconds(1_500))  // safe: a bounded window in which nothing may be recorded
+        // Asked, failed, asked again one retry interval later and failed again: nothing recorded meanwhile.
+        try await fixture.failTwice("the route asked about while watchlist is away")
         #expect(try fixture.rows(user).isEmpty)
         try fixture.serveRouteWatchers(on: alertsBus)
-        try await waitUntil("the deal decided once watchlist answers", limit: .seconds(20)) { ((try? fixture.rows(user)) ?? []).count == 1 }
+        try await fixture.retryUntil("the deal decided once watchlist answers") { ((try? fixture.rows(user)) ?? []).count == 1 }
         let row = try #require(try fixture.rows(user).first)
         #expect(row.decisionValue == .sent)
         #expect(abs(row.queueScore - 90 * 1.2 * 2) < 1e-9)
