@@ -115,44 +115,63 @@ private final class LoopCounts: Sendable {
 /// Wakes a task waiting for room in a bounded queue. One waiter at a time
 /// (the connection's reading loop); closed when the consumer ends.
 final class RoomSignal: Sendable {
-    private struct State {
-        var waiter: CheckedContinuation<Void, Never>?
-        var closed = false
-    }
-    private let state = Mutex(State())
+    private let state = Mutex(RoomSignalState<CheckedContinuation<Void, Never>>())
 
     /// Waits until `hasRoom()` holds, or the signal is closed.
     func wait(until hasRoom: () -> Bool) async {
         while !hasRoom() {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state in
-                    if state.closed || hasRoom() { return true }
-                    state.waiter = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
+                if state.withLock({ $0.wait(continuation, hasRoom: hasRoom()) }) { continuation.resume() }
             }
-            if state.withLock({ $0.closed }) { return }
+            if state.withLock({ $0.isClosed }) { return }
         }
     }
 
     /// Room was made.
     func signal() {
-        let waiter = state.withLock { state in
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
+        state.withLock { $0.signal() }?.resume()
     }
 
     /// The consumer is gone: release the waiter for good.
     func close() {
-        let waiter = state.withLock { state in
-            state.closed = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
+        state.withLock { $0.close() }?.resume()
+    }
+}
+
+/// ``RoomSignal``'s state machine, without I/O: whether it is closed, and
+/// who waits. Generic over the waiter, so its tests need no task.
+struct RoomSignalState<Waiter> {
+    private enum State {
+        case open(waiter: Waiter?)
+        case closed
+    }
+
+    private var state: State = .open(waiter: nil)
+
+    var isClosed: Bool {
+        if case .closed = state { true } else { false }
+    }
+
+    /// Keeps `waiter` and returns false; returns true (resume it now)
+    /// when the signal is closed or there is room already.
+    mutating func wait(_ waiter: Waiter, hasRoom: Bool) -> Bool {
+        guard case .open = state, !hasRoom else { return true }
+        state = .open(waiter: waiter)
+        return false
+    }
+
+    /// Room was made: the waiter to resume, if one waits.
+    mutating func signal() -> Waiter? {
+        guard case .open(let waiter) = state else { return nil }
+        state = .open(waiter: nil)
+        return waiter
+    }
+
+    /// Closed for good: the waiter to resume, if one waits.
+    mutating func close() -> Waiter? {
+        defer { state = .closed }
+        if case .open(let waiter) = state { return waiter }
+        return nil
     }
 }
 

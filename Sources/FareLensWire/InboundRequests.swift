@@ -22,16 +22,7 @@ final class InboundRequests: Sendable {
     /// the node's samples, docs/performance.md "Speed, sixth pass").
     typealias Answer = nonisolated(nonsending) @Sendable (WireEnvelope) async -> WireEnvelope
 
-    private struct State {
-        var answer: Answer?
-        var limit = 0
-        /// The requests being answered, by id; nil until the task answering
-        /// it is recorded (it may run, and even finish, before that).
-        var tasks: [UInt64: Task<Void, Never>?] = [:]
-        var nextID: UInt64 = 0
-        var closed = false
-    }
-    private let state = Mutex(State())
+    private let state = Mutex(RequestAdmission<Answer, Task<Void, Never>>())
     let executor: EventLoopTaskExecutor
 
     init(eventLoop: any EventLoop) {
@@ -40,10 +31,7 @@ final class InboundRequests: Sendable {
 
     /// Starts answering with `answer`, at most `limit` at once.
     func install(limit: Int, answer: @escaping Answer) {
-        state.withLock { state in
-            state.answer = answer
-            state.limit = limit
-        }
+        state.withLock { $0.install(limit: limit, answer: answer) }
     }
 
     /// Answers `request` from `connection`, or returns false when no answer
@@ -55,15 +43,7 @@ final class InboundRequests: Sendable {
     /// never waits is written before the next frame is decoded, without the
     /// task's first job being queued on the loop and run a turn later.
     func start(_ request: WireEnvelope, on connection: PeerConnection) -> Bool {
-        enum Verdict { case notInstalled, closed, overloaded(Int), admitted(UInt64, Answer) }
-        let verdict: Verdict = state.withLock { state in
-            guard let answer = state.answer else { return .notInstalled }
-            if state.closed { return .closed }
-            guard state.tasks.count < state.limit else { return .overloaded(state.limit) }
-            state.nextID &+= 1
-            state.tasks[state.nextID] = .some(nil)
-            return .admitted(state.nextID, answer)
-        }
+        let verdict = state.withLock { $0.admit() }
         switch verdict {
         case .notInstalled: return false
         case .closed: return true
@@ -91,25 +71,15 @@ final class InboundRequests: Sendable {
     /// cancel it: unless it has finished already, or the connection closed
     /// while it was being started (then it is cancelled now).
     private func record(_ task: Task<Void, Never>, as id: UInt64) {
-        let cancelNow = state.withLock { state in
-            if state.closed { return true }
-            if state.tasks.index(forKey: id) != nil { state.tasks[id] = .some(task) }
-            return false
-        }
-        if cancelNow { task.cancel() }
+        if state.withLock({ $0.record(task, as: id) }) { task.cancel() }
     }
 
     private func finished(_ id: UInt64) {
-        _ = state.withLock { $0.tasks.removeValue(forKey: id) }
+        state.withLock { $0.finished(id) }
     }
 
     /// The connection closed: cancels every request still being answered.
     func cancelAll() {
-        let tasks = state.withLock { state in
-            state.closed = true
-            defer { state.tasks = [:] }
-            return state.tasks.values.compactMap { $0 }
-        }
-        for task in tasks { task.cancel() }
+        for task in state.withLock({ $0.close() }) { task.cancel() }
     }
 }

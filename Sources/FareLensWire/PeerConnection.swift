@@ -65,18 +65,12 @@ final class PeerConnection: Sendable {
         var waiting: [UInt64: Waiting] = [:]
         var deadlines = RequestDeadlines()
         var nextCorrelationID: UInt64 = 0
-        var closeReason: String?
-        var onClose: [@Sendable () -> Void] = []
+        var lifecycle = PeerLifecycle()
     }
 
     /// Runs `action` once the connection has closed (at once if it has).
     func whenClosed(_ action: @escaping @Sendable () -> Void) {
-        let now = state.withLockedValue { state in
-            if state.closeReason != nil { return true }
-            state.onClose.append(action)
-            return false
-        }
-        if now { action() }
+        state.withLockedValue { $0.lifecycle.whenClosed(action) }?()
     }
 
     /// Its frame and byte counters, when it has them (a hub names them after the hello).
@@ -159,7 +153,7 @@ final class PeerConnection: Sendable {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<WireEnvelope, BusError>, Never>) in
                 let waiting = Waiting(continuation: continuation, deadline: .now() + .nanoseconds(budget), typeName: typeName, budgetNanoseconds: budget, address: address)
                 let (refused, arming): (String?, RequestDeadlines.Arming?) = state.withLockedValue { state in
-                    if let reason = state.closeReason { return (reason, nil) }
+                    if let reason = state.lifecycle.closeReason { return (reason, nil) }
                     state.waiting[id] = waiting
                     let arming = state.deadlines.add(id: id, deadline: waiting.deadline, waiting: state.waiting.count) {
                         state.waiting.map { RequestDeadlines.Entry(deadline: $0.value.deadline, id: $0.key) }
@@ -221,9 +215,8 @@ final class PeerConnection: Sendable {
     /// request and ends ``inbound``.
     func closed(reason: String) {
         let (waiting, onClose) = state.withLockedValue { state -> ([Waiting], [@Sendable () -> Void]) in
-            if state.closeReason == nil { state.closeReason = reason }
-            defer { state.waiting.removeAll(); state.deadlines.removeAll(); state.onClose.removeAll() }
-            return (Array(state.waiting.values), state.onClose)
+            defer { state.waiting.removeAll(); state.deadlines.removeAll() }
+            return (Array(state.waiting.values), state.lifecycle.close(reason: reason))
         }
         requests.cancelAll()
         WireTimeline.flush()
