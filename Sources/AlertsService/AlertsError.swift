@@ -1,33 +1,23 @@
-public import FareLensBus
+public import FareLensServiceKit
 
 /// What the alerts service answers when it cannot do what was asked: a
 /// stable code (the `remote_code` its callers see) and a message naming the
 /// field or alert at fault. Codes are listed in `Protos/alerts.proto`.
-public struct AlertsError: ServiceError, Equatable, CustomStringConvertible {
-    private enum Kind: Equatable, Sendable {
-        case invalidField
-        case unknownUser
-        case unknownAirport
-        case notFound
-        case notDeadLettered
-        case notSetAside
-        case subscriptionUnavailable
-        case storage
-    }
+public typealias AlertsError = ServiceFailure<AlertsErrorKind>
 
-    private let kind: Kind
-    /// The request field at fault, when one is.
-    public let field: String?
-    public let message: String
-
-    private init(_ kind: Kind, field: String? = nil, _ message: String) {
-        self.kind = kind
-        self.field = field
-        self.message = message
-    }
+/// The kinds of ``AlertsError``, each with its code.
+public enum AlertsErrorKind: ServiceFailureKind {
+    case invalidField
+    case unknownUser
+    case unknownAirport
+    case notFound
+    case notDeadLettered
+    case notSetAside
+    case subscriptionUnavailable
+    case storage
 
     public var code: String {
-        switch kind {
+        switch self {
         case .invalidField: "invalid-field"
         case .unknownUser: "unknown-user"
         case .unknownAirport: "unknown-airport"
@@ -38,9 +28,9 @@ public struct AlertsError: ServiceError, Equatable, CustomStringConvertible {
         case .storage: "storage"
         }
     }
+}
 
-    public var description: String { "\(code): \(message)" }
-
+extension ServiceFailure where Kind == AlertsErrorKind {
     /// A field is missing or out of range; `field` is its name in the request.
     public static func invalidField(_ field: String, _ reason: String) -> AlertsError {
         .init(.invalidField, field: field, "\(field): \(reason)")
@@ -72,5 +62,9 @@ public struct AlertsError: ServiceError, Equatable, CustomStringConvertible {
     /// The service's database failed.
     public static func storage(_ reason: String) -> AlertsError {
         .init(.storage, "storage: \(reason)")
+    }
+    /// The service's database failed with `error` (kept as ``underlying``).
+    public static func storage(_ error: any Error) -> AlertsError {
+        .init(.storage, "storage: \(error)", underlying: error)
     }
 }

@@ -185,7 +185,7 @@ actor AlertsService: ServiceBehaviour {
 
     /// Runs `body`, passing an ``AlertsError`` through and turning any other error into `storage`.
     static func catching<T>(_ body: () throws -> T) throws(AlertsError) -> T {
-        do { return try body() } catch let error as AlertsError { throw error } catch { throw .storage("\(error)") }
+        do { return try body() } catch let error as AlertsError { throw error } catch { throw .storage(error) }
     }
 
     /// "a", the decision time in 12 hex digits of Unix milliseconds, and 16

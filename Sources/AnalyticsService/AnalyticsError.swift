@@ -1,36 +1,26 @@
-public import FareLensBus
+public import FareLensServiceKit
 
 /// What the analytics service answers when it cannot do what was asked: a
 /// stable code (the `remote_code` its callers see) and a message naming the
 /// field at fault. Codes are listed in `Protos/analytics.proto`.
-public struct AnalyticsError: ServiceError, Equatable, CustomStringConvertible {
-    private enum Kind: Equatable, Sendable {
-        case invalidField
-        case unknownUser
-        case storage
-    }
+public typealias AnalyticsError = ServiceFailure<AnalyticsErrorKind>
 
-    private let kind: Kind
-    /// The request field at fault, when one is (e.g. `to_date`).
-    public let field: String?
-    public let message: String
-
-    private init(_ kind: Kind, field: String? = nil, _ message: String) {
-        self.kind = kind
-        self.field = field
-        self.message = message
-    }
+/// The kinds of ``AnalyticsError``, each with its code.
+public enum AnalyticsErrorKind: ServiceFailureKind {
+    case invalidField
+    case unknownUser
+    case storage
 
     public var code: String {
-        switch kind {
+        switch self {
         case .invalidField: "invalid-field"
         case .unknownUser: "unknown-user"
         case .storage: "storage"
         }
     }
+}
 
-    public var description: String { "\(code): \(message)" }
-
+extension ServiceFailure where Kind == AnalyticsErrorKind {
     /// A field is missing or out of range; `field` is its name in the request.
     public static func invalidField(_ field: String, _ reason: String) -> AnalyticsError {
         .init(.invalidField, field: field, "\(field): \(reason)")
@@ -44,5 +34,9 @@ public struct AnalyticsError: ServiceError, Equatable, CustomStringConvertible {
     /// The service's database failed.
     public static func storage(_ reason: String) -> AnalyticsError {
         .init(.storage, "storage: \(reason)")
+    }
+    /// The service's database failed with `error` (kept as ``underlying``).
+    public static func storage(_ error: any Error) -> AnalyticsError {
+        .init(.storage, "storage: \(error)", underlying: error)
     }
 }

@@ -115,7 +115,7 @@ actor AnalyticsService: ServiceBehaviour {
     }
 
     static func catching<T>(_ body: () throws -> T) throws(AnalyticsError) -> T {
-        do { return try body() } catch { throw .storage("\(error)") }
+        do { return try body() } catch { throw .storage(error) }
     }
 
     /// Whether any of the user's pseudonyms opted out.

@@ -2,11 +2,11 @@ public import GRDB
 
 /// Transactions for a service whose requests fail with its own error type:
 /// the body's own errors come out as they are, and anything else (SQLite,
-/// a full disk) becomes the service's storage error.
+/// a full disk) becomes the service's storage error, which keeps it as its cause.
 extension ServiceDatabase {
     /// A write transaction; see the extension's summary.
     public func write<T: Sendable, E: Error>(
-        _ body: @Sendable (Database) throws(E) -> T, storageError: (String) -> E
+        _ body: @Sendable (Database) throws(E) -> T, storageError: (any Error) -> E
     ) throws(E) -> T {
         do {
             // The pool's own write, not `write(_:)`: that one turns every error into a StoreError.
@@ -14,7 +14,7 @@ extension ServiceDatabase {
         } catch let error as E {
             throw error
         } catch {
-            throw storageError("\(error)")
+            throw storageError(error)
         }
     }
 
@@ -30,23 +30,23 @@ extension ServiceDatabase {
 
     /// ``writeToEnd(_:)`` with the errors of ``write(_:storageError:)``.
     public func writeToEnd<T: Sendable, E: Error>(
-        _ body: @escaping @Sendable (Database) throws(E) -> T, storageError: (String) -> E
+        _ body: @escaping @Sendable (Database) throws(E) -> T, storageError: (any Error) -> E
     ) async throws(E) -> T {
         do {
             return try await writeToEnd { db in try body(db) }
         } catch let error as E {
             throw error
         } catch {
-            throw storageError("\(error)")
+            throw storageError(error)
         }
     }
 
     /// A read; any failure becomes the service's storage error.
-    public func read<T: Sendable, E: Error>(_ body: @Sendable (Database) throws -> T, storageError: (String) -> E) throws(E) -> T {
+    public func read<T: Sendable, E: Error>(_ body: @Sendable (Database) throws -> T, storageError: (any Error) -> E) throws(E) -> T {
         do {
             return try writer.read { db in try body(db) }
         } catch {
-            throw storageError("\(error)")
+            throw storageError(error)
         }
     }
 }

@@ -1,32 +1,23 @@
-public import FareLensBus
+public import FareLensServiceKit
 
 /// What the scoring service answers when it cannot do what was asked: a
 /// stable code (the `remote_code` its callers see) and a message naming the
 /// field at fault. Codes are listed in `Protos/scoring.proto`.
-public struct ScoringError: ServiceError, Equatable, CustomStringConvertible {
-    private enum Kind: String, Sendable {
-        case invalidField = "invalid-field"
-        case invalidCursor = "invalid-cursor"
-        case unknownAirport = "unknown-airport"
-        case unknownUser = "unknown-user"
-        case unavailable = "service-unavailable"
-        case storage = "storage"
-    }
+public typealias ScoringError = ServiceFailure<ScoringErrorKind>
 
-    private let kind: Kind
-    /// The request field at fault, when one is (e.g. `price`).
-    public let field: String?
-    public let message: String
+/// The kinds of ``ScoringError``, each with its code.
+public enum ScoringErrorKind: String, ServiceFailureKind {
+    case invalidField = "invalid-field"
+    case invalidCursor = "invalid-cursor"
+    case unknownAirport = "unknown-airport"
+    case unknownUser = "unknown-user"
+    case unavailable = "service-unavailable"
+    case storage = "storage"
 
-    private init(_ kind: Kind, field: String? = nil, _ message: String) {
-        self.kind = kind
-        self.field = field
-        self.message = message
-    }
+    public var code: String { rawValue }
+}
 
-    public var code: String { kind.rawValue }
-    public var description: String { "\(code): \(message)" }
-
+extension ServiceFailure where Kind == ScoringErrorKind {
     /// A field is missing or out of range; `field` is its name in the request.
     public static func invalidField(_ field: String, _ reason: String) -> ScoringError {
         .init(.invalidField, field: field, "\(field): \(reason)")
@@ -50,5 +41,9 @@ public struct ScoringError: ServiceError, Equatable, CustomStringConvertible {
     /// The service's database failed.
     public static func storage(_ reason: String) -> ScoringError {
         .init(.storage, "storage: \(reason)")
+    }
+    /// The service's database failed with `error` (kept as ``underlying``).
+    public static func storage(_ error: any Error) -> ScoringError {
+        .init(.storage, "storage: \(error)", underlying: error)
     }
 }

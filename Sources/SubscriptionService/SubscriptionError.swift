@@ -1,37 +1,28 @@
-public import FareLensBus
+public import FareLensServiceKit
 
 /// What the subscription service answers when it cannot do what was asked:
 /// a stable code (the `remote_code` its callers see) and a message naming
 /// the field or user at fault. Codes are listed in `Protos/subscription.proto`.
-public struct SubscriptionError: ServiceError, Equatable, CustomStringConvertible {
-    private enum Kind: String, Sendable {
-        case invalidField = "invalid-field"
-        case unknownUser = "unknown-user"
-        case emailTaken = "email-taken"
-        case unknownAirport = "unknown-airport"
-        case airportLimit = "airport-limit"
-        case airportsUnavailable = "airports-unavailable"
-        case storage = "storage"
-        case weakPassword = "weak-password"
-        case invalidCredentials = "invalid-credentials"
-        case invalidRefreshToken = "invalid-refresh-token"
-        case refreshTokenReused = "refresh-token-reused"
-    }
+public typealias SubscriptionError = ServiceFailure<SubscriptionErrorKind>
 
-    private let kind: Kind
-    /// The request field at fault, when one is (e.g. `time_zone`).
-    public let field: String?
-    public let message: String
+/// The kinds of ``SubscriptionError``, each with its code.
+public enum SubscriptionErrorKind: String, ServiceFailureKind {
+    case invalidField = "invalid-field"
+    case unknownUser = "unknown-user"
+    case emailTaken = "email-taken"
+    case unknownAirport = "unknown-airport"
+    case airportLimit = "airport-limit"
+    case airportsUnavailable = "airports-unavailable"
+    case storage = "storage"
+    case weakPassword = "weak-password"
+    case invalidCredentials = "invalid-credentials"
+    case invalidRefreshToken = "invalid-refresh-token"
+    case refreshTokenReused = "refresh-token-reused"
 
-    private init(_ kind: Kind, field: String? = nil, _ message: String) {
-        self.kind = kind
-        self.field = field
-        self.message = message
-    }
+    public var code: String { rawValue }
+}
 
-    public var code: String { kind.rawValue }
-    public var description: String { "\(code): \(message)" }
-
+extension ServiceFailure where Kind == SubscriptionErrorKind {
     /// A field is missing or malformed; `field` is its name in the request.
     public static func invalidField(_ field: String, _ reason: String) -> SubscriptionError {
         .init(.invalidField, field: field, "\(field): \(reason)")
@@ -75,5 +66,9 @@ public struct SubscriptionError: ServiceError, Equatable, CustomStringConvertibl
     /// The service's database failed.
     public static func storage(_ reason: String) -> SubscriptionError {
         .init(.storage, "storage: \(reason)")
+    }
+    /// The service's database failed with `error` (kept as ``underlying``).
+    public static func storage(_ error: any Error) -> SubscriptionError {
+        .init(.storage, "storage: \(error)", underlying: error)
     }
 }

@@ -167,7 +167,7 @@ actor SubscriptionService: ServiceBehaviour {
         do {
             records = try database.writer.read { db in try UserRecord.fetchAll(db, keys: ids) }
         } catch {
-            throw .storage("\(error)")
+            throw .storage(error)
         }
         let byID = Dictionary(records.map { ($0.userID, $0) }, uniquingKeysWith: { first, _ in first })
         var response = GetUsersResponse()
@@ -287,7 +287,7 @@ actor SubscriptionService: ServiceBehaviour {
                 return try UserRecord.filter(Column("email") == (email ?? "").trimmingCharacters(in: .whitespaces).lowercased()).fetchOne(db)
             }
         } catch {
-            throw .storage("\(error)")
+            throw .storage(error)
         }
         guard let record else { throw .unknownUser(userID ?? email ?? "") }
         return record
@@ -298,7 +298,7 @@ actor SubscriptionService: ServiceBehaviour {
     }
 
     static func catching<T>(_ body: () throws -> T) throws(SubscriptionError) -> T {
-        do { return try body() } catch { throw .storage("\(error)") }
+        do { return try body() } catch { throw .storage(error) }
     }
 
     /// Writes `TrialEnding` for `record` at `stage` into the event outbox

@@ -1,38 +1,28 @@
-public import FareLensBus
+public import FareLensServiceKit
 
 /// What the watchlist service answers when it cannot do what was asked: a
 /// stable code (the `remote_code` its callers see) and a message naming the
 /// field or watchlist at fault. Codes are listed in `Protos/watchlist.proto`.
-public struct WatchlistError: ServiceError, Equatable, CustomStringConvertible {
-    private enum Kind: Equatable, Sendable {
-        case invalidField
-        case unknownAirport
-        case notFound
-        case watchlistLimit
-        case watchlistInactive
-        case watchlistExists
-        case thresholdCurrency
-        case unknownUser
-        case subscriptionUnavailable
-        case searchUnavailable
-        case storage
-        /// A code another service answered, passed through as it is.
-        case passedThrough(String)
-    }
+public typealias WatchlistError = ServiceFailure<WatchlistErrorKind>
 
-    private let kind: Kind
-    /// The request field at fault, when one is (e.g. `destination`).
-    public let field: String?
-    public let message: String
-
-    private init(_ kind: Kind, field: String? = nil, _ message: String) {
-        self.kind = kind
-        self.field = field
-        self.message = message
-    }
+/// The kinds of ``WatchlistError``, each with its code.
+public enum WatchlistErrorKind: ServiceFailureKind {
+    case invalidField
+    case unknownAirport
+    case notFound
+    case watchlistLimit
+    case watchlistInactive
+    case watchlistExists
+    case thresholdCurrency
+    case unknownUser
+    case subscriptionUnavailable
+    case searchUnavailable
+    case storage
+    /// A code another service answered, passed through as it is.
+    case passedThrough(String)
 
     public var code: String {
-        switch kind {
+        switch self {
         case .invalidField: "invalid-field"
         case .unknownAirport: "unknown-airport"
         case .notFound: "not-found"
@@ -47,9 +37,9 @@ public struct WatchlistError: ServiceError, Equatable, CustomStringConvertible {
         case .passedThrough(let code): code
         }
     }
+}
 
-    public var description: String { "\(code): \(message)" }
-
+extension ServiceFailure where Kind == WatchlistErrorKind {
     /// A threshold in a currency the route's fares are not priced in: it
     /// would never be compared (currencies are not converted yet).
     public static func thresholdCurrency(_ given: String, origin: String, pricedIn: String) -> WatchlistError {
@@ -96,6 +86,10 @@ public struct WatchlistError: ServiceError, Equatable, CustomStringConvertible {
     /// The service's database failed.
     public static func storage(_ reason: String) -> WatchlistError {
         .init(.storage, "storage: \(reason)")
+    }
+    /// The service's database failed with `error` (kept as ``underlying``).
+    public static func storage(_ error: any Error) -> WatchlistError {
+        .init(.storage, "storage: \(error)", underlying: error)
     }
     /// Another service's error, with its code and message unchanged.
     public static func passedThrough(code: String, message: String) -> WatchlistError {

@@ -139,7 +139,7 @@ actor WatchlistService: ServiceBehaviour {
     }
 
     static func catching<T>(_ body: () throws -> T) throws(WatchlistError) -> T {
-        do { return try body() } catch { throw .storage("\(error)") }
+        do { return try body() } catch { throw .storage(error) }
     }
 
     /// Writes `WatchlistChanged` for `record` into the event outbox inside

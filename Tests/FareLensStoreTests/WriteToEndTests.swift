@@ -9,8 +9,9 @@ import Testing
 /// free meanwhile) in a task of its own (not cancelled with the caller).
 @Suite("A write awaited to its end")
 struct WriteToEndTests {
-    struct Refusal: Error, Equatable {
+    struct Refusal: Error {
         let code: String
+        var underlying: (any Error)? = nil
     }
 
     @Test("a caller cancelled while its write waits for the busy writer does not cancel the write: it commits")
@@ -37,10 +38,10 @@ struct WriteToEndTests {
         #expect(count == 1)
     }
 
-    @Test("the body's own error comes out as it is; a failure of the database becomes the storage error")
+    @Test("the body's own error comes out as it is; a failure of the database becomes the storage error, which keeps the database's error as its cause")
     func errors() async throws {
         let database = try ServiceDatabase.inMemory(service: "test", migrations: ServiceDatabaseTests.migrations())
-        let storage = { (_: String) in Refusal(code: "storage") }
+        let storage = { (error: any Error) in Refusal(code: "storage", underlying: error) }
         let own = await #expect(throws: Refusal.self) {
             try await database.writeToEnd({ _ throws(Refusal) in throw Refusal(code: "not-allowed") }, storageError: storage)
         }
@@ -50,5 +51,18 @@ struct WriteToEndTests {
             try await database.writeToEnd({ _ throws(Refusal) in 1 }, storageError: storage)
         }
         #expect(closed?.code == "storage")
+        let cause = try #require(closed?.underlying as? DatabaseError, "the cause, not its text: \(String(describing: closed?.underlying))")
+        #expect(cause.resultCode == .SQLITE_MISUSE, "a closed connection: \(cause)")
+        // The same for a plain write and a read (on an open database: a closed one is not to be read).
+        let open = try ServiceDatabase.inMemory(service: "test", migrations: ServiceDatabaseTests.migrations())
+        let written = #expect(throws: Refusal.self) {
+            try open.write({ db throws(Refusal) in
+                do { try db.execute(sql: "INSERT INTO no_such_table VALUES (1)") } catch { throw Refusal(code: "unexpected") }
+            }, storageError: storage)
+        }
+        #expect(written?.code == "unexpected", "the body's own error, as it is")
+        let read = #expect(throws: Refusal.self) { try open.read({ db in try Int.fetchOne(db, sql: "SELECT * FROM no_such_table") }, storageError: storage) }
+        #expect(read?.code == "storage")
+        #expect((read?.underlying as? DatabaseError)?.resultCode == .SQLITE_ERROR, "\(String(describing: read?.underlying))")
     }
 }

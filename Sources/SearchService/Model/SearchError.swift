@@ -1,31 +1,22 @@
-public import FareLensBus
+public import FareLensServiceKit
 
 /// The search service's errors, as its callers see them (`BusError` kind
 /// `remote` with ``code``). Each message names the field or resource at fault.
-public struct SearchError: ServiceError, Equatable, CustomStringConvertible {
-    private enum Kind: String, Sendable {
-        case invalidField = "invalid-field"
-        case unknownAirport = "unknown-airport"
-        case unknownOffer = "unknown-offer"
-        case noFaresAvailable = "no-fares-available"
-        case cancelled = "cancelled"
-        case stopping = "stopping"
-    }
+public typealias SearchError = ServiceFailure<SearchErrorKind>
 
-    private let kind: Kind
-    /// The request field at fault, for `invalid-field` (e.g. "return_date").
-    public let field: String?
-    public let message: String
+/// The kinds of ``SearchError``, each with its code.
+public enum SearchErrorKind: String, ServiceFailureKind {
+    case invalidField = "invalid-field"
+    case unknownAirport = "unknown-airport"
+    case unknownOffer = "unknown-offer"
+    case noFaresAvailable = "no-fares-available"
+    case cancelled = "cancelled"
+    case stopping = "stopping"
 
-    private init(_ kind: Kind, field: String? = nil, _ message: String) {
-        self.kind = kind
-        self.field = field
-        self.message = message
-    }
+    public var code: String { rawValue }
+}
 
-    public var code: String { kind.rawValue }
-    public var description: String { "\(code): \(message)" }
-
+extension ServiceFailure where Kind == SearchErrorKind {
     /// A field is missing or out of range; `field` is its name in the request.
     public static func invalidField(_ field: String, _ reason: String) -> SearchError {
         .init(.invalidField, field: field, "\(field): \(reason)")

@@ -72,7 +72,7 @@ extension SubscriptionService {
                 return (page, try UserRecord.fetchCount(db))
             }
         } catch {
-            throw .storage("\(error)")
+            throw .storage(error)
         }
         var response = ListUsersResponse()
         response.users = page.prefix(size).map(\.message)
@@ -125,7 +125,7 @@ extension SubscriptionService {
                     """, arguments: [code, request.pageToken, size + 1])
             }
         } catch {
-            throw .storage("\(error)")
+            throw .storage(error)
         }
         var response = PreferredAirportUsersResponse()
         response.users = rows.prefix(size).map { row in
@@ -160,7 +160,7 @@ extension SubscriptionService {
                 }
             }
         } catch {
-            throw .storage("\(error)")
+            throw .storage(error)
         }
         var response = PreferredAirportSummaryResponse()
         response.airports = counts

@@ -48,7 +48,7 @@ extension SubscriptionService {
                 return (user, credential)
             }
         } catch {
-            throw .storage("\(error)")
+            throw .storage(error)
         }
         if let credential = found?.1, credential.lockedUntilUnixMs > nowMs {
             var response = PasswordSignInResponse()

@@ -68,7 +68,7 @@ extension SubscriptionService {
                 try PurchaseRecord.filter(Column("userID") == request.userID).order(Column("sequence")).fetchAll(db)
             }
         } catch {
-            throw .storage("\(error)")
+            throw .storage(error)
         }
         var response = PurchaseHistoryResponse()
         response.entries = records.map(\.entry)
