@@ -164,7 +164,7 @@ let package = Package(
         /// like a service; imports no service target (ops/check-boundaries.sh).
         .target(
             name: "FareLensGateway",
-            dependencies: ["FareLensBus", "FareLensMessages", "FareLensServiceKit", "FareLensStore", log, metrics, grdb, hummingbird, jwtKit, crypto, configuration, protobuf, nioCore, httpClient,
+            dependencies: ["FareLensBus", "FareLensMessages", "FareLensServiceKit", "FareLensStore", log, metrics, grdb, hummingbird, jwtKit, crypto, configuration, protobuf, nioCore, httpClient, lifecycle,
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],

@@ -6,6 +6,7 @@ import HummingbirdTLS
 import NIOSSL
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// The gateway's behaviour in a node: an HTTP server (Hummingbird 2) whose
 /// routes are ``GatewayAPI``'s operations, run until the node's graceful
@@ -82,8 +83,19 @@ final class GatewayService: ServiceBehaviour {
             },
             logger: logger
         )
+        // The server stops the way Hummingbird means it to: by a graceful shutdown (it stops accepting and finishes
+        // what is in flight), not by cancellation, which it reports at error level ("Waiting on child channel:
+        // CancellationError()", then "Server shutdown error: Already closed"). The node cancels a service's work
+        // once the bus has drained; here that cancellation becomes a graceful shutdown of the server's own group,
+        // which the run then waits for (bounded by the requests in flight, each by its bus deadline).
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let serving = Task { try await group.run() }
         do {
-            try await app.run()
+            try await withTaskCancellationHandler {
+                try await serving.value
+            } onCancel: {
+                Task { await group.triggerGracefulShutdown() }
+            }
         } catch {
             let failure = ListenError(server: "the gateway", keys: "gateway.listen, --http-listen", host: host, port: port, reason: "\(error)")
             logger.critical("\(failure)")

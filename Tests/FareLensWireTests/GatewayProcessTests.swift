@@ -80,4 +80,21 @@ struct GatewayProcessTests {
         let back = try await Self.sendOnceReachable(.GET, base + "/v1/me", token: token)
         #expect(back.status == 200, "\(back.body)")
     }
+
+    @Test("SIGINT stops a node serving the gateway gracefully: exit 0, and not one error line (Hummingbird reported a cancelled server at error level)")
+    func gracefulStopLogsNoError() async throws {
+        let directory = temporarySocketPath().replacingOccurrences(of: "/bus.sock", with: "")
+        let node = try ChildProcess.start(Binaries.farelens, ["serve", "--data-dir", directory + "/node", "--http-listen", "127.0.0.1:0", "--log-level", "info"])
+        defer { node.kill() }
+        let base = "http://127.0.0.1:\(try await Self.port(of: node))"
+        // A connection the server has served, still open (the client keeps it alive) when the stop comes.
+        #expect(try await Self.send(.GET, base + "/healthz").status == 200)
+        #expect(try await Self.send(.GET, base + "/v1/nothing").status == 404)
+        Foundation.kill(node.pid, SIGINT)
+        try await waitUntil("the node exited", limit: .seconds(30)) { !node.process.isRunning }
+        #expect(node.process.terminationStatus == 0, "\(node.output.get())")
+        let errors = node.output.get().split(separator: "\n").filter { $0.contains(" error ") || $0.contains(" critical ") }
+        #expect(errors.isEmpty, "\(errors)")
+        #expect(node.output.get().contains("gateway listening"))
+    }
 }
