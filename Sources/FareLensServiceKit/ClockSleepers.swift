@@ -10,6 +10,8 @@ import Synchronization
 /// that does not move.
 public final class ClockSleepers: Sendable {
     private enum Waiter {
+        /// Its id is taken; its continuation is not stored yet.
+        case arriving
         case waiting(until: Date, continuation: CheckedContinuation<Void, any Error>)
         /// Cancelled before its continuation was stored.
         case cancelled
@@ -33,6 +35,9 @@ public final class ClockSleepers: Sendable {
         state.withLock { $0.waiters.values.count { if case .waiting = $0 { true } else { false } } }
     }
 
+    /// Every id still held, waiting or not (tests: nothing is left behind).
+    public var entries: Int { state.withLock { $0.waiters.count } }
+
     /// The earliest instant someone waits for; nil when no one waits.
     public var earliest: Date? {
         state.withLock { state in
@@ -47,6 +52,7 @@ public final class ClockSleepers: Sendable {
         guard instant > now else { return }
         let id = state.withLock { state in
             defer { state.nextID += 1 }
+            state.waiters[state.nextID] = .arriving
             return state.nextID
         }
         try await withTaskCancellationHandler {
@@ -57,7 +63,10 @@ public final class ClockSleepers: Sendable {
                         state.waiters[id] = nil
                         return .cancelled
                     }
-                    if instant <= state.reached { return .reached }
+                    if instant <= state.reached {
+                        state.waiters[id] = nil
+                        return .reached
+                    }
                     state.waiters[id] = .waiting(until: instant, continuation: continuation)
                     return .wait
                 }
@@ -68,13 +77,19 @@ public final class ClockSleepers: Sendable {
                 }
             }
         } onCancel: {
+            // Arriving: marked, and the arrival resumes it. Waiting: resumed here. Gone (woken already): nothing
+            // to do, and nothing is left behind.
             let waiting = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-                guard case .waiting(_, let continuation) = state.waiters[id] else {
+                switch state.waiters[id] {
+                case .arriving:
                     state.waiters[id] = .cancelled
                     return nil
+                case .waiting(_, let continuation):
+                    state.waiters[id] = nil
+                    return continuation
+                case .cancelled, nil:
+                    return nil
                 }
-                state.waiters[id] = nil
-                return continuation
             }
             waiting?.resume(throwing: CancellationError())
         }

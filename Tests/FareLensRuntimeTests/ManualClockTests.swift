@@ -63,6 +63,42 @@ import Testing
         #expect(clock.sleeping == 0)
     }
 
+    @Test("500 waits, cancelled at random while the clock moves through their instants: each ends, woken or cancelled, and no entry is left behind")
+    func cancellationsRacingMoves() async throws {
+        let sleepers = ClockSleepers()
+        let start = self.start
+        var generator = SystemRandomNumberGenerator()
+        let waits = (0..<500).map { _ in
+            let instant = start.addingTimeInterval(Double.random(in: 1...100, using: &generator))
+            return Task { () -> Bool in
+                do {
+                    try await sleepers.wait(until: instant, now: start)
+                    return true
+                } catch is CancellationError {
+                    return false
+                }
+            }
+        }
+        let mover = Task {
+            for second in 1...100 {
+                sleepers.resume(upTo: start.addingTimeInterval(Double(second)))
+                await Task.yield()
+            }
+        }
+        for wait in waits.shuffled() where Bool.random() {
+            wait.cancel()
+            await Task.yield()
+        }
+        await mover.value
+        var ended = 0
+        for wait in waits {
+            _ = try await withTimeLimit("each wait ends") { try await wait.value }
+            ended += 1
+        }
+        #expect(ended == 500)
+        #expect(sleepers.entries == 0, "every id taken was given back")
+    }
+
     @Test("a wait for an instant the clock has reached returns at once; one that arrives after the move that reached it is not left behind")
     func reachedInstants() async throws {
         let clock = ManualWallClock(start)
