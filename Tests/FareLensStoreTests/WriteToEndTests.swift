@@ -19,13 +19,20 @@ struct WriteToEndTests {
         let database = try ServiceDatabase.inMemory(service: "test", migrations: ServiceDatabaseTests.migrations())
         let holding = Atomic(false)
         let release = DispatchSemaphore(value: 0)
-        // Holds the writer (bounded at 5 s), so the caller's write waits behind it.
-        let holder = Task.detached {
-            try database.writer.write { _ in
+        // Holds the writer (bounded at 5 s), so the caller's write waits behind it. The synchronous write runs on a
+        // dispatch thread: on a task it held one of the concurrency pool's two threads for as long, and the waits of
+        // every other test running beside it with them.
+        let held = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = try? database.writer.write { _ in
                 holding.store(true, ordering: .releasing)
                 _ = release.wait(timeout: .now() + 5)  // safe: bounded; signalled as soon as the caller is cancelled
             }
+            held.signal()
         }
+        let holder = Task.detached { await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { held.wait(); continuation.resume() }  // safe: off the pool; the write above ends within 5 s
+        } }
         try await waitUntil("the writer is held", limit: .seconds(5)) { holding.load(ordering: .acquiring) }
         let caller = Task {
             try await database.writeToEnd { db in try db.execute(sql: "INSERT INTO fare (route, amountMinor) VALUES ('LHR-JFK', 41000)") }
@@ -33,7 +40,7 @@ struct WriteToEndTests {
         caller.cancel()
         release.signal()
         _ = await caller.result
-        try await holder.value
+        await holder.value
         let count = try await database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM fare") }
         #expect(count == 1)
     }
