@@ -158,7 +158,7 @@ actor AlertsService: ServiceBehaviour {
                     await self.sendDueDigests()
                     await self.deliverAllDue()
                     await self.applyRetentionIfDue()
-                    try? await self.clock.sleep(for: self.deliveryTick)  // the clock's time: the outbox's polling tick (tests call deliverDue directly); ends on cancellation
+                    try? await self.clock.sleep(for: self.deliveryTick)  // safe: the clock's time, the outbox's polling tick (tests call deliverDue directly); ends on cancellation
                 }
                 self.acceptedContinuation.finish()
                 self.decisionStream.cancel()

@@ -94,7 +94,7 @@ actor AnalyticsService: ServiceBehaviour {
             group.addTask {
                 while !Task.isCancelled {
                     await self.applyRetention()
-                    try? await self.clock.sleep(for: self.retentionInterval)  // the clock's time: the retention period; ends on cancellation
+                    try? await self.clock.sleep(for: self.retentionInterval)  // safe: the clock's time, the retention period; ends on cancellation
                 }
                 self.everything.cancel()
             }

@@ -38,8 +38,7 @@ public struct TransportClock: Sendable {
     ///
     /// - Throws: `CancellationError` when the task is cancelled first.
     public func sleep(for interval: Duration) async throws {
-        let parts = interval.components
-        try await waitUntil(now().addingTimeInterval(Double(parts.seconds) + Double(parts.attoseconds) / 1e18))
+        try await waitUntil(now().addingTimeInterval(interval.timeInterval))
     }
 
     /// The system's real time.

@@ -67,3 +67,11 @@ public struct SystemWallClock: WallClock {
     public init() {}
     public func now() -> Date { Date() }
 }
+
+extension Duration {
+    /// The duration in seconds, as a `TimeInterval` (to move a `Date` by it).
+    public var timeInterval: TimeInterval {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}

@@ -25,8 +25,7 @@ public final class ManualWallClock: WallClock {
     }
 
     public func sleep(for interval: Duration, floor: Duration) async throws {
-        let parts = interval.components
-        try await sleep(until: now().addingTimeInterval(Double(parts.seconds) + Double(parts.attoseconds) / 1e18), floor: floor)
+        try await sleep(until: now().addingTimeInterval(interval.timeInterval), floor: floor)
     }
 
     public func sleep(until instant: Date, floor: Duration) async throws {
@@ -53,6 +52,7 @@ public final class ManualWallClock: WallClock {
 extension TransportClock {
     /// A transport clock that reads `manual` and waits until the test moves it.
     public init(following manual: ManualWallClock) {
+        // safe: the manual clock's wait, which ends when the test moves the clock past `instant` or cancels it.
         self.init(read: { manual.now() }, sleep: { instant in try await manual.sleep(until: instant, floor: .zero) })
     }
 }

@@ -92,7 +92,7 @@ actor ScoringService: ServiceBehaviour {
             group.addTask {
                 while !Task.isCancelled {
                     await self.keepHouse()
-                    try? await self.clock.sleep(for: self.housekeepingInterval)  // the clock's time: the housekeeping period; ends on cancellation
+                    try? await self.clock.sleep(for: self.housekeepingInterval)  // safe: the clock's time, the housekeeping period; ends on cancellation
                 }
                 self.fares.cancel()
                 self.events.finish()

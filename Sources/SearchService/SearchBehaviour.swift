@@ -82,7 +82,7 @@ struct SearchBehaviour: ServiceBehaviour {
         // And not before the clock has moved: a stepped demo clock sweeps first at its first step, once the
         // demo's travellers exist (their watched routes are swept from the first sweep on, in every run alike).
         while clock.now() <= start {
-            try await clock.sleep(until: start.addingTimeInterval(0.001), floor: .milliseconds(50))  // any move of the clock; cancelled on shutdown
+            try await clock.sleep(until: start.addingTimeInterval(0.001), floor: .milliseconds(50))  // safe: waits for any move of the clock; cancelled on shutdown
         }
         while !Task.isCancelled {
             let started = clock.now()
@@ -90,7 +90,7 @@ struct SearchBehaviour: ServiceBehaviour {
             let next = started.addingTimeInterval(interval)
             due.next = next
             while clock.now() < next {
-                try await clock.sleep(until: next, floor: .milliseconds(50))  // the sweep schedule, in the clock's time; cancelled on shutdown
+                try await clock.sleep(until: next, floor: .milliseconds(50))  // safe: the sweep schedule, in the clock's time; cancelled on shutdown
             }
         }
     }

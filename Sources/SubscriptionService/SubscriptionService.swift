@@ -94,7 +94,7 @@ actor SubscriptionService: ServiceBehaviour {
                     await self.advanceTrials()
                     await self.endPaidPeriods()
                     await self.purgeExpiredRefreshTokens()
-                    try? await self.clock.sleep(for: self.trialCheckInterval)  // the clock's time: the trial schedule itself (tests call advanceTrials directly); ends on cancellation
+                    try? await self.clock.sleep(for: self.trialCheckInterval)  // safe: the clock's time, the trial schedule itself (tests call advanceTrials directly); ends on cancellation
                 }
             }
         }

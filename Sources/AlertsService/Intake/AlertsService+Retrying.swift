@@ -35,7 +35,7 @@ extension AlertsService {
                     logger.log(level: level, message, metadata: metadata.merging(["attempt": "\(failures + 1)", "error": "\(error)"]) { $1 })
                 }
                 failures += 1
-                try? await transport.sleep(for: .seconds(1))  // real time (the transport clock): waiting for the failure to pass; ends on cancellation
+                try? await transport.sleep(for: .seconds(1))  // safe: real time (the transport clock): waiting for the failure to pass; ends on cancellation
             }
         }
         return nil

@@ -92,7 +92,7 @@ final class DemoDirector: Sendable {
             let dayEnd = start.addingTimeInterval(Double(day) * 86_400)
             // The clock's own pace: a stopped fast clock stops at a day's end (--demo-days is whole days).
             while !Task.isCancelled, clock.now() < dayEnd {
-                try? await clock.sleep(until: dayEnd, floor: .milliseconds(50))  // the narration's pace, one line per simulated day; ends on cancellation
+                try? await clock.sleep(until: dayEnd, floor: .milliseconds(50))  // safe: the narration's pace, one line per simulated day; ends on cancellation
             }
             guard !Task.isCancelled else { return }
             var example: (SeededTraveller, AlertRecord)?
