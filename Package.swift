@@ -29,6 +29,9 @@ let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-p
 let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
 let jwtKit = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
 let bcrypt = Target.Dependency.product(name: "HummingbirdBcrypt", package: "hummingbird-auth")
+let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
+let nioHTTP2 = Target.Dependency.product(name: "NIOHTTP2", package: "swift-nio-http2")
+let x509 = Target.Dependency.product(name: "X509", package: "swift-certificates")
 
 /// The six services. Each may import the bus, the store, the messages, the
 /// service toolkit and libraries — never another service, the node host or
@@ -42,7 +45,8 @@ let serviceTargets: [Target] = serviceNames.map { name in
     let extra: [Target.Dependency] = switch name {
     case "SearchService": [httpClient, nioCore, configuration]
     case "ScoringService": [protobuf]
-    case "AlertsService": [httpClient, nioCore, crypto, configuration]
+    // APNs: the provider token (ES256, jwt-kit) and extra trust roots (NIOSSL) for HTTP/2 over TLS (docs/push.md).
+    case "AlertsService": [httpClient, nioCore, crypto, configuration, jwtKit, nioSSL, nioHTTP2]
     case "AnalyticsService": [crypto, configuration, protobuf]
     // Identity: bcrypt for passwords, SHA-256 for refresh tokens (docs/api.md).
     case "SubscriptionService": [bcrypt, crypto, configuration]
@@ -106,6 +110,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // The gateway's optional TLS 1.3 (HummingbirdTLS over swift-nio-ssl); tests make certificates with swift-certificates.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        /// The APNs stub the push tests and benchmark talk to (HTTP/2 server side); AsyncHTTPClient already builds it.
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
     ],
     targets: [
@@ -201,6 +207,8 @@ let package = Package(
             dependencies: [
                 "FareLensBus", "FareLensServiceKit", "FareLensStore", "FareLensWire", "FareLensMessages", log, metrics, nioCore, nioPosix, nioHTTP1,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                // The APNs stub (HTTP/2 over TLS, a test certificate authority, provider-token checks).
+                nioHTTP2, nioSSL, x509, jwtKit, crypto,
             ],
             swiftSettings: strict
         ),
@@ -254,7 +262,8 @@ let package = Package(
         ),
         .testTarget(
             name: "AlertsServiceTests",
-            dependencies: ["AlertsService", "SubscriptionService", "WatchlistService", "AnalyticsService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensServiceKit", "FareLensStore", "FareLensWire", grdb, log, crypto, configuration],
+            dependencies: ["AlertsService", "SubscriptionService", "WatchlistService", "AnalyticsService", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensRuntime", "FareLensServiceKit", "FareLensStore", "FareLensWire", grdb, log, crypto, configuration,
+                           httpClient, jwtKit, nioSSL, nioCore],
             swiftSettings: strict
         ),
         .testTarget(

@@ -15,6 +15,8 @@ public enum AlertsErrorKind: ServiceFailureKind {
     case notSetAside
     case subscriptionUnavailable
     case storage
+    case invalidDeviceToken
+    case tooManyDevices
 
     public var code: String {
         switch self {
@@ -26,6 +28,8 @@ public enum AlertsErrorKind: ServiceFailureKind {
         case .notSetAside: "not-set-aside"
         case .subscriptionUnavailable: "subscription-unavailable"
         case .storage: "storage"
+        case .invalidDeviceToken: "invalid-device-token"
+        case .tooManyDevices: "too-many-devices"
         }
     }
 }
@@ -58,6 +62,14 @@ extension ServiceFailure where Kind == AlertsErrorKind {
     /// The subscription service could not be asked.
     public static func subscriptionUnavailable(_ reason: String) -> AlertsError {
         .init(.subscriptionUnavailable, "the user's alert settings cannot be asked now: \(reason)")
+    }
+    /// A push token that APNs would refuse: not 64 hexadecimal digits.
+    public static func invalidDeviceToken(_ field: String) -> AlertsError {
+        .init(.invalidDeviceToken, field: field, "\(field): an APNs device token is 64 hexadecimal digits")
+    }
+    /// The user has as many devices as one may hold.
+    public static func tooManyDevices(limit: Int) -> AlertsError {
+        .init(.tooManyDevices, field: "token", "\(limit) devices are registered already; remove one first")
     }
     /// The service's database failed.
     public static func storage(_ reason: String) -> AlertsError {

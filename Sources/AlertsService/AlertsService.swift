@@ -139,6 +139,9 @@ actor AlertsService: ServiceBehaviour {
         try bus.serve(ReplayAlertsRequest.self) { request, _ in try await self.replay(request) }
         try bus.serve(SetAsideEventsRequest.self) { _, _ in try await self.setAsideEvents() }
         try bus.serve(RetrySetAsideRequest.self) { request, _ in try await self.retrySetAside(request) }
+        try bus.serve(RegisterDeviceRequest.self) { request, _ in try await self.registerDevice(request) }
+        try bus.serve(UnregisterDeviceRequest.self) { request, _ in try await self.unregisterDevice(request) }
+        try bus.serve(ListDevicesRequest.self) { request, _ in try await self.listDevices(request) }
     }
 
     /// Follows the inputs, sends due digests and delivers the outbox every

@@ -12,7 +12,7 @@ public enum AlertsServiceEntry {
     /// `alerts.webhook.url` is set.
     public static let descriptor = ServiceDescriptor(name: "alerts", address: "alerts", migrations: migrations) { context in
         let settings = try AlertDeliverySettings(reader: context.configuration)
-        let channels = channels(settings, context: context)
+        let channels = try channels(settings, context: context)
         let policy = settings.retryPolicy
         return AlertsService(
             database: context.database, bus: context.bus, clock: context.clock, channels: channels,
@@ -20,15 +20,24 @@ public enum AlertsServiceEntry {
             retention: TimeInterval(settings.retentionDays) * 86_400, gathering: settings.gatheringWindow, logger: context.logger)
     }
 
-    /// The channels `settings` configure: the log always, the webhook when
-    /// set. The webhook reads real time (`webhook-timestamp`, an HTTP-date
-    /// `Retry-After`) from the transport clock, never from `context.clock`,
-    /// which the demo runs days ahead (issue #58: every receiver rejected
-    /// the demo's timestamps as too new).
-    static func channels(_ settings: AlertDeliverySettings, context: ServiceContext, transport: TransportClock = .system) -> [any AlertDeliveryChannel] {
+    /// The channels `settings` configure: the log always, the webhook and
+    /// APNs push when set (said once at start-up when push is not). The
+    /// webhook and push read real time (`webhook-timestamp`, an HTTP-date
+    /// `Retry-After`, the provider token's `iat`) from the transport clock,
+    /// never from `context.clock`, which the demo runs days ahead (issue
+    /// #58: every receiver rejected the demo's timestamps as too new).
+    ///
+    /// - Throws: ``AlertDeliverySettingsError`` when the APNs key or trust roots cannot be used.
+    static func channels(_ settings: AlertDeliverySettings, context: ServiceContext, transport: TransportClock = .system) throws -> [any AlertDeliveryChannel] {
         var channels: [any AlertDeliveryChannel] = [LogChannel(path: settings.logPath, logger: context.logger, now: { context.clock.now() })]
         if let webhook = settings.webhook {
             channels.append(WebhookChannel(settings: webhook, transport: transport))
+        }
+        if let apns = settings.apns {
+            channels.append(try ApnsChannel(settings: apns, transport: transport))
+            context.logger.info("APNs push channel on", metadata: ["topic": "\(apns.topic)", "gateway": "\(apns.baseURL ?? "by device environment")"])
+        } else {
+            context.logger.info("no APNs push channel: alerts.apns.keyPath is not set (docs/push.md)")
         }
         return channels
     }
@@ -47,6 +56,8 @@ public enum AlertsServiceEntry {
         migrations.register("alerts-004-set-aside-content", SetAsideEventRow.migrateContent)
         migrations.register("alerts-005-decided-outbox", DecidedAlertsStore.migrate)
         migrations.register("alerts-006-uncertain-attempts", OutboxRow.migrateUncertainAttempts)
+        migrations.register("alerts-007-devices", DeviceRow.migrate)
+        migrations.register("alerts-008-outbox-per-device", OutboxRow.migrateAddress)
         return migrations
     }
 }

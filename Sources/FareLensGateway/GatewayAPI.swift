@@ -77,6 +77,9 @@ struct GatewayAPI: Sendable {
         on(me, "v1/me", .delete, "alerts/mutes/:route", unmuteRoute)
         on(me, "v1/me", .put, "alerts/pause") { try await forward(PauseAlertsRequest.self, user: \.userID, fromBody: true, $0, $1) }
         on(me, "v1/me", .delete, "alerts/pause") { try await forward(ResumeAlertsRequest.self, user: \.userID, $0, $1) }
+        on(me, "v1/me", .get, "devices") { try await forward(ListDevicesRequest.self, user: \.userID, $0, $1) }
+        on(me, "v1/me", .put, "devices/:token", registerDevice)
+        on(me, "v1/me", .delete, "devices/:token", unregisterDevice)
         on(me, "v1/me", .post, "events", recordEvents)
         on(me, "v1/me", .put, "analytics") { try await forward(SetAnalyticsOptOutRequest.self, user: \.userID, fromBody: true, $0, $1) }
         on(me, "v1/me", .get, "export", exportMyData)

@@ -90,9 +90,11 @@ extension Problem {
                 return .unauthorized("user-gone", "the account this token was issued for no longer exists")
             case "invalid-cursor":
                 return .badRequest("invalid-query", error.message, field: field)
+            case "invalid-device-token":
+                return .badRequest(code, error.message, field: field)
             case "invalid-credentials", "invalid-refresh-token", "refresh-token-reused":
                 return .unauthorized(code, error.message, field: field)
-            case "email-taken", "watchlist-exists", "watchlist-limit", "airport-limit", "watchlist-inactive":
+            case "email-taken", "watchlist-exists", "watchlist-limit", "airport-limit", "watchlist-inactive", "too-many-devices":
                 return Problem(.conflict, code: code, error.message, field: field)
             case "airports-unavailable", "storage", "no-fares-available", "quota-exhausted":
                 return .unavailable(error.message, code: code, field: field)

@@ -60,6 +60,24 @@ extension RetrySetAsideRequest: BusRequest {
 }
 extension RetrySetAsideResponse: BusMessage {}
 
+extension RegisterDeviceRequest: BusRequest {
+    public typealias Response = RegisterDeviceResponse
+    public static var address: ServiceAddress { .alerts }
+}
+extension RegisterDeviceResponse: BusMessage {}
+
+extension UnregisterDeviceRequest: BusRequest {
+    public typealias Response = UnregisterDeviceResponse
+    public static var address: ServiceAddress { .alerts }
+}
+extension UnregisterDeviceResponse: BusMessage {}
+
+extension ListDevicesRequest: BusRequest {
+    public typealias Response = ListDevicesResponse
+    public static var address: ServiceAddress { .alerts }
+}
+extension ListDevicesResponse: BusMessage {}
+
 /// Durable: analytics' alerts report counts every decision exactly once,
 /// also when it runs in another process that was down for a while (its
 /// report is checked against alerts' own records end to end).
@@ -71,4 +89,8 @@ extension AlertDelivered: BusEvent {
 }
 extension AlertDeliveryFailed: BusEvent {
     public static let topic = Topic("alerts.alert-delivery-failed")
+}
+/// Not durable: a notice for the app and analytics; the device row is gone either way.
+extension DeviceRemoved: BusEvent {
+    public static let topic = Topic("alerts.device-removed")
 }

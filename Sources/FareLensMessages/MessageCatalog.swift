@@ -26,5 +26,6 @@ public enum MessageCatalog {
         AlertDecided.self,
         AlertDelivered.self,
         AlertDeliveryFailed.self,
+        DeviceRemoved.self,
     ]
 }

@@ -13,14 +13,37 @@ public struct OutboundAlert: Sendable, Equatable {
     public let body: Data
     /// This attempt, from 1.
     public let attempt: Int
+    /// The phone, for push (one outbox row per alert and device); nil on other channels.
+    public let device: PushDevice?
+    /// `ORIGIN-DESTINATION`, empty for digests and notices: push collapses a route's alerts into one.
+    public let route: String
+    /// When the alert is no longer worth showing; nil: no limit (APNs then tries once).
+    public let expiresAt: Date?
 
     /// Creates an alert ready for a channel.
-    public init(alertID: String, userID: String, kind: AlertKind, body: Data, attempt: Int) {
+    public init(alertID: String, userID: String, kind: AlertKind, body: Data, attempt: Int, device: PushDevice? = nil, route: String = "", expiresAt: Date? = nil) {
         self.alertID = alertID
         self.userID = userID
         self.kind = kind
         self.body = body
         self.attempt = attempt
+        self.device = device
+        self.route = route
+        self.expiresAt = expiresAt
+    }
+}
+
+/// A registered phone an alert is pushed to.
+public struct PushDevice: Sendable, Equatable {
+    /// 64 lowercase hexadecimal digits.
+    public let token: String
+    /// Which APNs gateway knows the token.
+    public let environment: PushEnvironment
+
+    /// A device with its token and environment.
+    public init(token: String, environment: PushEnvironment) {
+        self.token = token
+        self.environment = environment
     }
 }
 
@@ -43,6 +66,10 @@ public enum DeliveryOutcome: Sendable, Equatable {
     /// The endpoint is gone (HTTP 410): the channel is disabled and the alert
     /// kept for replay.
     case endpointGone(reason: String)
+    /// The device is gone (APNs 410 Unregistered, 400 BadDeviceToken): its
+    /// row is finished, the device removed unless it registered again after
+    /// `invalidSince` (APNs' timestamp for 410), and the channel stays on.
+    case deviceGone(reason: String, invalidSince: Date?)
 }
 
 /// A way of reaching users: the webhook, the log, and later APNs push.

@@ -17,6 +17,13 @@ extension AlertDeliverySettings {
             ConfigKeySpec("alerts.retentionDays", .integer, default: "\(defaults.retentionDays)", "decisions older than this are deleted"),
             ConfigKeySpec("alerts.gatherMilliseconds", .integer, default: "\(milliseconds(defaults.gatheringWindow))",
                           "events within this of a batch's first are decided with it (0: no wait)"),
+            ConfigKeySpec("alerts.apns.keyPath", .string, "the APNs token-signing key (.p8); absent: no push channel"),
+            ConfigKeySpec("alerts.apns.keyID", .string, "the signing key's 10-character id; required with the key"),
+            ConfigKeySpec("alerts.apns.teamID", .string, "the 10-character team id; required with the key"),
+            ConfigKeySpec("alerts.apns.topic", .string, "the app's bundle id (apns-topic); required with the key"),
+            ConfigKeySpec("alerts.apns.baseURL", .string, "one APNs gateway for every device (https); absent: each device's environment"),
+            ConfigKeySpec("alerts.apns.trustRoots", .string, "PEM file of extra certificate authorities to trust (a stub, a proxy)"),
+            ConfigKeySpec("alerts.apns.timeoutSeconds", .integer, default: "10", "bound on one push"),
         ]
     }()
 

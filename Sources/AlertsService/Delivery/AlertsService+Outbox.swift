@@ -61,10 +61,11 @@ extension AlertsService {
         let due: [OutboxRow]
         let disabled: Set<Int>
         let alerts: [String: AlertRow]
+        let devices: [String: DeviceRow]
         let depth: Int?
         let countingDepth = outboxDepth.map { now.timeIntervalSince($0.at) >= 1 || now < $0.at } ?? true
         do {
-            (due, disabled, alerts, depth) = try await database.writer.read { db in
+            (due, disabled, alerts, devices, depth) = try await database.writer.read { db in
                 // The status is a literal so SQLite can use the partial index `outbox_due` (WHERE status = 1).
                 let due = try OutboxRow.fetchAll(db.cachedStatement(sql: """
                     SELECT * FROM outbox WHERE status = \(OutboxRow.Status.pending.rawValue) AND nextAttemptAtUnixMs <= ?
@@ -72,8 +73,13 @@ extension AlertsService {
                     """), arguments: [wireMs])
                 let disabled = Set(try ChannelStateRow.fetchAll(db).map(\.channel))
                 let alerts = try AlertRow.fetchAll(db, keys: Set(due.map(\.alertID)))
+                let tokens = Set(due.lazy.filter { $0.channel == AlertChannel.push.rawValue }.map(\.address))
+                let devices = tokens.isEmpty ? [] : try DeviceRow.fetchAll(db, keys: tokens)
                 let depth = countingDepth ? try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE status = \(OutboxRow.Status.pending.rawValue)") ?? 0 : nil
-                return (due, disabled, Dictionary(alerts.map { ($0.alertID, $0) }, uniquingKeysWith: { first, _ in first }), depth)
+                return (
+                    due, disabled, Dictionary(alerts.map { ($0.alertID, $0) }, uniquingKeysWith: { first, _ in first }),
+                    Dictionary(devices.map { ($0.token, $0) }, uniquingKeysWith: { first, _ in first }), depth
+                )
             }
         } catch is CancellationError {
             return 0  // the service is stopping: nothing went wrong, and what is due is delivered on the next start
@@ -112,7 +118,7 @@ extension AlertsService {
         var attempts: [Attempt] = []
         let channels = Dictionary(self.channels.map { ($0.channel.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
         let toSend = due.filter { row in
-            if stale[row.alertID] != nil || disabled.contains(row.channel) || channels[row.channel] == nil {
+            if stale[row.alertID] != nil || disabled.contains(row.channel) || channels[row.channel] == nil || Self.deviceLeft(row, devices) {
                 skipped.append(row)
                 return false
             }
@@ -124,7 +130,7 @@ extension AlertsService {
                 // Stopping: the attempts under way finish and are recorded; the rest stay due for the next start
                 // (at 16 at a time, each up to the channel's timeout, a whole pass could hold a stop for minutes).
                 guard !Task.isCancelled, let row = next.next(), let channel = channels[row.channel] else { return }
-                let outbound = OutboundAlert(alertID: row.alertID, userID: row.userID, kind: AlertKind(rawValue: row.kind) ?? .unspecified, body: row.body, attempt: row.attempts + 1)
+                let outbound = Self.outbound(row, alert: alerts[row.alertID], device: devices[row.address])
                 group.addTask {
                     // Not cancelled with the service: a graceful stop lets the attempt finish (bounded by the
                     // channel's timeout) and records it, instead of retrying one the receiver may have taken.
@@ -138,19 +144,45 @@ extension AlertsService {
                 start()
             }
         }
-        await record(attempts, skipped: skipped, stale: stale, disabled: disabled, alerts: alerts)
+        await record(attempts, skipped: skipped, stale: stale, disabled: disabled, alerts: alerts, devices: devices)
         return attempts.count
+    }
+
+    /// How long an undelivered push is worth showing after its decision: APNs keeps it until then for a
+    /// phone that is off. An alert row does not keep its deal's own expiry; a day is the policy's horizon
+    /// (a route's next drop may be alerted 12 hours later).
+    static let pushLifetime: TimeInterval = 24 * 3_600
+
+    /// The alert `row` hands to its channel: for push with its device, route and expiry.
+    static func outbound(_ row: OutboxRow, alert: AlertRow?, device: DeviceRow?) -> OutboundAlert {
+        let kind = AlertKind(rawValue: row.kind) ?? .unspecified
+        guard row.channel == AlertChannel.push.rawValue, let device else {
+            return OutboundAlert(alertID: row.alertID, userID: row.userID, kind: kind, body: row.body, attempt: row.attempts + 1)
+        }
+        let route = alert.map { $0.origin.isEmpty ? "" : "\($0.origin)-\($0.destination)" } ?? ""
+        let decided = Date(unixMilliseconds: alert?.decidedAtUnixMs ?? row.createdAtUnixMs)
+        return OutboundAlert(
+            alertID: row.alertID, userID: row.userID, kind: kind, body: row.body, attempt: row.attempts + 1,
+            device: PushDevice(token: device.token, environment: device.environmentValue), route: route,
+            expiresAt: decided.addingTimeInterval(pushLifetime))
+    }
+
+    /// A push row whose device was removed, or moved to another user, since the alert was accepted.
+    static func deviceLeft(_ row: OutboxRow, _ devices: [String: DeviceRow]) -> Bool {
+        guard row.channel == AlertChannel.push.rawValue else { return false }
+        return devices[row.address]?.userID != row.userID
     }
 
     /// Writes the outcomes (one transaction, ``ServiceDatabase/writeToEnd(_:)``), then
     /// publishes the events that tell of them.
-    private func record(_ attempts: [Attempt], skipped: [OutboxRow], stale: [String: Money], disabled: Set<Int>, alerts: [String: AlertRow]) async {
+    private func record(_ attempts: [Attempt], skipped: [OutboxRow], stale: [String: Money], disabled: Set<Int>, alerts: [String: AlertRow], devices: [String: DeviceRow]) async {
         let now = clock.now()
         let nowMs = now.unixMilliseconds
         // When a retry is due is real time (the backoff and Retry-After are the wire's); the record times are the business clock's.
         let wireMs = transport.now().unixMilliseconds
         var updatedRows: [OutboxRow] = []
         var newlyDisabled: [ChannelStateRow] = []
+        var gone: [DeviceGone] = []
         for attempt in attempts {
             var row = attempt.row
             row.attempts += 1
@@ -173,6 +205,11 @@ extension AlertsService {
                 row.lastError = reason
                 row.finishedAtUnixMs = nowMs
                 newlyDisabled.append(ChannelStateRow(channel: row.channel, disabledAtUnixMs: nowMs, reason: reason))
+            case .deviceGone(let reason, let invalidSince):
+                row.status = .deviceRemoved
+                row.lastError = reason
+                row.finishedAtUnixMs = nowMs
+                gone.append(DeviceGone(userID: row.userID, token: row.address, reason: reason, invalidSinceUnixMs: invalidSince?.unixMilliseconds))
             }
             updatedRows.append(row)
         }
@@ -180,6 +217,9 @@ extension AlertsService {
             if let current = stale[row.alertID], let alert = alerts[row.alertID] {
                 row.status = .droppedStale
                 row.lastError = "price rose to \(current.headline) (alerted at \(alert.price.headline))"
+            } else if Self.deviceLeft(row, devices) {
+                row.status = .deviceRemoved
+                row.lastError = "device no longer registered to this user; not sent"
             } else {
                 row.status = .endpointDisabled
                 row.lastError = disabled.contains(row.channel) ? "channel disabled (HTTP 410 earlier); replay to send" : "channel not configured"
@@ -187,10 +227,12 @@ extension AlertsService {
             row.finishedAtUnixMs = nowMs
             updatedRows.append(row)
         }
+        let removed: [DeviceGone]
         do {
             // Not cancelled by a graceful stop: the attempts were made, and what is not recorded is sent again after a restart.
-            try await database.writeToEnd { [updatedRows, newlyDisabled, stale, decidedEvents] db in
+            removed = try await database.writeToEnd { [updatedRows, newlyDisabled, stale, gone, decidedEvents] db in
                 try Self.writeOutcomes(updatedRows, newlyDisabled: newlyDisabled, stale: stale, announcingTo: decidedEvents, in: db)
+                return try Self.recordDevices(updatedRows, gone: gone, at: nowMs, in: db)
             }
         } catch {
             // Not recorded: the rows stay pending and are attempted again (a receiver de-duplicates on webhook-id).
@@ -200,7 +242,42 @@ extension AlertsService {
         for state in newlyDisabled {
             logger.error("channel disabled by its endpoint; `farelensctl alerts replay` re-enables it", metadata: ["channel": "\(state.channel)", "reason": "\(state.reason)"])
         }
+        for (reason, devices) in Dictionary(grouping: removed, by: \.eventReason) {
+            announceRemoved(devices.map { ($0.userID, $0.token) }, reason: reason)
+        }
         publishOutcomes(attempts, updatedRows: updatedRows, at: nowMs)
+    }
+
+    /// A device APNs said is gone.
+    struct DeviceGone: Sendable {
+        var userID: String
+        var token: String
+        /// APNs' words, e.g. "APNs 410 Unregistered".
+        var reason: String
+        /// 410's timestamp: a device registered again after it stays.
+        var invalidSinceUnixMs: Int64?
+
+        /// `DeviceRemoved.reason`.
+        var eventReason: String { reason.contains("410") ? "apns-unregistered" : "apns-bad-device-token" }
+    }
+
+    /// In the outcomes' transaction: each pushed device's last outcome, and
+    /// the devices APNs said are gone removed — unless registered again
+    /// after APNs' timestamp. Returns those removed.
+    private static func recordDevices(_ rows: [OutboxRow], gone: [DeviceGone], at nowMs: Int64, in db: Database) throws -> [DeviceGone] {
+        let note = try db.cachedStatement(sql: "UPDATE device SET lastOutcome = ?, lastOutcomeAtUnixMs = ? WHERE token = ? AND userID = ?")
+        for row in rows where row.channel == AlertChannel.push.rawValue && row.attempts > 0 {
+            let outcome = row.status == .delivered ? "delivered" : row.lastError
+            try note.execute(arguments: [outcome, nowMs, row.address, row.userID])
+        }
+        var removed: [DeviceGone] = []
+        for device in gone {
+            try db.execute(
+                sql: "DELETE FROM device WHERE token = ? AND userID = ? AND updatedAtUnixMs <= ?",
+                arguments: [device.token, device.userID, device.invalidSinceUnixMs ?? Int64.max])
+            if db.changesCount > 0 { removed.append(device) }
+        }
+        return removed
     }
 
     /// After a failed attempt: the next one after the backoff (real time
@@ -230,13 +307,14 @@ extension AlertsService {
         // Cached statements: a pass records up to 256 outcomes.
         let updateRow = try db.cachedStatement(sql: """
             UPDATE outbox SET status = ?, attempts = ?, nextAttemptAtUnixMs = ?, lastError = ?, finishedAtUnixMs = ?, uncertainAttempts = ?
-            WHERE alertID = ? AND channel = ?
+            WHERE alertID = ? AND channel = ? AND address = ?
             """)
         // Bound through SQLite's C interface, like the rows the decisions write (decision 0007).
         for row in updatedRows {
             try updateRow.executeBinding { values in
                 values.bind(row.status.rawValue); values.bind(row.attempts); values.bind(row.nextAttemptAtUnixMs); values.bind(row.lastError)
                 values.bind(row.finishedAtUnixMs); values.bind(row.uncertainAttempts); values.bind(row.alertID); values.bind(row.channel)
+                values.bind(row.address)
             }
         }
         for state in newlyDisabled { try state.save(db) }
@@ -265,9 +343,9 @@ extension AlertsService {
     }
 
     private func publishOutcomes(_ attempts: [Attempt], updatedRows: [OutboxRow], at nowMs: Int64) {
-        let byKey = Dictionary(updatedRows.map { ("\($0.alertID)/\($0.channel)", $0) }, uniquingKeysWith: { first, _ in first })
+        let byKey = Dictionary(updatedRows.map { ("\($0.alertID)/\($0.channel)/\($0.address)", $0) }, uniquingKeysWith: { first, _ in first })
         for attempt in attempts {
-            guard let row = byKey["\(attempt.row.alertID)/\(attempt.row.channel)"] else { continue }
+            guard let row = byKey["\(attempt.row.alertID)/\(attempt.row.channel)/\(attempt.row.address)"] else { continue }
             if row.status == .delivered {
                 var event = AlertDelivered()
                 event.alertID = row.alertID
@@ -276,6 +354,7 @@ extension AlertsService {
                 event.channel = row.channelValue
                 event.attempts = Int32(row.attempts)
                 event.deliveredAtUnixMs = nowMs
+                event.deviceToken = row.address
                 _ = events.enqueue(event)
             } else {
                 var event = AlertDeliveryFailed()
@@ -285,6 +364,7 @@ extension AlertsService {
                 event.attempts = Int32(row.attempts)
                 event.error = row.lastError
                 event.retryAtUnixMs = row.status == .pending ? row.nextAttemptAtUnixMs : 0
+                event.deviceToken = row.address
                 _ = events.enqueue(event)
             }
         }
@@ -325,7 +405,7 @@ struct DeliverySummary: Sendable, Equatable {
             if statuses.contains(.pending) { .pending }
             else if statuses.contains(.droppedStale) { .droppedStale }
             else if statuses.contains(.deadLettered) { maybe ? .maybeDelivered : .deadLettered }
-            else if statuses.contains(.endpointDisabled) { statuses.contains(.delivered) ? .delivered : .endpointDisabled }
+            else if statuses.contains(.endpointDisabled) || statuses.contains(.deviceRemoved) { statuses.contains(.delivered) ? .delivered : .endpointDisabled }
             else { .delivered }
         // A dead letter on one channel beside a delivery on another is not "delivered" (#58: dead letters carried a time).
         deliveredAtUnixMs = state == .delivered ? rows.filter { $0.status == .delivered }.map(\.finishedAtUnixMs).min() ?? 0 : 0

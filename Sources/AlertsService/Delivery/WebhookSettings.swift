@@ -33,9 +33,12 @@ public struct WebhookSettings: Sendable {
 /// | `log.path` | JSON-lines file the log channel appends to | absent: the service logger |
 /// | `retentionDays` | decisions (and their outbox rows) older than this are deleted | 90 |
 /// | `gatherMilliseconds` | events arriving within this of a batch's first are decided with it, so they compete for the cap (0: no wait) | 100 |
+/// | `apns.*` | the APNs push channel (``ApnsSettings``) | absent: no push channel |
 public struct AlertDeliverySettings: Sendable {
     /// Nil when `alerts.webhook.url` is absent: there is no webhook channel.
     public var webhook: WebhookSettings?
+    /// Nil when `alerts.apns.keyPath` is absent: there is no push channel.
+    public var apns: ApnsSettings?
     /// Retries for every channel (the keys are the webhook's, which needs them most).
     public var retryPolicy = RetryPolicy()
     /// `alerts.log.path`; nil: the log channel writes to the service logger.
@@ -77,6 +80,7 @@ public struct AlertDeliverySettings: Sendable {
             }
             logPath = path
         }
+        apns = try ApnsSettings.read(reader)
 
         guard let url = reader.string(forKey: "webhook.url")?.trimmingCharacters(in: .whitespaces) else { return }
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),

@@ -31,13 +31,7 @@ extension AlertsService {
                     let content = AlertWording.digest(carried.map(\.title))
                     var digest = AlertRow(digestOf: carried, content: content, id: Self.newAlertID(at: now), at: now, template: first)
                     try digest.insertFast(db, sequence: sequences.take())
-                    let body = try AlertPayload(digest, carried: carried.map(\.alertID)).json()
-                    for channel in channelKinds {
-                        try OutboxRow(
-                            alertID: digest.alertID, channel: channel, userID: userID, kind: digest.kind, body: body, status: .pending, attempts: 0,
-                            nextAttemptAtUnixMs: 0, lastError: "", createdAtUnixMs: nowMs, finishedAtUnixMs: 0
-                        ).insert(db)
-                    }
+                    try Self.enqueue(digest, channels: channelKinds, carried: carried.map(\.alertID), at: now, in: db)
                     for var row in carried {
                         row.digestDueAtUnixMs = 0
                         row.digestAlertID = digest.alertID

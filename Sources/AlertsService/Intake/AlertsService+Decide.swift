@@ -329,21 +329,36 @@ extension AlertsService {
         }
     }
 
-    /// Puts `row` into the outbox once per channel, due at once (next
-    /// attempt 0: retries are due by real time, which a business clock's
-    /// `now` is not), with its payload fixed.
-    static func enqueue(_ row: AlertRow, channels: [Int], at now: Date, in db: Database) throws {
-        let body = AlertPayload(row).jsonBytes()
+    /// Puts `row` into the outbox once per channel — for push once per
+    /// device the user has registered, none when they have none — due at
+    /// once (next attempt 0: retries are due by real time, which a business
+    /// clock's `now` is not), with its payload fixed: the webhook's and the
+    /// log's ``AlertPayload`` (a digest's with the alerts it carries), push's
+    /// ``ApnsPayload``.
+    static func enqueue(_ row: AlertRow, channels: [Int], carried: [String]? = nil, at now: Date, in db: Database) throws {
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO outbox (alertID, channel, userID, kind, body, status, attempts, nextAttemptAtUnixMs, lastError, createdAtUnixMs, finishedAtUnixMs)
-            VALUES (?, ?, ?, ?, ?, ?, 0, ?, '', ?, 0)
+            INSERT INTO outbox (alertID, channel, address, userID, kind, body, status, attempts, nextAttemptAtUnixMs, lastError, createdAtUnixMs, finishedAtUnixMs)
+            VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, 0)
             """)
         let nowMs = now.unixMilliseconds
-        for channel in channels {
+        func insert(_ channel: Int, address: String, body: [UInt8]) throws {
             // Bound through SQLite's C interface, like the alert row: one per sent decision and channel (decision 0007).
             try statement.executeBinding { values in
-                values.bind(row.alertID); values.bind(channel); values.bind(row.userID); values.bind(row.kind); values.bind(blob: body)
+                values.bind(row.alertID); values.bind(channel); values.bind(address); values.bind(row.userID); values.bind(row.kind); values.bind(blob: body)
                 values.bind(OutboxRow.Status.pending.rawValue); values.bind(Int64(0)); values.bind(nowMs)
+            }
+        }
+        var body: [UInt8]?
+        for channel in channels {
+            if channel == AlertChannel.push.rawValue {
+                let tokens = try DeviceRow.tokens(of: row.userID, in: db)
+                guard !tokens.isEmpty else { continue }
+                let push = ApnsPayload(row).jsonBytes()
+                for token in tokens { try insert(channel, address: token, body: push) }
+            } else {
+                let payload = body ?? AlertPayload(row, carried: carried).jsonBytes()
+                body = payload
+                try insert(channel, address: "", body: payload)
             }
         }
     }

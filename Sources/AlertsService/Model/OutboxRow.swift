@@ -19,6 +19,9 @@ struct OutboxRow: Codable, Sendable, Equatable, FetchableRecord, PersistableReco
         case endpointDisabled = 4
         /// Re-checked as stale before delivery: never sent.
         case droppedStale = 5
+        /// Push only: the device is gone (APNs said so, or it was
+        /// unregistered before the attempt). Finished; not replayed.
+        case deviceRemoved = 6
     }
 
     var alertID: String
@@ -36,6 +39,10 @@ struct OutboxRow: Codable, Sendable, Equatable, FetchableRecord, PersistableReco
     /// Attempts that left without an answer (``DeliveryOutcome/uncertain(reason:)``):
     /// the receiver may have the alert (migration `alerts-006-uncertain-attempts`).
     var uncertainAttempts: Int = 0
+    /// Where on the channel: the device token for push (one row per alert
+    /// and device), empty for the webhook and the log (migration
+    /// `alerts-008-outbox-per-device`).
+    var address: String = ""
 
     var channelValue: AlertChannel { AlertChannel(rawValue: channel) ?? .unspecified }
 
@@ -59,7 +66,7 @@ struct OutboxRow: Codable, Sendable, Equatable, FetchableRecord, PersistableReco
     static func outcomes(ofAlerts alertIDs: [String], in db: Database) throws -> [String: [Outcome]] {
         let statement = try db.cachedStatement(sql: """
             SELECT alertID, status, attempts, lastError, finishedAtUnixMs, uncertainAttempts FROM outbox
-            WHERE alertID IN (SELECT value FROM json_each(?)) ORDER BY alertID, channel
+            WHERE alertID IN (SELECT value FROM json_each(?)) ORDER BY alertID, channel, address
             """)
         var outcomes: [String: [Outcome]] = [:]
         let rows = try Row.fetchCursor(statement, arguments: [JSONText.array(alertIDs)])
@@ -79,6 +86,38 @@ struct OutboxRow: Codable, Sendable, Equatable, FetchableRecord, PersistableReco
         try db.alter(table: databaseTableName) { table in
             table.add(column: "uncertainAttempts", .integer).notNull().defaults(to: 0)
         }
+    }
+
+    /// Migration `alerts-008-outbox-per-device`: an `address` column in the
+    /// primary key, so that one push alert has a row (and its own attempts,
+    /// retries and outcome) per device. SQLite cannot change a primary key
+    /// in place: the table is rebuilt, every row kept with an empty address.
+    static func migrateAddress(_ db: Database) throws {
+        try db.create(table: "outbox_new") { table in
+            table.column("alertID", .text).notNull()
+            table.column("channel", .integer).notNull()
+            table.column("address", .text).notNull().defaults(to: "")
+            table.column("userID", .text).notNull()
+            table.column("kind", .integer).notNull()
+            table.column("body", .blob).notNull()
+            table.column("status", .integer).notNull()
+            table.column("attempts", .integer).notNull()
+            table.column("nextAttemptAtUnixMs", .integer).notNull()
+            table.column("lastError", .text).notNull()
+            table.column("createdAtUnixMs", .integer).notNull()
+            table.column("finishedAtUnixMs", .integer).notNull()
+            table.column("uncertainAttempts", .integer).notNull().defaults(to: 0)
+            table.primaryKey(["alertID", "channel", "address"])
+        }
+        try db.execute(sql: """
+            INSERT INTO outbox_new (alertID, channel, address, userID, kind, body, status, attempts, nextAttemptAtUnixMs, lastError,
+                                    createdAtUnixMs, finishedAtUnixMs, uncertainAttempts)
+            SELECT alertID, channel, '', userID, kind, body, status, attempts, nextAttemptAtUnixMs, lastError,
+                   createdAtUnixMs, finishedAtUnixMs, uncertainAttempts FROM outbox
+            """)
+        try db.drop(table: databaseTableName)
+        try db.rename(table: "outbox_new", to: databaseTableName)
+        try db.create(index: "outbox_due", on: databaseTableName, columns: ["nextAttemptAtUnixMs"], condition: Column("status") == Status.pending.rawValue)
     }
 
     /// The table, created by migration `alerts-001-decisions`.

@@ -22,6 +22,8 @@
 ///   not-set-aside     no set-aside event with this publisher and sequence (retry)
 ///   subscription-unavailable  the user's settings cannot be asked now
 ///   storage           the alerts database failed
+///   invalid-device-token  a push token is not 64 hexadecimal digits (APNs)
+///   too-many-devices  the user has 20 devices registered; remove one first
 
 public import SwiftProtobuf
 
@@ -306,7 +308,7 @@ public nonisolated enum AlertChannel: SwiftProtobuf.Enum, Swift.CaseIterable {
   /// The service log.
   case log // = 2
 
-  /// APNs (later).
+  /// APNs: one outbox row per alert and device (docs/push.md).
   case push // = 3
   case UNRECOGNIZED(Int)
 
@@ -342,6 +344,211 @@ public nonisolated enum AlertChannel: SwiftProtobuf.Enum, Swift.CaseIterable {
     .push,
   ]
 
+}
+
+/// Which APNs gateway a device's token belongs to: a development build's
+/// token is only known to the sandbox.
+public nonisolated enum PushEnvironment: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case unspecified // = 0
+  case production // = 1
+  case sandbox // = 2
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .production
+    case 2: self = .sandbox
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .production: return 1
+    case .sandbox: return 2
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [PushEnvironment] = [
+    .unspecified,
+    .production,
+    .sandbox,
+  ]
+
+}
+
+/// A phone the app registered for push, owned by the alerts service (a
+/// delivery address). The token is the key: registering it again under
+/// another user moves it (the phone signed in as someone else).
+public nonisolated struct Device: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// APNs device token, 64 lowercase hexadecimal digits.
+  public var token: String = String()
+
+  /// "ios", the only platform so far.
+  public var platform: String = String()
+
+  public var environment: PushEnvironment = .unspecified
+
+  /// e.g. "1.4.0".
+  public var appVersion: String = String()
+
+  /// BCP 47, e.g. "en-GB".
+  public var locale: String = String()
+
+  /// IANA zone, e.g. "Europe/London".
+  public var timeZone: String = String()
+
+  public var registeredAtUnixMs: Int64 = 0
+
+  public var updatedAtUnixMs: Int64 = 0
+
+  /// The last push to it: "delivered", or the error in one line; empty if none yet.
+  public var lastOutcome: String = String()
+
+  public var lastOutcomeAtUnixMs: Int64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Registers a device for a user, or updates it (idempotent by token).
+public nonisolated struct RegisterDeviceRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var userID: String = String()
+
+  public var device: Device {
+    get {_device ?? Device()}
+    set {_device = newValue}
+  }
+  /// Returns true if `device` has been explicitly set.
+  public var hasDevice: Bool {self._device != nil}
+  /// Clears the value of `device`. Subsequent reads from it will return its default value.
+  public mutating func clearDevice() {self._device = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _device: Device? = nil
+}
+
+public nonisolated struct RegisterDeviceResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var device: Device {
+    get {_device ?? Device()}
+    set {_device = newValue}
+  }
+  /// Returns true if `device` has been explicitly set.
+  public var hasDevice: Bool {self._device != nil}
+  /// Clears the value of `device`. Subsequent reads from it will return its default value.
+  public mutating func clearDevice() {self._device = nil}
+
+  /// False when the token was registered already (its details updated).
+  public var created: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _device: Device? = nil
+}
+
+/// Removes one of the user's devices. Idempotent; another user's token is
+/// "not registered".
+public nonisolated struct UnregisterDeviceRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var userID: String = String()
+
+  public var token: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct UnregisterDeviceResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var wasRegistered: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// A user's devices, most recently updated first.
+public nonisolated struct ListDevicesRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var userID: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct ListDevicesResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var devices: [Device] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Where an alert stands on one channel and, for push, one device.
+public nonisolated struct AlertDeliveryRecord: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var channel: AlertChannel = .unspecified
+
+  /// The device token for push; empty for other channels.
+  public var deviceToken: String = String()
+
+  public var state: DeliveryState = .unspecified
+
+  public var attempts: Int32 = 0
+
+  /// One line without secrets; empty if none.
+  public var error: String = String()
+
+  public var finishedAtUnixMs: Int64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 /// What the user sees.
@@ -504,6 +711,12 @@ public nonisolated struct AlertRecord: @unchecked Sendable {
   public var cabin: Cabin {
     get {_storage._cabin}
     set {_uniqueStorage()._cabin = newValue}
+  }
+
+  /// Each channel's (and each device's) delivery, when queued.
+  public var deliveries: [AlertDeliveryRecord] {
+    get {_storage._deliveries}
+    set {_uniqueStorage()._deliveries = newValue}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -914,6 +1127,9 @@ public nonisolated struct AlertDelivered: Sendable {
 
   public var deliveredAtUnixMs: Int64 = 0
 
+  /// The device, for push; empty for other channels.
+  public var deviceToken: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -939,6 +1155,30 @@ public nonisolated struct AlertDeliveryFailed: Sendable {
 
   /// When the next attempt is due, Unix epoch milliseconds; 0 if none.
   public var retryAtUnixMs: Int64 = 0
+
+  /// The device, for push; empty for other channels.
+  public var deviceToken: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// A device was removed: unregistered by its user, refused by APNs
+/// (BadDeviceToken, Unregistered), or its user deleted. Topic alerts.device-removed.
+public nonisolated struct DeviceRemoved: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var userID: String = String()
+
+  public var token: String = String()
+
+  /// "unregistered", "apns-unregistered", "apns-bad-device-token" or "user-deleted".
+  public var reason: String = String()
+
+  public var removedAtUnixMs: Int64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -967,6 +1207,343 @@ nonisolated extension AlertAction: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension AlertChannel: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ALERT_CHANNEL_UNSPECIFIED\0\u{1}WEBHOOK\0\u{1}LOG\0\u{1}PUSH\0")
+}
+
+nonisolated extension PushEnvironment: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0PUSH_ENVIRONMENT_UNSPECIFIED\0\u{1}PRODUCTION\0\u{1}SANDBOX\0")
+}
+
+nonisolated extension Device: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".Device"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}token\0\u{1}platform\0\u{1}environment\0\u{3}app_version\0\u{1}locale\0\u{3}time_zone\0\u{3}registered_at_unix_ms\0\u{3}updated_at_unix_ms\0\u{3}last_outcome\0\u{3}last_outcome_at_unix_ms\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.token) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.platform) }()
+      case 3: try { try decoder.decodeSingularEnumField(value: &self.environment) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.appVersion) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.locale) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.timeZone) }()
+      case 7: try { try decoder.decodeSingularInt64Field(value: &self.registeredAtUnixMs) }()
+      case 8: try { try decoder.decodeSingularInt64Field(value: &self.updatedAtUnixMs) }()
+      case 9: try { try decoder.decodeSingularStringField(value: &self.lastOutcome) }()
+      case 10: try { try decoder.decodeSingularInt64Field(value: &self.lastOutcomeAtUnixMs) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.token.isEmpty {
+      try visitor.visitSingularStringField(value: self.token, fieldNumber: 1)
+    }
+    if !self.platform.isEmpty {
+      try visitor.visitSingularStringField(value: self.platform, fieldNumber: 2)
+    }
+    if self.environment != .unspecified {
+      try visitor.visitSingularEnumField(value: self.environment, fieldNumber: 3)
+    }
+    if !self.appVersion.isEmpty {
+      try visitor.visitSingularStringField(value: self.appVersion, fieldNumber: 4)
+    }
+    if !self.locale.isEmpty {
+      try visitor.visitSingularStringField(value: self.locale, fieldNumber: 5)
+    }
+    if !self.timeZone.isEmpty {
+      try visitor.visitSingularStringField(value: self.timeZone, fieldNumber: 6)
+    }
+    if self.registeredAtUnixMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.registeredAtUnixMs, fieldNumber: 7)
+    }
+    if self.updatedAtUnixMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.updatedAtUnixMs, fieldNumber: 8)
+    }
+    if !self.lastOutcome.isEmpty {
+      try visitor.visitSingularStringField(value: self.lastOutcome, fieldNumber: 9)
+    }
+    if self.lastOutcomeAtUnixMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.lastOutcomeAtUnixMs, fieldNumber: 10)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Device, rhs: Device) -> Bool {
+    if lhs.token != rhs.token {return false}
+    if lhs.platform != rhs.platform {return false}
+    if lhs.environment != rhs.environment {return false}
+    if lhs.appVersion != rhs.appVersion {return false}
+    if lhs.locale != rhs.locale {return false}
+    if lhs.timeZone != rhs.timeZone {return false}
+    if lhs.registeredAtUnixMs != rhs.registeredAtUnixMs {return false}
+    if lhs.updatedAtUnixMs != rhs.updatedAtUnixMs {return false}
+    if lhs.lastOutcome != rhs.lastOutcome {return false}
+    if lhs.lastOutcomeAtUnixMs != rhs.lastOutcomeAtUnixMs {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension RegisterDeviceRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RegisterDeviceRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}device\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._device) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 1)
+    }
+    try { if let v = self._device {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: RegisterDeviceRequest, rhs: RegisterDeviceRequest) -> Bool {
+    if lhs.userID != rhs.userID {return false}
+    if lhs._device != rhs._device {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension RegisterDeviceResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RegisterDeviceResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{1}created\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._device) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.created) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._device {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if self.created != false {
+      try visitor.visitSingularBoolField(value: self.created, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: RegisterDeviceResponse, rhs: RegisterDeviceResponse) -> Bool {
+    if lhs._device != rhs._device {return false}
+    if lhs.created != rhs.created {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension UnregisterDeviceRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".UnregisterDeviceRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}token\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.token) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 1)
+    }
+    if !self.token.isEmpty {
+      try visitor.visitSingularStringField(value: self.token, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: UnregisterDeviceRequest, rhs: UnregisterDeviceRequest) -> Bool {
+    if lhs.userID != rhs.userID {return false}
+    if lhs.token != rhs.token {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension UnregisterDeviceResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".UnregisterDeviceResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}was_registered\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBoolField(value: &self.wasRegistered) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.wasRegistered != false {
+      try visitor.visitSingularBoolField(value: self.wasRegistered, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: UnregisterDeviceResponse, rhs: UnregisterDeviceResponse) -> Bool {
+    if lhs.wasRegistered != rhs.wasRegistered {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension ListDevicesRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ListDevicesRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: ListDevicesRequest, rhs: ListDevicesRequest) -> Bool {
+    if lhs.userID != rhs.userID {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension ListDevicesResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ListDevicesResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}devices\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.devices) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.devices.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.devices, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: ListDevicesResponse, rhs: ListDevicesResponse) -> Bool {
+    if lhs.devices != rhs.devices {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension AlertDeliveryRecord: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".AlertDeliveryRecord"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}channel\0\u{3}device_token\0\u{1}state\0\u{1}attempts\0\u{1}error\0\u{3}finished_at_unix_ms\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.channel) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.deviceToken) }()
+      case 3: try { try decoder.decodeSingularEnumField(value: &self.state) }()
+      case 4: try { try decoder.decodeSingularInt32Field(value: &self.attempts) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.error) }()
+      case 6: try { try decoder.decodeSingularInt64Field(value: &self.finishedAtUnixMs) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.channel != .unspecified {
+      try visitor.visitSingularEnumField(value: self.channel, fieldNumber: 1)
+    }
+    if !self.deviceToken.isEmpty {
+      try visitor.visitSingularStringField(value: self.deviceToken, fieldNumber: 2)
+    }
+    if self.state != .unspecified {
+      try visitor.visitSingularEnumField(value: self.state, fieldNumber: 3)
+    }
+    if self.attempts != 0 {
+      try visitor.visitSingularInt32Field(value: self.attempts, fieldNumber: 4)
+    }
+    if !self.error.isEmpty {
+      try visitor.visitSingularStringField(value: self.error, fieldNumber: 5)
+    }
+    if self.finishedAtUnixMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.finishedAtUnixMs, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: AlertDeliveryRecord, rhs: AlertDeliveryRecord) -> Bool {
+    if lhs.channel != rhs.channel {return false}
+    if lhs.deviceToken != rhs.deviceToken {return false}
+    if lhs.state != rhs.state {return false}
+    if lhs.attempts != rhs.attempts {return false}
+    if lhs.error != rhs.error {return false}
+    if lhs.finishedAtUnixMs != rhs.finishedAtUnixMs {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
 }
 
 nonisolated extension AlertContent: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -1011,7 +1588,7 @@ nonisolated extension AlertContent: SwiftProtobuf.Message, SwiftProtobuf._Messag
 
 nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".AlertRecord"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}alert_id\0\u{3}user_id\0\u{1}kind\0\u{1}decision\0\u{1}reason\0\u{1}origin\0\u{1}destination\0\u{3}deal_id\0\u{3}watchlist_id\0\u{1}price\0\u{3}deal_score\0\u{3}queue_score\0\u{1}content\0\u{3}decided_at_unix_ms\0\u{3}delivered_at_unix_ms\0\u{3}delivery_state\0\u{3}delivery_error\0\u{1}attempts\0\u{3}digest_alert_id\0\u{3}departure_date\0\u{3}return_date\0\u{1}cabin\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}alert_id\0\u{3}user_id\0\u{1}kind\0\u{1}decision\0\u{1}reason\0\u{1}origin\0\u{1}destination\0\u{3}deal_id\0\u{3}watchlist_id\0\u{1}price\0\u{3}deal_score\0\u{3}queue_score\0\u{1}content\0\u{3}decided_at_unix_ms\0\u{3}delivered_at_unix_ms\0\u{3}delivery_state\0\u{3}delivery_error\0\u{1}attempts\0\u{3}digest_alert_id\0\u{3}departure_date\0\u{3}return_date\0\u{1}cabin\0\u{1}deliveries\0")
 
   fileprivate class _StorageClass {
     var _alertID: String = String()
@@ -1036,6 +1613,7 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
     var _departureDate: LocalDate? = nil
     var _returnDate: LocalDate? = nil
     var _cabin: Cabin = .unspecified
+    var _deliveries: [AlertDeliveryRecord] = []
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1068,6 +1646,7 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
       _departureDate = source._departureDate
       _returnDate = source._returnDate
       _cabin = source._cabin
+      _deliveries = source._deliveries
     }
   }
 
@@ -1108,6 +1687,7 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
         case 20: try { try decoder.decodeSingularMessageField(value: &_storage._departureDate) }()
         case 21: try { try decoder.decodeSingularMessageField(value: &_storage._returnDate) }()
         case 22: try { try decoder.decodeSingularEnumField(value: &_storage._cabin) }()
+        case 23: try { try decoder.decodeRepeatedMessageField(value: &_storage._deliveries) }()
         default: break
         }
       }
@@ -1186,6 +1766,9 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
       if _storage._cabin != .unspecified {
         try visitor.visitSingularEnumField(value: _storage._cabin, fieldNumber: 22)
       }
+      if !_storage._deliveries.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._deliveries, fieldNumber: 23)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1217,6 +1800,7 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
         if _storage._departureDate != rhs_storage._departureDate {return false}
         if _storage._returnDate != rhs_storage._returnDate {return false}
         if _storage._cabin != rhs_storage._cabin {return false}
+        if _storage._deliveries != rhs_storage._deliveries {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -2035,7 +2619,7 @@ nonisolated extension AlertDecided: SwiftProtobuf.Message, SwiftProtobuf._Messag
 
 nonisolated extension AlertDelivered: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".AlertDelivered"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}alert_id\0\u{3}user_id\0\u{1}kind\0\u{1}channel\0\u{1}attempts\0\u{3}delivered_at_unix_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}alert_id\0\u{3}user_id\0\u{1}kind\0\u{1}channel\0\u{1}attempts\0\u{3}delivered_at_unix_ms\0\u{3}device_token\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2049,6 +2633,7 @@ nonisolated extension AlertDelivered: SwiftProtobuf.Message, SwiftProtobuf._Mess
       case 4: try { try decoder.decodeSingularEnumField(value: &self.channel) }()
       case 5: try { try decoder.decodeSingularInt32Field(value: &self.attempts) }()
       case 6: try { try decoder.decodeSingularInt64Field(value: &self.deliveredAtUnixMs) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.deviceToken) }()
       default: break
       }
     }
@@ -2073,6 +2658,9 @@ nonisolated extension AlertDelivered: SwiftProtobuf.Message, SwiftProtobuf._Mess
     if self.deliveredAtUnixMs != 0 {
       try visitor.visitSingularInt64Field(value: self.deliveredAtUnixMs, fieldNumber: 6)
     }
+    if !self.deviceToken.isEmpty {
+      try visitor.visitSingularStringField(value: self.deviceToken, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2083,6 +2671,7 @@ nonisolated extension AlertDelivered: SwiftProtobuf.Message, SwiftProtobuf._Mess
     if lhs.channel != rhs.channel {return false}
     if lhs.attempts != rhs.attempts {return false}
     if lhs.deliveredAtUnixMs != rhs.deliveredAtUnixMs {return false}
+    if lhs.deviceToken != rhs.deviceToken {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2090,7 +2679,7 @@ nonisolated extension AlertDelivered: SwiftProtobuf.Message, SwiftProtobuf._Mess
 
 nonisolated extension AlertDeliveryFailed: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".AlertDeliveryFailed"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}alert_id\0\u{3}user_id\0\u{1}channel\0\u{1}attempts\0\u{1}error\0\u{3}retry_at_unix_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}alert_id\0\u{3}user_id\0\u{1}channel\0\u{1}attempts\0\u{1}error\0\u{3}retry_at_unix_ms\0\u{3}device_token\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2104,6 +2693,7 @@ nonisolated extension AlertDeliveryFailed: SwiftProtobuf.Message, SwiftProtobuf.
       case 4: try { try decoder.decodeSingularInt32Field(value: &self.attempts) }()
       case 5: try { try decoder.decodeSingularStringField(value: &self.error) }()
       case 6: try { try decoder.decodeSingularInt64Field(value: &self.retryAtUnixMs) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.deviceToken) }()
       default: break
       }
     }
@@ -2128,6 +2718,9 @@ nonisolated extension AlertDeliveryFailed: SwiftProtobuf.Message, SwiftProtobuf.
     if self.retryAtUnixMs != 0 {
       try visitor.visitSingularInt64Field(value: self.retryAtUnixMs, fieldNumber: 6)
     }
+    if !self.deviceToken.isEmpty {
+      try visitor.visitSingularStringField(value: self.deviceToken, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2138,6 +2731,52 @@ nonisolated extension AlertDeliveryFailed: SwiftProtobuf.Message, SwiftProtobuf.
     if lhs.attempts != rhs.attempts {return false}
     if lhs.error != rhs.error {return false}
     if lhs.retryAtUnixMs != rhs.retryAtUnixMs {return false}
+    if lhs.deviceToken != rhs.deviceToken {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension DeviceRemoved: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DeviceRemoved"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}token\0\u{1}reason\0\u{3}removed_at_unix_ms\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.userID) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.token) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.reason) }()
+      case 4: try { try decoder.decodeSingularInt64Field(value: &self.removedAtUnixMs) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.userID.isEmpty {
+      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 1)
+    }
+    if !self.token.isEmpty {
+      try visitor.visitSingularStringField(value: self.token, fieldNumber: 2)
+    }
+    if !self.reason.isEmpty {
+      try visitor.visitSingularStringField(value: self.reason, fieldNumber: 3)
+    }
+    if self.removedAtUnixMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.removedAtUnixMs, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: DeviceRemoved, rhs: DeviceRemoved) -> Bool {
+    if lhs.userID != rhs.userID {return false}
+    if lhs.token != rhs.token {return false}
+    if lhs.reason != rhs.reason {return false}
+    if lhs.removedAtUnixMs != rhs.removedAtUnixMs {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

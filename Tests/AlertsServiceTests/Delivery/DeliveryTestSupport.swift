@@ -103,7 +103,7 @@ extension DeliveryOutcome {
     var reason: String? {
         switch self {
         case .delivered: nil
-        case .retry(let reason, _), .uncertain(let reason), .failed(let reason), .endpointGone(let reason): reason
+        case .retry(let reason, _), .uncertain(let reason), .failed(let reason), .endpointGone(let reason), .deviceGone(let reason, _): reason
         }
     }
 
