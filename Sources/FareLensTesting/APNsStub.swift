@@ -1,0 +1,312 @@
+public import Crypto
+public import Foundation
+import JWTKit
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import SwiftASN1
+import Synchronization
+import X509
+
+/// A local stand-in for Apple's Push Notification service, for the push
+/// tests and benchmark: HTTP/2 over TLS on 127.0.0.1 with a certificate of
+/// its own (``certificatePEM``, for the channel's `alerts.apns.trustRoots`),
+/// checking each request the way APNs documents it and answering as APNs
+/// would:
+///
+/// - the path is `/3/device/<64 hex digits>` and the method POST;
+/// - `authorization: bearer <JWT>` is an ES256 token signed by the provider
+///   key the stub was given (verified with jwt-kit), with the expected key
+///   id, team id as issuer and an issue time no more than an hour old by the
+///   stub's clock (403 MissingProviderToken, InvalidProviderToken,
+///   ExpiredProviderToken);
+/// - `apns-topic` is the expected bundle id (400 MissingTopic, TopicDisallowed),
+///   `apns-push-type` alert or background with `apns-priority` 10 or 5
+///   (400 InvalidPushType, BadPriority), `apns-expiration` a whole number
+///   (400 BadExpirationDate), `apns-id` a UUID (400 BadMessageId),
+///   `apns-collapse-id` at most 64 bytes (400 BadCollapseId);
+/// - the body is a JSON object with an `aps` dictionary and at most 4 KB
+///   (400 PayloadEmpty, 413 PayloadTooLarge).
+///
+/// A request that passes is answered by the next scripted ``Reply``
+/// (``script(_:)``), or 200. Every request is recorded (``requests``), and
+/// the accepted ones in ``delivered``.
+public final class APNsStub: Sendable {
+    /// How the stub answers a request that passed its checks.
+    public enum Reply: Sendable, Equatable {
+        case ok
+        /// An APNs error: the status, the reason, and for 410 the timestamp (Unix milliseconds).
+        case error(status: Int, reason: String, timestamp: Int64? = nil)
+        /// RST_STREAM before any answer.
+        case resetStream
+        /// No answer at all (the client's timeout ends it).
+        case hang
+    }
+
+    /// One request as the stub saw it.
+    public struct Request: Sendable {
+        /// The device token from the path.
+        public var token: String
+        /// Header names lower-cased; the last value of each.
+        public var headers: [String: String]
+        public var body: Data
+        /// What the stub answered (after its checks and the script).
+        public var reply: Reply
+    }
+
+    private struct State {
+        var script: [Reply] = []
+        var scriptByToken: [String: [Reply]] = [:]
+        var requests: [Request] = []
+        var listener: (any Channel)?
+        var connections: [ObjectIdentifier: any Channel] = [:]
+        /// Connections ever accepted: a client multiplexing streams opens one.
+        var connectionCount = 0
+    }
+
+    private let state = Mutex(State())
+    private let keys: JWTKeyCollection
+    private let keyID: String
+    private let teamID: String
+    private let topic: String
+    private let now: @Sendable () -> Date
+    private let serverKey: P256.Signing.PrivateKey
+    /// The stub's self-signed certificate, in PEM: trust it to talk to the stub.
+    public let certificatePEM: String
+
+    /// A stub accepting provider tokens signed by `providerKey` under `keyID` and `teamID`, for `topic`.
+    ///
+    /// - Parameter now: the stub's clock, for the provider token's age (default: real time).
+    public init(providerKey: P256.Signing.PublicKey, keyID: String, teamID: String, topic: String, now: @escaping @Sendable () -> Date = { Date() }) async throws {
+        keys = await JWTKeyCollection().add(ecdsa: try ES256PublicKey(pem: providerKey.pemRepresentation), kid: JWKIdentifier(string: keyID))
+        self.keyID = keyID
+        self.teamID = teamID
+        self.topic = topic
+        self.now = now
+        serverKey = P256.Signing.PrivateKey()
+        let name = try DistinguishedName { CommonName("FareLens test APNs") }
+        let issued = Date()
+        let certificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(serverKey.publicKey),
+            notValidBefore: issued.addingTimeInterval(-3600), notValidAfter: issued.addingTimeInterval(86_400), issuer: name, subject: name,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
+            },
+            issuerPrivateKey: .init(serverKey))
+        certificatePEM = try certificate.serializeAsPEM().pemString
+    }
+
+    /// Answers the next requests that pass the checks with `replies`, in order; 200 after them.
+    public func script(_ replies: [Reply]) {
+        state.withLock { $0.script.append(contentsOf: replies) }
+    }
+
+    /// Answers the next requests to the device `token` with `replies`, in
+    /// order, before any of ``script(_:)``'s: for pushes that go out at once.
+    public func script(_ replies: [Reply], for token: String) {
+        state.withLock { $0.scriptByToken[token, default: []].append(contentsOf: replies) }
+    }
+
+    /// Every request so far, in arrival order.
+    public var requests: [Request] { state.withLock { $0.requests } }
+
+    /// The requests answered 200.
+    public var delivered: [Request] { requests.filter { $0.reply == .ok } }
+
+    /// TLS connections accepted so far.
+    public var connectionCount: Int { state.withLock { $0.connectionCount } }
+
+    /// Binds 127.0.0.1 on a free port and starts serving.
+    ///
+    /// - Returns: the base URL, "https://127.0.0.1:PORT".
+    public func start() async throws -> String {
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(certificatePEM.utf8), format: .pem))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(serverKey.pemRepresentation.utf8), format: .pem)))
+        tls.applicationProtocols = ["h2"]
+        let context = try NIOSSLContext(configuration: tls)
+        var settings = NIOHTTP2Handler.ConnectionConfiguration()
+        // APNs allows 1,000 concurrent streams on a connection (it says so in its SETTINGS frame).
+        settings.initialSettings = [
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: 1000),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: 1 << 16),
+        ]
+        let connection = settings
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 64)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                        mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
+                    ) { stream in
+                        stream.eventLoop.makeCompletedFuture {
+                            try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                            try stream.pipeline.syncOperations.addHandler(APNsStubStreamHandler(stub: self))
+                        }
+                    }
+                    self.track(channel)
+                }
+            }
+        let listener = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        state.withLock { $0.listener = listener }
+        guard let port = listener.localAddress?.port else {
+            try? await listener.close()
+            throw StubHTTPServerError.noPort
+        }
+        return "https://127.0.0.1:\(port)"
+    }
+
+    /// Closes the listener and every connection (streams left hanging end with them).
+    public func stop() async {
+        let (listener, connections) = state.withLock { state in
+            defer { state.listener = nil; state.connections = [:] }
+            return (state.listener, Array(state.connections.values))
+        }
+        for channel in connections { try? await channel.close() }
+        try? await listener?.close()
+    }
+
+    private func track(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        state.withLock { $0.connections[id] = channel; $0.connectionCount += 1 }
+        channel.closeFuture.whenComplete { [weak self] _ in self?.state.withLock { _ = $0.connections.removeValue(forKey: id) } }
+    }
+
+    /// The answer to one whole request: the checks, then the script.
+    func answer(method: HTTPMethod, path: String, headers: HTTPHeaders, body: Data) async -> Reply {
+        let token = path.hasPrefix("/3/device/") ? String(path.dropFirst("/3/device/".count)) : ""
+        let fields = Dictionary(headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
+        let reply: Reply
+        if let refusal = await check(method: method, token: token, headers: fields, body: body) {
+            reply = refusal
+        } else {
+            reply = state.withLock { state in
+                if let next = state.scriptByToken[token]?.first {
+                    state.scriptByToken[token]?.removeFirst()
+                    return next
+                }
+                return state.script.isEmpty ? .ok : state.script.removeFirst()
+            }
+        }
+        state.withLock { $0.requests.append(Request(token: token, headers: fields, body: body, reply: reply)) }
+        return reply
+    }
+
+    /// A JWT's header members (already verified by jwt-kit: read for `kid` and `alg` only).
+    private static func header(of jwt: String) -> [String: String]? {
+        guard let first = jwt.split(separator: ".").first else { return nil }
+        var base64 = first.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        return try? JSONDecoder().decode([String: String].self, from: data)
+    }
+
+    private func check(method: HTTPMethod, token: String, headers: [String: String], body: Data) async -> Reply? {
+        guard method == .POST else { return .error(status: 405, reason: "MethodNotAllowed") }
+        guard token.utf8.count == 64, token.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || (0x41...0x46).contains($0) }) else {
+            return .error(status: 400, reason: "BadDeviceToken")
+        }
+        guard let authorization = headers["authorization"], authorization.lowercased().hasPrefix("bearer ") else {
+            return .error(status: 403, reason: "MissingProviderToken")
+        }
+        struct Claims: JWTPayload {
+            var iss: IssuerClaim
+            var iat: IssuedAtClaim
+            func verify(using algorithm: some JWTAlgorithm) async throws {}
+        }
+        let jwt = String(authorization.dropFirst("bearer ".count))
+        do {
+            let claims = try await keys.verify(jwt, as: Claims.self)
+            guard claims.iss.value == teamID, Self.header(of: jwt) == ["alg": "ES256", "kid": keyID, "typ": "JWT"] || Self.header(of: jwt) == ["alg": "ES256", "kid": keyID] else {
+                return .error(status: 403, reason: "InvalidProviderToken")
+            }
+            let age = now().timeIntervalSince(claims.iat.value)
+            guard age <= 3600 else { return .error(status: 403, reason: "ExpiredProviderToken") }
+        } catch {
+            return .error(status: 403, reason: "InvalidProviderToken")
+        }
+        guard let topic = headers["apns-topic"] else { return .error(status: 400, reason: "MissingTopic") }
+        guard topic == self.topic else { return .error(status: 400, reason: "TopicDisallowed") }
+        let type = headers["apns-push-type"]
+        guard type == "alert" || type == "background" else { return .error(status: 400, reason: "InvalidPushType") }
+        // APNs: 10, 5 or 1 for an alert; a background push must not be 10.
+        if let priority = headers["apns-priority"], !(type == "alert" ? ["10", "5", "1"] : ["5", "1"]).contains(priority) {
+            return .error(status: 400, reason: "BadPriority")
+        }
+        if let expiration = headers["apns-expiration"], Int64(expiration) == nil { return .error(status: 400, reason: "BadExpirationDate") }
+        if let id = headers["apns-id"], UUID(uuidString: id) == nil { return .error(status: 400, reason: "BadMessageId") }
+        if let collapse = headers["apns-collapse-id"], collapse.utf8.count > 64 { return .error(status: 400, reason: "BadCollapseId") }
+        guard body.count <= 4096 else { return .error(status: 413, reason: "PayloadTooLarge") }
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any], object["aps"] is [String: Any] else {
+            return .error(status: 400, reason: "PayloadEmpty")
+        }
+        return nil
+    }
+}
+
+/// One HTTP/2 stream of the stub, seen as HTTP/1 parts.
+private final class APNsStubStreamHandler: ChannelInboundHandler, @unchecked Sendable {
+    // @unchecked: all state is touched on the stream channel's event loop only (NIO's handler contract);
+    // the answer comes back to it through `eventLoop.execute`.
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let stub: APNsStub
+    private var head: HTTPRequestHead?
+    private var body = Data()
+
+    init(stub: APNsStub) { self.stub = stub }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+        case .body(let buffer):
+            body.append(contentsOf: buffer.readableBytesView)
+        case .end:
+            guard let head else { return }
+            let body = body
+            let loop = context.eventLoop
+            let bound = NIOLoopBound((self, context), eventLoop: loop)
+            Task { [stub] in
+                let reply = await stub.answer(method: head.method, path: head.uri, headers: head.headers, body: body)
+                loop.execute {
+                    let (handler, context) = bound.value
+                    handler.respond(reply, id: head.headers.first(name: "apns-id"), context: context)
+                }
+            }
+        }
+    }
+
+    private func respond(_ reply: Reply, id: String?, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "apns-id", value: id ?? UUID().uuidString)
+        switch reply {
+        case .ok:
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .ok, headers: headers))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        case .error(let status, let reason, let timestamp):
+            var json = #"{"reason":"\#(reason)""#
+            if let timestamp { json += #","timestamp":\#(timestamp)"# }
+            json += "}"
+            headers.add(name: "content-type", value: "application/json")
+            let buffer = ByteBuffer(string: json)
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .init(statusCode: status), headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        case .resetStream:
+            // Closing a stream channel before its response resets the stream (RST_STREAM CANCEL).
+            context.close(promise: nil)
+        case .hang:
+            break
+        }
+    }
+
+    private typealias Reply = APNsStub.Reply
+}
