@@ -3,12 +3,14 @@ import FareLensMessages
 import Foundation
 import SwiftProtobuf
 
-/// `farelensctl alerts history|tail|mute|unmute|pause|resume|settings|replay|set-aside|retry-set-aside`: the alerts service.
+/// `farelensctl alerts history|tail|mute|unmute|pause|resume|settings|devices|replay|set-aside|retry-set-aside`: the alerts service.
 struct AlertsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "alerts",
-        abstract: "Alert decisions and why, live alerts, mutes, pauses, dead-letter replay and set-aside events (the alerts service).",
-        subcommands: [History.self, Tail.self, Mute.self, Unmute.self, Pause.self, Resume.self, Settings.self, Replay.self, SetAside.self, RetrySetAside.self]
+        abstract: "Alert decisions and why, live alerts, mutes, pauses, push devices, dead-letter replay and set-aside events (the alerts service).",
+        subcommands: [
+            History.self, Tail.self, Mute.self, Unmute.self, Pause.self, Resume.self, Settings.self, Devices.self, Replay.self, SetAside.self, RetrySetAside.self,
+        ]
     )
 
     /// `alerts history`: every decision with its reason.
@@ -176,6 +178,38 @@ struct AlertsCommand: AsyncParsableCommand {
         }
     }
 
+    /// `alerts devices`: where a user's pushes go.
+    struct Devices: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A user's phones registered for push, most recently updated first, with each one's last push outcome.",
+            discussion: "Example: farelensctl alerts devices --user u-0f3a9c2b7d1e4a55 --json"
+        )
+        @Option(name: .long, help: "The user's id (u-…).") var user: String
+        @OptionGroup var options: ConnectionOptions
+
+        func run() async throws {
+            var request = ListDevicesRequest()
+            request.userID = user
+            let response = try await CtlRun.request(options, request)
+            if options.json {
+                try CtlRun.printJSON(message: response)
+                return
+            }
+            guard !response.devices.isEmpty else {
+                print("No devices registered for \(user).")
+                return
+            }
+            var table = TextTable("DEVICE", "APNS", "APP", "UPDATED (UTC)", "LAST PUSH")
+            for device in response.devices {
+                let last = device.lastOutcome.isEmpty ? "none yet" : "\(device.lastOutcome) (\(AlertsCommand.time(device.lastOutcomeAtUnixMs)))"
+                table.add(
+                    AlertsCommand.device(device.token), device.environment == .sandbox ? "sandbox" : "production", device.appVersion.isEmpty ? "-" : device.appVersion,
+                    AlertsCommand.time(device.updatedAtUnixMs), last)
+            }
+            print(table.rendered)
+        }
+    }
+
     /// `alerts replay`: dead letters back into the outbox.
     struct Replay: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -233,9 +267,13 @@ struct AlertsCommand: AsyncParsableCommand {
         case .droppedStale: "dropped"
         case .inDigest: "in digest"
         case .maybeDelivered: "maybe delivered"
+        case .deviceRemoved: "device removed"
         default: "?"
         }
     }
+
+    /// A device token as the tables show it: its last 8 digits, enough to tell a user's phones apart.
+    static func device(_ token: String) -> String { "…" + token.suffix(8) }
 
     /// "2026-11-22 14:05Z".
     static func time(_ unixMs: Int64) -> String {
@@ -253,6 +291,10 @@ struct AlertsCommand: AsyncParsableCommand {
             let price = alert.hasPrice ? alert.price.headline : ""
             table.add(time(alert.decidedAtUnixMs), decisionName(alert.decision), route, price, deliveryName(alert.deliveryState), alert.content.title)
             table.add("", "", "", "", "", "  why: " + alert.reason)
+            for push in alert.deliveries where push.channel == .push {
+                let error = push.error.isEmpty ? "" : ": " + push.error
+                table.add("", "", "", "", "", "  push \(device(push.deviceToken)): \(deliveryName(push.state))\(error)")
+            }
         }
         return table.rendered
     }

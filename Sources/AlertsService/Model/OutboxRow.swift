@@ -79,6 +79,38 @@ struct OutboxRow: Codable, Sendable, Equatable, FetchableRecord, PersistableReco
         return outcomes
     }
 
+    /// Each alert's row by row delivery (channel, device, state, attempts,
+    /// error), in channel and address order, for the history; read without
+    /// the bodies and with one statement. An alert without rows is absent.
+    static func deliveries(ofAlerts alertIDs: [String], in db: Database) throws -> [String: [AlertDeliveryRecord]] {
+        let statement = try db.cachedStatement(sql: """
+            SELECT alertID, channel, address, status, attempts, lastError, finishedAtUnixMs, uncertainAttempts FROM outbox
+            WHERE alertID IN (SELECT value FROM json_each(?)) ORDER BY alertID, channel, address
+            """)
+        var deliveries: [String: [AlertDeliveryRecord]] = [:]
+        let rows = try Row.fetchCursor(statement, arguments: [JSONText.array(alertIDs)])
+        while let row = try rows.next() {
+            var record = AlertDeliveryRecord()
+            record.channel = AlertChannel(rawValue: row[1]) ?? .unspecified
+            record.deviceToken = row[2]
+            let uncertain: Int = row[7]
+            record.state = switch Status(rawValue: row[3]) {
+            case .pending: .pending
+            case .delivered: .delivered
+            case .deadLettered: uncertain > 0 ? .maybeDelivered : .deadLettered
+            case .endpointDisabled: .endpointDisabled
+            case .droppedStale: .droppedStale
+            case .deviceRemoved: .deviceRemoved
+            case nil: .unspecified
+            }
+            record.attempts = row[4]
+            record.error = row[5]
+            record.finishedAtUnixMs = row[6]
+            deliveries[row[0], default: []].append(record)
+        }
+        return deliveries
+    }
+
     /// Migration `alerts-006-uncertain-attempts`: each row counts the
     /// attempts that left without an answer, so a dead letter the receiver
     /// may have is not reported as never sent.

@@ -11,15 +11,20 @@ extension AlertsService {
         guard (0...500).contains(request.limit) else { throw .invalidField("limit", "must be 0 (meaning 50) to 500, got \(request.limit)") }
         guard request.sinceUnixMs >= 0 else { throw .invalidField("since_unix_ms", "must not be negative") }
         let limit = request.limit == 0 ? 50 : Int(request.limit)
-        let rows = try read { db in
+        let (rows, deliveries) = try read { db in
             var query = AlertRow.filter(Column("userID") == request.userID && Column("decidedAtUnixMs") >= request.sinceUnixMs)
             if request.decision != .unspecified { query = query.filter(Column("decision") == request.decision.rawValue) }
-            return try query.order(Column("decidedAtUnixMs").desc, Column("alertID")).limit(limit).fetchAll(db)
+            let rows = try query.order(Column("decidedAtUnixMs").desc, Column("alertID")).limit(limit).fetchAll(db)
+            return (rows, try OutboxRow.deliveries(ofAlerts: rows.map(\.alertID), in: db))
         }
         // No decisions: ask subscription, so an unknown user is unknown-user, as everywhere else, not an empty history.
         if rows.isEmpty { try await requireKnownUser(request.userID) }
         var response = AlertHistoryResponse()
-        response.alerts = rows.map(\.message)
+        response.alerts = rows.map { row in
+            var record = row.message
+            record.deliveries = deliveries[row.alertID] ?? []
+            return record
+        }
         return response
     }
 

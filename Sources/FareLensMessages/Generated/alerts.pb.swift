@@ -203,6 +203,11 @@ public nonisolated enum DeliveryState: SwiftProtobuf.Enum, Swift.CaseIterable {
   /// have it. Never reported as "never sent"; `alerts replay` sends it again
   /// under the same id, for the receiver to de-duplicate.
   case maybeDelivered // = 8
+
+  /// Push, one device only (AlertDeliveryRecord): the device was gone —
+  /// APNs answered 410 Unregistered or 400 BadDeviceToken, or its user
+  /// removed it before the attempt. Not replayed.
+  case deviceRemoved // = 9
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -220,6 +225,7 @@ public nonisolated enum DeliveryState: SwiftProtobuf.Enum, Swift.CaseIterable {
     case 6: self = .droppedStale
     case 7: self = .inDigest
     case 8: self = .maybeDelivered
+    case 9: self = .deviceRemoved
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -235,6 +241,7 @@ public nonisolated enum DeliveryState: SwiftProtobuf.Enum, Swift.CaseIterable {
     case .droppedStale: return 6
     case .inDigest: return 7
     case .maybeDelivered: return 8
+    case .deviceRemoved: return 9
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -250,6 +257,7 @@ public nonisolated enum DeliveryState: SwiftProtobuf.Enum, Swift.CaseIterable {
     .droppedStale,
     .inDigest,
     .maybeDelivered,
+    .deviceRemoved,
   ]
 
 }
@@ -1198,7 +1206,7 @@ nonisolated extension AlertDecision: SwiftProtobuf._ProtoNameProviding {
 }
 
 nonisolated extension DeliveryState: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0DELIVERY_STATE_UNSPECIFIED\0\u{1}NOT_QUEUED\0\u{1}PENDING\0\u{1}DELIVERED\0\u{1}DEAD_LETTERED\0\u{1}ENDPOINT_DISABLED\0\u{1}DROPPED_STALE\0\u{1}IN_DIGEST\0\u{1}MAYBE_DELIVERED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0DELIVERY_STATE_UNSPECIFIED\0\u{1}NOT_QUEUED\0\u{1}PENDING\0\u{1}DELIVERED\0\u{1}DEAD_LETTERED\0\u{1}ENDPOINT_DISABLED\0\u{1}DROPPED_STALE\0\u{1}IN_DIGEST\0\u{1}MAYBE_DELIVERED\0\u{1}DEVICE_REMOVED\0")
 }
 
 nonisolated extension AlertAction: SwiftProtobuf._ProtoNameProviding {

@@ -62,6 +62,14 @@ import Testing
         let device2 = try #require(try await DeviceRegistryTests.devices(fixture, ana).first { $0.token == PushKit.token(2) })
         #expect(device2.lastOutcome == "delivered")
         #expect(try fixture.rows(ana)[0].message.deliveryState == .delivered)
+        // The history shows each device's delivery.
+        var history = AlertHistoryRequest()
+        history.userID = ana
+        let record = try #require(try await fixture.bus.request(history).alerts.first)
+        #expect(record.deliveries.map(\.channel) == [.push, .push, .push])
+        #expect(record.deliveries.map(\.deviceToken) == [PushKit.token(1), PushKit.token(2), PushKit.token(3)])
+        #expect(record.deliveries.map(\.state) == [.deviceRemoved, .delivered, .deviceRemoved])
+        #expect(record.deliveries.map(\.attempts) == [1, 2, 1])
         let toDevice2 = kit.stub.requests.filter { $0.token == PushKit.token(2) }
         #expect(toDevice2.count == 2 && toDevice2[0].headers["apns-id"] == toDevice2[1].headers["apns-id"])
 
