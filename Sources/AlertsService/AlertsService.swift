@@ -80,6 +80,8 @@ actor AlertsService: ServiceBehaviour {
     /// The decision stream's gathering window (`alerts.gatherMilliseconds`).
     let gathering: Duration
     private let deletions: EventSubscription<UserDeleted>
+    /// `PriceChanged` and `WatchlistChanged`, for silent pushes; nil without a push channel.
+    private let watchlistUpdates: EventSubscription<any BusEvent>?
     /// Poked after alerts are accepted, so they go out at once rather than at the next tick.
     let acceptedSignal: AsyncStream<Void>
     let acceptedContinuation: AsyncStream<Void>.Continuation
@@ -125,6 +127,7 @@ actor AlertsService: ServiceBehaviour {
         // Subscribed here, before the node's hello, so the topics are routed to this node from the start.
         self.decisionStream = bus.subscribe(Self.decisionInputTypes)
         self.deletions = bus.subscribe(UserDeleted.self)
+        self.watchlistUpdates = channels.contains { $0.channel == .push } ? bus.subscribe([PriceChanged.self, WatchlistChanged.self]) : nil
         (self.acceptedSignal, self.acceptedContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         AlertsMetrics.makeAll()
     }
@@ -155,6 +158,7 @@ actor AlertsService: ServiceBehaviour {
             group.addTask { await self.decidedEvents.run() }
             group.addTask { await self.follow(self.decisionStream) }
             group.addTask { for await delivery in self.deletions { await self.erase(delivery.event.userID) } }
+            if let updates = self.watchlistUpdates { group.addTask { await self.followWatchlistUpdates(updates) } }
             group.addTask { for await _ in self.acceptedSignal { await self.deliverAllDue() } }
             group.addTask {
                 while !Task.isCancelled {
@@ -166,6 +170,7 @@ actor AlertsService: ServiceBehaviour {
                 self.acceptedContinuation.finish()
                 self.decisionStream.cancel()
                 self.deletions.cancel()
+                self.watchlistUpdates?.cancel()
                 self.events.finish()
             }
         }

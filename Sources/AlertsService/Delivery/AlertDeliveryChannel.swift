@@ -15,20 +15,22 @@ public struct OutboundAlert: Sendable, Equatable {
     public let attempt: Int
     /// The phone, for push (one outbox row per alert and device); nil on other channels.
     public let device: PushDevice?
-    /// `ORIGIN-DESTINATION`, empty for digests and notices: push collapses a route's alerts into one.
-    public let route: String
+    /// Push: pushes with the same id replace each other on the phone — the
+    /// route (`JFK-NRT`) for alerts, `watchlist.<id>` for silent updates;
+    /// empty for digests and notices.
+    public let collapseID: String
     /// When the alert is no longer worth showing; nil: no limit (APNs then tries once).
     public let expiresAt: Date?
 
     /// Creates an alert ready for a channel.
-    public init(alertID: String, userID: String, kind: AlertKind, body: Data, attempt: Int, device: PushDevice? = nil, route: String = "", expiresAt: Date? = nil) {
+    public init(alertID: String, userID: String, kind: AlertKind, body: Data, attempt: Int, device: PushDevice? = nil, collapseID: String = "", expiresAt: Date? = nil) {
         self.alertID = alertID
         self.userID = userID
         self.kind = kind
         self.body = body
         self.attempt = attempt
         self.device = device
-        self.route = route
+        self.collapseID = collapseID
         self.expiresAt = expiresAt
     }
 }

@@ -153,18 +153,25 @@ extension AlertsService {
     /// (a route's next drop may be alerted 12 hours later).
     static let pushLifetime: TimeInterval = 24 * 3_600
 
-    /// The alert `row` hands to its channel: for push with its device, route and expiry.
+    /// The alert `row` hands to its channel: for push with its device,
+    /// collapse id (the route; the watchlist for a silent update) and expiry.
     static func outbound(_ row: OutboxRow, alert: AlertRow?, device: DeviceRow?) -> OutboundAlert {
         let kind = AlertKind(rawValue: row.kind) ?? .unspecified
         guard row.channel == AlertChannel.push.rawValue, let device else {
             return OutboundAlert(alertID: row.alertID, userID: row.userID, kind: kind, body: row.body, attempt: row.attempts + 1)
         }
-        let route = alert.map { $0.origin.isEmpty ? "" : "\($0.origin)-\($0.destination)" } ?? ""
-        let decided = Date(unixMilliseconds: alert?.decidedAtUnixMs ?? row.createdAtUnixMs)
+        let collapseID: String
+        let expiresAt: Date
+        if kind == .watchlistUpdate {
+            collapseID = Self.watchlistID(ofSilentPush: row.alertID).map { "watchlist.\($0)" } ?? ""
+            expiresAt = Date(unixMilliseconds: row.createdAtUnixMs).addingTimeInterval(silentPushLifetime)
+        } else {
+            collapseID = alert.map { $0.origin.isEmpty ? "" : "\($0.origin)-\($0.destination)" } ?? ""
+            expiresAt = Date(unixMilliseconds: alert?.decidedAtUnixMs ?? row.createdAtUnixMs).addingTimeInterval(pushLifetime)
+        }
         return OutboundAlert(
             alertID: row.alertID, userID: row.userID, kind: kind, body: row.body, attempt: row.attempts + 1,
-            device: PushDevice(token: device.token, environment: device.environmentValue), route: route,
-            expiresAt: decided.addingTimeInterval(pushLifetime))
+            device: PushDevice(token: device.token, environment: device.environmentValue), collapseID: collapseID, expiresAt: expiresAt)
     }
 
     /// A push row whose device was removed, or moved to another user, since the alert was accepted.
@@ -344,7 +351,8 @@ extension AlertsService {
 
     private func publishOutcomes(_ attempts: [Attempt], updatedRows: [OutboxRow], at nowMs: Int64) {
         let byKey = Dictionary(updatedRows.map { ("\($0.alertID)/\($0.channel)/\($0.address)", $0) }, uniquingKeysWith: { first, _ in first })
-        for attempt in attempts {
+        for attempt in attempts where attempt.row.kind != AlertKind.watchlistUpdate.rawValue {
+            // A silent update is not an alert: the device's last outcome records it, no alert event does.
             guard let row = byKey["\(attempt.row.alertID)/\(attempt.row.channel)/\(attempt.row.address)"] else { continue }
             if row.status == .delivered {
                 var event = AlertDelivered()

@@ -38,6 +38,8 @@ extension AlertsService {
                 // Loaded again by the next batch, without the users whose state has expired.
                 usersWithState.forget()
                 try db.execute(sql: "DELETE FROM outbox WHERE alertID < ?", arguments: [String(cutoff)])
+                // Silent pushes: "s" and the same 12 hex digits of milliseconds.
+                try db.execute(sql: "DELETE FROM outbox WHERE alertID >= 's' AND alertID < ?", arguments: ["s" + cutoff.dropFirst()])
                 try db.execute(sql: "DELETE FROM alert WHERE alertID < ?", arguments: [String(cutoff)])
                 let alerts = db.changesCount
                 try db.execute(sql: "DELETE FROM route_mute WHERE mutedUntilUnixMs <= ?", arguments: [nowMs])

@@ -13,12 +13,13 @@ import NIOSSL
 /// shared provider token (``ApnsProviderToken``). docs/push.md is the
 /// app team's and the operator's reference.
 ///
-/// Headers: `apns-topic` (the bundle id), `apns-push-type: alert`,
-/// `apns-priority: 10`, `apns-expiration` (when the alert stops being
-/// worth showing), `apns-collapse-id` (the route: a newer drop replaces an
-/// older one on the lock screen) and `apns-id`, a UUID derived from the
-/// alert id and the device token (``apnsID(alertID:token:)``), the same on
-/// every retry.
+/// Headers: `apns-topic` (the bundle id), `apns-push-type` and
+/// `apns-priority` (`alert` and 10 for alerts, `background` and 5 for
+/// silent watchlist updates, as APNs requires), `apns-expiration` (when the
+/// push stops being worth showing), `apns-collapse-id` (the route: a newer
+/// drop replaces an older one on the lock screen) and `apns-id`, a UUID
+/// derived from the alert id and the device token
+/// (``apnsID(alertID:token:)``), the same on every retry.
 ///
 /// | APNs answers | outcome |
 /// | --- | --- |
@@ -147,16 +148,17 @@ public struct ApnsChannel: AlertDeliveryChannel {
 
     /// Every header but `authorization`, in the order sent.
     func headers(for alert: OutboundAlert, device: PushDevice) -> [(String, String)] {
+        let silent = alert.kind == .watchlistUpdate
         var headers: [(String, String)] = [
             ("content-type", "application/json"),
             ("apns-topic", settings.topic),
-            ("apns-push-type", "alert"),
-            ("apns-priority", "10"),
+            ("apns-push-type", silent ? "background" : "alert"),
+            ("apns-priority", silent ? "5" : "10"),
             ("apns-expiration", String(alert.expiresAt.map { max(0, Int64($0.timeIntervalSince1970.rounded(.down))) } ?? 0)),
             ("apns-id", Self.apnsID(alertID: alert.alertID, token: device.token)),
         ]
-        // At most 64 bytes: routes are two codes and a dash.
-        if !alert.route.isEmpty, alert.route.utf8.count <= 64 { headers.append(("apns-collapse-id", alert.route)) }
+        // At most 64 bytes (APNs' limit): a route is two codes and a dash, a watchlist id 34 characters.
+        if !alert.collapseID.isEmpty, alert.collapseID.utf8.count <= 64 { headers.append(("apns-collapse-id", alert.collapseID)) }
         return headers
     }
 

@@ -56,6 +56,11 @@ public nonisolated enum AlertKind: SwiftProtobuf.Enum, Swift.CaseIterable {
 
   /// The trial ends tomorrow, or has ended.
   case trialEnding // = 5
+
+  /// Not an alert: a silent push (content-available) telling the app what
+  /// changed on a watchlist, so it refreshes in the background. Outbox rows
+  /// only; no decision, no cap, no quiet hours (docs/push.md).
+  case watchlistUpdate // = 6
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -70,6 +75,7 @@ public nonisolated enum AlertKind: SwiftProtobuf.Enum, Swift.CaseIterable {
     case 3: self = .priceDrop
     case 4: self = .dailyDigest
     case 5: self = .trialEnding
+    case 6: self = .watchlistUpdate
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -82,6 +88,7 @@ public nonisolated enum AlertKind: SwiftProtobuf.Enum, Swift.CaseIterable {
     case .priceDrop: return 3
     case .dailyDigest: return 4
     case .trialEnding: return 5
+    case .watchlistUpdate: return 6
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -94,6 +101,7 @@ public nonisolated enum AlertKind: SwiftProtobuf.Enum, Swift.CaseIterable {
     .priceDrop,
     .dailyDigest,
     .trialEnding,
+    .watchlistUpdate,
   ]
 
 }
@@ -1198,7 +1206,7 @@ public nonisolated struct DeviceRemoved: Sendable {
 fileprivate nonisolated let _protobuf_package = "farelens.alerts.v1"
 
 nonisolated extension AlertKind: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ALERT_KIND_UNSPECIFIED\0\u{1}EXCEPTIONAL_DEAL\0\u{1}THRESHOLD_CROSSED\0\u{1}PRICE_DROP\0\u{1}DAILY_DIGEST\0\u{1}TRIAL_ENDING\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ALERT_KIND_UNSPECIFIED\0\u{1}EXCEPTIONAL_DEAL\0\u{1}THRESHOLD_CROSSED\0\u{1}PRICE_DROP\0\u{1}DAILY_DIGEST\0\u{1}TRIAL_ENDING\0\u{1}WATCHLIST_UPDATE\0")
 }
 
 nonisolated extension AlertDecision: SwiftProtobuf._ProtoNameProviding {

@@ -16,7 +16,7 @@ struct ApnsChannelTests {
         let expires = Date(timeIntervalSince1970: 1_800_000_000)
         let first = await channel.deliver(PushKit.alert("a1", token: PushKit.token(1), expiresAt: expires))
         let retry = await channel.deliver(PushKit.alert("a1", token: PushKit.token(1), expiresAt: expires, attempt: 2))
-        let other = await channel.deliver(PushKit.alert("a1", token: PushKit.token(2), route: ""))
+        let other = await channel.deliver(PushKit.alert("a1", token: PushKit.token(2), collapseID: ""))
         await kit.finish(client)
         #expect([first, retry, other] == [.delivered, .delivered, .delivered])
         let requests = kit.stub.requests

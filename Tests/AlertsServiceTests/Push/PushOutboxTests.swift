@@ -28,7 +28,7 @@ import Testing
         let alert = try #require(decided.first { $0.userID == ana })
         #expect(pushed.map(\.alertID) == [alert.alertID, alert.alertID])
         #expect(pushed.map { $0.device?.environment } == [.production, .sandbox])
-        #expect(pushed[0].route == "JFK-NRT")
+        #expect(pushed[0].collapseID == "JFK-NRT")
         #expect(pushed[0].expiresAt == Date(unixMilliseconds: alert.decidedAtUnixMs).addingTimeInterval(24 * 3_600))
         let payload = try #require(try JSONSerialization.jsonObject(with: pushed[0].body) as? [String: Any])
         let aps = try #require(payload["aps"] as? [String: Any])

@@ -48,9 +48,9 @@ struct PushKit {
     }
 
     /// A push of `body` for `alertID` to the device `token`.
-    static func alert(_ alertID: String, token: String, route: String = "JFK-NRT", body: String = #"{"aps":{"alert":{"title":"t","body":"b"}}}"#, expiresAt: Date? = nil, attempt: Int = 1) -> OutboundAlert {
+    static func alert(_ alertID: String, token: String, collapseID: String = "JFK-NRT", body: String = #"{"aps":{"alert":{"title":"t","body":"b"}}}"#, expiresAt: Date? = nil, attempt: Int = 1) -> OutboundAlert {
         OutboundAlert(
             alertID: alertID, userID: "u1", kind: .thresholdCrossed, body: Data(body.utf8), attempt: attempt,
-            device: PushDevice(token: token, environment: .production), route: route, expiresAt: expiresAt)
+            device: PushDevice(token: token, environment: .production), collapseID: collapseID, expiresAt: expiresAt)
     }
 }
