@@ -84,6 +84,8 @@ let package = Package(
         .library(name: "AlertsService", targets: ["AlertsService"]),
         /// The app's HTTP/JSON edge (docs/api.md).
         .library(name: "FareLensGateway", targets: ["FareLensGateway"]),
+        /// Test doubles; the push benchmark runs the APNs stub from here.
+        .library(name: "FareLensTesting", targets: ["FareLensTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),

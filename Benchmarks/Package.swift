@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Benchmarks live in their own package so the test build never compiles
 /// them. Run: `swift run -c release --package-path Benchmarks bus-benchmarks`
-/// or `... wire-benchmarks`, `... search-benchmarks`, `... watchlist-benchmarks`, `... scoring-benchmarks`, `... alerts-benchmarks`.
+/// or `... wire-benchmarks`, `... search-benchmarks`, `... watchlist-benchmarks`, `... scoring-benchmarks`, `... alerts-benchmarks`, `... push-bench`.
 let package = Package(
     name: "FareLensBenchmarks",
     platforms: [.macOS(.v15)],
@@ -16,6 +16,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         /// The same-run comparison harness shared by every benchmark (docs/decisions/0002).
@@ -103,6 +106,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/ScoringBenchmarks",
+            swiftSettings: [.treatAllWarnings(as: .error)]
+        ),
+        /// Pushes per second from the APNs channel to the local APNs stub, beside a trivial HTTP/2 client to the same stub.
+        .executableTarget(
+            name: "push-bench",
+            dependencies: [
+                "BenchmarkHarness",
+                .product(name: "AlertsService", package: "FareLens"),
+                .product(name: "FareLensMessages", package: "FareLens"),
+                .product(name: "FareLensTesting", package: "FareLens"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Sources/PushBenchmarks",
             swiftSettings: [.treatAllWarnings(as: .error)]
         ),
         /// Alert decisions through the bus, and outbox delivery to a local receiver.

@@ -75,7 +75,7 @@ export FARELENS_GATEWAY_LISTEN="${FARELENS_GATEWAY_LISTEN:-127.0.0.1:0}"
 # a simulated week of alerts), tens of seconds of work on both cores.
 compute='MarketCarrierTests|MarketPriceLevelTests|MarketCurrencyTests|SimulatedMarketTests|MarketSweepTests|CalibrationTests|QuietHoursEndTests|AlertIDTests|DurableDeliveryPropertyTests|DurableRelayPropertyTests|BridgeRequestBehindEventsTests|SimulatedWeekTests'
 alone='BridgeLateHelloTests|SQLiteProcessSettingsTests|BusyWriterTests|WatchlistConcurrentCreateTests|AlertsProcessTests'
-heavy='GatewayTests\.|GatewayProcessTests|DemoProcessTests|WebhookReceiverProcessTests|EndToEndTests|SystemdUnitTests|ComposeCommandsTests|BackupScriptsTests|ConfigExampleTests|NodeAdminProcessTests|TwoProcessTests|ServiceProcessTests|ProcessCrashTests|CtlProcessTests'
+heavy='GatewayTests\.|GatewayProcessTests|PushProcessTests|DemoPushProcessTests|DemoProcessTests|WebhookReceiverProcessTests|EndToEndTests|SystemdUnitTests|ComposeCommandsTests|BackupScriptsTests|ConfigExampleTests|NodeAdminProcessTests|TwoProcessTests|ServiceProcessTests|ProcessCrashTests|CtlProcessTests'
 log="$(mktemp -t farelens-tests.XXXXXX)"
 start=$SECONDS
 

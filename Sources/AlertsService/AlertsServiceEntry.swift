@@ -35,9 +35,9 @@ public enum AlertsServiceEntry {
         }
         if let apns = settings.apns {
             channels.append(try ApnsChannel(settings: apns, transport: transport))
-            context.logger.info("APNs push channel on", metadata: ["topic": "\(apns.topic)", "gateway": "\(apns.baseURL ?? "by device environment")"])
+            context.logger.notice("APNs push channel on", metadata: ["topic": "\(apns.topic)", "gateway": "\(apns.baseURL ?? "by device environment")"])
         } else {
-            context.logger.info("no APNs push channel: alerts.apns.keyPath is not set (docs/push.md)")
+            context.logger.notice("no APNs push channel: alerts.apns.keyPath is not set (docs/push.md)")
         }
         return channels
     }

@@ -64,6 +64,9 @@ public final class APNsStub: Sendable {
         var connections: [ObjectIdentifier: any Channel] = [:]
         /// Connections ever accepted: a client multiplexing streams opens one.
         var connectionCount = 0
+        var generatedKeyPEM = ""
+        /// Tokens whose signature, key id and issuer passed, with their claims.
+        var verifiedTokens: [String: (issuer: String, issuedAt: Date)] = [:]
     }
 
     private let state = Mutex(State())
@@ -100,6 +103,23 @@ public final class APNsStub: Sendable {
         certificatePEM = try certificate.serializeAsPEM().pemString
     }
 
+    /// A stub with a provider key of its own, for tests that configure a
+    /// node by files: the key's PEM (PKCS #8, as Apple's `.p8`) is
+    /// ``providerKeyPEM``.
+    public convenience init(keyID: String, teamID: String, topic: String) async throws {
+        let key = P256.Signing.PrivateKey()
+        try await self.init(providerKey: key.publicKey, keyID: keyID, teamID: teamID, topic: topic)
+        generatedKeyPEM = key.pemRepresentation
+    }
+
+    /// The provider key made by ``init(keyID:teamID:topic:)``; empty otherwise.
+    public var providerKeyPEM: String { state.withLock { $0.generatedKeyPEM } }
+
+    private var generatedKeyPEM: String {
+        get { state.withLock { $0.generatedKeyPEM } }
+        set { state.withLock { $0.generatedKeyPEM = newValue } }
+    }
+
     /// Answers the next requests that pass the checks with `replies`, in order; 200 after them.
     public func script(_ replies: [Reply]) {
         state.withLock { $0.script.append(contentsOf: replies) }
@@ -107,8 +127,10 @@ public final class APNsStub: Sendable {
 
     /// Answers the next requests to the device `token` with `replies`, in
     /// order, before any of ``script(_:)``'s: for pushes that go out at once.
-    public func script(_ replies: [Reply], for token: String) {
-        state.withLock { $0.scriptByToken[token, default: []].append(contentsOf: replies) }
+    /// With `pushType` ("alert" or "background") only pushes of that type
+    /// take them.
+    public func script(_ replies: [Reply], for token: String, pushType: String? = nil) {
+        state.withLock { $0.scriptByToken["\(token)/\(pushType ?? "*")", default: []].append(contentsOf: replies) }
     }
 
     /// Every request so far, in arrival order.
@@ -187,9 +209,11 @@ public final class APNsStub: Sendable {
             reply = refusal
         } else {
             reply = state.withLock { state in
-                if let next = state.scriptByToken[token]?.first {
-                    state.scriptByToken[token]?.removeFirst()
-                    return next
+                for key in ["\(token)/\(fields["apns-push-type"] ?? "")", "\(token)/*"] {
+                    if let next = state.scriptByToken[key]?.first {
+                        state.scriptByToken[key]?.removeFirst()
+                        return next
+                    }
                 }
                 return state.script.isEmpty ? .ok : state.script.removeFirst()
             }
@@ -222,12 +246,19 @@ public final class APNsStub: Sendable {
         }
         let jwt = String(authorization.dropFirst("bearer ".count))
         do {
-            let claims = try await keys.verify(jwt, as: Claims.self)
+            // A token's signature is checked once (APNs, too, sees the same token on every push for up to an hour); its age on every push.
+            let claims: Claims
+            if let known = state.withLock({ $0.verifiedTokens[jwt] }) {
+                claims = Claims(iss: IssuerClaim(value: known.issuer), iat: IssuedAtClaim(value: known.issuedAt))
+            } else {
+                claims = try await keys.verify(jwt, as: Claims.self)
+            }
             guard claims.iss.value == teamID, Self.header(of: jwt) == ["alg": "ES256", "kid": keyID, "typ": "JWT"] || Self.header(of: jwt) == ["alg": "ES256", "kid": keyID] else {
                 return .error(status: 403, reason: "InvalidProviderToken")
             }
             let age = now().timeIntervalSince(claims.iat.value)
             guard age <= 3600 else { return .error(status: 403, reason: "ExpiredProviderToken") }
+            state.withLock { $0.verifiedTokens[jwt] = (claims.iss.value, claims.iat.value) }
         } catch {
             return .error(status: 403, reason: "InvalidProviderToken")
         }

@@ -181,13 +181,46 @@ struct AlertsCommand: AsyncParsableCommand {
     /// `alerts devices`: where a user's pushes go.
     struct Devices: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A user's phones registered for push, most recently updated first, with each one's last push outcome.",
-            discussion: "Example: farelensctl alerts devices --user u-0f3a9c2b7d1e4a55 --json"
+            abstract: "A user's phones registered for push, with each one's last push outcome; --add or --remove one (a support desk's test phone).",
+            discussion: """
+                Example: farelensctl alerts devices --user u-0f3a9c2b7d1e4a55 --json
+                         farelensctl alerts devices --user u-0f3a9c2b7d1e4a55 --add 3f9a…(64 hex digits) --sandbox
+                The app registers its own devices through the API (PUT /v1/me/devices/{token}; docs/push.md).
+                """
         )
         @Option(name: .long, help: "The user's id (u-…).") var user: String
+        @Option(name: .long, help: ArgumentHelp("Register this APNs device token (64 hexadecimal digits) for the user.", valueName: "token")) var add: String?
+        @Option(name: .long, help: ArgumentHelp("Remove this device token from the user.", valueName: "token")) var remove: String?
+        @Flag(name: .long, help: "With --add: a development build's token (APNs sandbox).") var sandbox = false
         @OptionGroup var options: ConnectionOptions
 
+        func validate() throws {
+            guard add == nil || remove == nil else { throw ValidationError("give --add or --remove, not both") }
+            guard !sandbox || add != nil else { throw ValidationError("--sandbox goes with --add") }
+        }
+
         func run() async throws {
+            if let add {
+                var request = RegisterDeviceRequest()
+                request.userID = user
+                request.device.token = add
+                request.device.environment = sandbox ? .sandbox : .production
+                let response = try await CtlRun.request(options, request)
+                if options.json { try CtlRun.printJSON(message: response) } else {
+                    print(response.created ? "Registered \(AlertsCommand.device(response.device.token)) for \(user)." : "Updated \(AlertsCommand.device(response.device.token)).")
+                }
+                return
+            }
+            if let remove {
+                var request = UnregisterDeviceRequest()
+                request.userID = user
+                request.token = remove
+                let response = try await CtlRun.request(options, request)
+                if options.json { print(#"{"was_registered":\#(response.wasRegistered)}"#) } else {
+                    print(response.wasRegistered ? "Removed." : "\(user) has no such device.")
+                }
+                return
+            }
             var request = ListDevicesRequest()
             request.userID = user
             let response = try await CtlRun.request(options, request)
