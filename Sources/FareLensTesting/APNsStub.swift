@@ -54,6 +54,9 @@ public final class APNsStub: Sendable {
         public var body: Data
         /// What the stub answered (after its checks and the script).
         public var reply: Reply
+        /// The answer could not be written: the client had reset the stream
+        /// (it gave up waiting), so it never learnt of this reply.
+        public var unheard = false
     }
 
     private struct State {
@@ -136,8 +139,8 @@ public final class APNsStub: Sendable {
     /// Every request so far, in arrival order.
     public var requests: [Request] { state.withLock { $0.requests } }
 
-    /// The requests answered 200.
-    public var delivered: [Request] { requests.filter { $0.reply == .ok } }
+    /// The requests answered 200 whose answer reached the client.
+    public var delivered: [Request] { requests.filter { $0.reply == .ok && !$0.unheard } }
 
     /// TLS connections accepted so far.
     public var connectionCount: Int { state.withLock { $0.connectionCount } }
@@ -201,7 +204,7 @@ public final class APNsStub: Sendable {
     }
 
     /// The answer to one whole request: the checks, then the script.
-    func answer(method: HTTPMethod, path: String, headers: HTTPHeaders, body: Data) async -> Reply {
+    func answer(method: HTTPMethod, path: String, headers: HTTPHeaders, body: Data) async -> (Reply, index: Int) {
         let token = path.hasPrefix("/3/device/") ? String(path.dropFirst("/3/device/".count)) : ""
         let fields = Dictionary(headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
         let reply: Reply
@@ -218,8 +221,16 @@ public final class APNsStub: Sendable {
                 return state.script.isEmpty ? .ok : state.script.removeFirst()
             }
         }
-        state.withLock { $0.requests.append(Request(token: token, headers: fields, body: body, reply: reply)) }
-        return reply
+        let index = state.withLock { state in
+            state.requests.append(Request(token: token, headers: fields, body: body, reply: reply))
+            return state.requests.count - 1
+        }
+        return (reply, index)
+    }
+
+    /// The answer to request `index` could not be written.
+    func markUnheard(_ index: Int) {
+        state.withLock { $0.requests[index].unheard = true }
     }
 
     /// A JWT's header members (already verified by jwt-kit: read for `kid` and `alg` only).
@@ -306,22 +317,27 @@ private final class APNsStubStreamHandler: ChannelInboundHandler, @unchecked Sen
             let loop = context.eventLoop
             let bound = NIOLoopBound((self, context), eventLoop: loop)
             Task { [stub] in
-                let reply = await stub.answer(method: head.method, path: head.uri, headers: head.headers, body: body)
+                let (reply, index) = await stub.answer(method: head.method, path: head.uri, headers: head.headers, body: body)
                 loop.execute {
                     let (handler, context) = bound.value
-                    handler.respond(reply, id: head.headers.first(name: "apns-id"), context: context)
+                    handler.respond(reply, id: head.headers.first(name: "apns-id"), context: context) { [stub] heard in
+                        if !heard { stub.markUnheard(index) }
+                    }
                 }
             }
         }
     }
 
-    private func respond(_ reply: Reply, id: String?, context: ChannelHandlerContext) {
+    /// Writes `reply`; `written` learns whether its end reached an open stream.
+    private func respond(_ reply: Reply, id: String?, context: ChannelHandlerContext, written: @escaping @Sendable (Bool) -> Void) {
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.whenComplete { written((try? $0.get()) != nil) }
         var headers = HTTPHeaders()
         headers.add(name: "apns-id", value: id ?? UUID().uuidString)
         switch reply {
         case .ok:
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .ok, headers: headers))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
         case .error(let status, let reason, let timestamp):
             var json = #"{"reason":"\#(reason)""#
             if let timestamp { json += #","timestamp":\#(timestamp)"# }
@@ -330,12 +346,13 @@ private final class APNsStubStreamHandler: ChannelInboundHandler, @unchecked Sen
             let buffer = ByteBuffer(string: json)
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .init(statusCode: status), headers: headers))), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
         case .resetStream:
             // Closing a stream channel before its response resets the stream (RST_STREAM CANCEL).
             context.close(promise: nil)
+            promise.succeed()
         case .hang:
-            break
+            promise.succeed()
         }
     }
 

@@ -86,7 +86,13 @@ struct DemoPushProcessTests {
             let body = (try? JSONSerialization.jsonObject(with: push.body)) as? [String: Any]
             return Pushed(alertID: body?["alert_id"] as? String ?? "", token: push.token)
         }
-        #expect(received.count == Set(received).count, "a push reached the stub twice")
+        let twice = Dictionary(grouping: received, by: { $0 }).filter { $0.value.count > 1 }.keys
+        let twiceDetail = twice.map { push in
+            let requests = stub.requests.filter { $0.token == push.token && $0.body.range(of: Data(push.alertID.utf8)) != nil }
+            let deliveries = (snapshot.records[push.alertID]?["deliveries"] as? [[String: Any]] ?? []).filter { $0["device_token"] as? String == push.token }
+            return "\(push.alertID) → \(requests.map { "\($0.headers["apns-id"] ?? "") \($0.reply)" }), recorded: \(deliveries)"
+        }
+        #expect(twice.isEmpty, "a push reached the stub twice: \(twiceDetail)")
         // The stub may have answered a push whose outcome the killed node had not recorded yet: recorded ⊆ received, and the rest at most in flight.
         #expect(snapshot.delivered.isSubset(of: Set(received)), "recorded as delivered, never received: \(snapshot.delivered.subtracting(received))")
         #expect(Set(received).subtracting(snapshot.delivered).count <= 16, "received but not recorded: more than one pass in flight")

@@ -107,9 +107,9 @@ struct PushProcessTests {
         #expect(alertRequests().allSatisfy { $0.reply != .ok })
         alerts = try ChildProcess.start(Binaries.farelens, alertsArguments, environment: environment)
         try await alerts.waitForOutput(containing: "farelens ready")
-        try await waitUntil("both pushes delivered after the restart", limit: .seconds(40)) { alertRequests().filter { $0.reply == .ok }.count >= 2 }
+        try await waitUntil("both pushes delivered after the restart", limit: .seconds(40)) { alertRequests().filter { $0.reply == .ok && !$0.unheard }.count >= 2 }
         try await Task.sleep(for: .seconds(2))  // safe: a bounded window in which a duplicate would show
-        let delivered = alertRequests().filter { $0.reply == .ok }
+        let delivered = alertRequests().filter { $0.reply == .ok && !$0.unheard }
         #expect(delivered.count == 2, "\(delivered.map(\.token))")
         #expect(Set(delivered.map(\.token)) == Set(Self.devices))
         for push in delivered { #expect(push.headers["apns-id"] == firstIDs[push.token], "the retry kept the first attempt's apns-id") }

@@ -123,6 +123,7 @@ struct AlertPayload: Codable, Sendable, Equatable {
         case .priceDrop: "price_drop"
         case .dailyDigest: "daily_digest"
         case .trialEnding: "trial_ending"
+        case .watchlistUpdate: "watchlist_update"
         default: "unknown"
         }
     }

@@ -52,8 +52,12 @@ public struct ApnsSettings: Sendable {
     ///   a base URL that is not https); never the key itself.
     static func read(_ reader: ConfigReader) throws(AlertDeliverySettingsError) -> ApnsSettings? {
         guard let path = nonEmpty(reader.string(forKey: "apns.keyPath")) else {
+            let timeoutSet = reader.int(forKey: "apns.timeoutSeconds") != nil || nonEmpty(reader.string(forKey: "apns.timeoutSeconds")) != nil
             for key in ["apns.keyID", "apns.teamID", "apns.topic", "apns.baseURL", "apns.trustRoots"] where nonEmpty(reader.string(forKey: ConfigKey(key))) != nil {
                 throw AlertDeliverySettingsError(key: "alerts.apns.keyPath", message: "is required when alerts.\(key) is set: the .p8 file of the token-signing key")
+            }
+            if timeoutSet {
+                throw AlertDeliverySettingsError(key: "alerts.apns.keyPath", message: "is required when alerts.apns.timeoutSeconds is set: the .p8 file of the token-signing key")
             }
             return nil
         }
