@@ -6,9 +6,7 @@ import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
-import SwiftASN1
 import Synchronization
-import X509
 
 /// A local stand-in for Apple's Push Notification service, for the push
 /// tests and benchmark: HTTP/2 over TLS on 127.0.0.1 with a certificate of
@@ -91,19 +89,9 @@ public final class APNsStub: Sendable {
         self.teamID = teamID
         self.topic = topic
         self.now = now
-        serverKey = P256.Signing.PrivateKey()
-        let name = try DistinguishedName { CommonName("FareLens test APNs") }
-        let issued = Date()
-        let certificate = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(serverKey.publicKey),
-            notValidBefore: issued.addingTimeInterval(-3600), notValidAfter: issued.addingTimeInterval(86_400), issuer: name, subject: name,
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
-            },
-            issuerPrivateKey: .init(serverKey))
-        certificatePEM = try certificate.serializeAsPEM().pemString
+        let certificate = try SelfSignedCertificate(commonName: "FareLens test APNs")
+        serverKey = certificate.key
+        certificatePEM = certificate.certificatePEM
     }
 
     /// A stub with a provider key of its own, for tests that configure a

@@ -5,7 +5,6 @@ import Foundation
 import NIOCore
 import NIOSSL
 import Testing
-import X509
 
 /// A self-signed certificate, written as PEM files, and a client that trusts it.
 struct TestCertificate {
@@ -14,18 +13,9 @@ struct TestCertificate {
     let certificate: NIOSSLCertificate
 
     init(directory: String) throws {
-        let key = P256.Signing.PrivateKey()
-        let name = try DistinguishedName { CommonName("farelens test gateway") }
-        let now = Date()
-        let certificate = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(86_400), issuer: name, subject: name,
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-            },
-            issuerPrivateKey: .init(key))
-        let pem = try certificate.serializeAsPEM().pemString
+        let made = try SelfSignedCertificate(commonName: "farelens test gateway")
+        let key = made.key
+        let pem = made.certificatePEM
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         certificateFile = directory + "/gateway-cert.pem"
         keyFile = directory + "/gateway-key.pem"
