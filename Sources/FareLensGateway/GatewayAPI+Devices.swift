@@ -26,9 +26,11 @@ extension GatewayAPI {
         return Response(status: .noContent)
     }
 
+    /// The path's token, refused here when it cannot be one, so that the
+    /// problem names the path parameter (`token`), not the bus request's
+    /// field; the alerts service checks it again and stores it lower-case.
     private func deviceToken(_ context: GatewayRequestContext) throws -> String {
-        // The alerts service checks the digits and names the code; this only bounds what is forwarded.
-        guard let token = context.parameters.get("token"), token.count <= 200 else {
+        guard let token = context.parameters.get("token"), token.utf8.count == 64, token.utf8.allSatisfy({ $0 < 0x80 && Character(Unicode.Scalar($0)).isHexDigit }) else {
             throw Problem.badRequest("invalid-device-token", "token: an APNs device token is 64 hexadecimal digits", field: "token")
         }
         return token
