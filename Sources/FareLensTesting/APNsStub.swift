@@ -281,9 +281,8 @@ public final class APNsStub: Sendable {
 }
 
 /// One HTTP/2 stream of the stub, seen as HTTP/1 parts.
-private final class APNsStubStreamHandler: ChannelInboundHandler, @unchecked Sendable {
-    // @unchecked: all state is touched on the stream channel's event loop only (NIO's handler contract);
-    // the answer comes back to it through `eventLoop.execute`.
+/// Not Sendable: its state lives on the stream channel's event loop; the answer comes back to it in a `NIOLoopBound`.
+private final class APNsStubStreamHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 

@@ -52,7 +52,6 @@ public final class ManualWallClock: WallClock {
 extension TransportClock {
     /// A transport clock that reads `manual` and waits until the test moves it.
     public init(following manual: ManualWallClock) {
-        // safe: the manual clock's wait, which ends when the test moves the clock past `instant` or cancels it.
-        self.init(read: { manual.now() }, sleep: { instant in try await manual.sleep(until: instant, floor: .zero) })
+        self.init(read: { manual.now() }, sleep: { instant in try await manual.sleep(until: instant, floor: .zero) })  // safe: ends when the test moves the clock past `instant`, or on cancellation
     }
 }

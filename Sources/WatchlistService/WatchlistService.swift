@@ -119,7 +119,7 @@ actor WatchlistService: ServiceBehaviour {
             group.addTask {
                 while !Task.isCancelled {
                     await self.runDueChecks()
-                    try? await self.clock.sleep(for: self.checkTick)  // the clock's time: the check schedule's tick (tests call runDueChecks directly); ends on cancellation
+                    try? await self.clock.sleep(for: self.checkTick)  // safe: the clock's time, the check schedule's tick (tests call runDueChecks directly); ends on cancellation
                 }
                 self.tierChanges.cancel()
                 self.preferenceChanges.cancel()

@@ -8,6 +8,7 @@ import Foundation
 import JWTKit
 import NIOCore
 import NIOSSL
+import Synchronization
 
 // Push (issue #62): pushes per second from the APNs channel to the local
 // APNs stub over one HTTP/2 connection with 100 streams in flight, beside
@@ -83,12 +84,10 @@ func run(_ count: Int, _ operation: @escaping @Sendable (Int) async -> Bool) asy
     return (nanos, failures.value)
 }
 
-final class ManagedCounter: @unchecked Sendable {
-    // @unchecked: guarded by the lock.
-    private let lock = NSLock()
-    private var count = 0
-    func add() { lock.lock(); count += 1; lock.unlock() }
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+final class ManagedCounter: Sendable {
+    private let count = Atomic(0)
+    func add() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
 }
 
 let alertBody = Data(body.utf8)

@@ -148,38 +148,6 @@ extension AlertsService {
         return attempts.count
     }
 
-    /// How long an undelivered push is worth showing after its decision: APNs keeps it until then for a
-    /// phone that is off. An alert row does not keep its deal's own expiry; a day is the policy's horizon
-    /// (a route's next drop may be alerted 12 hours later).
-    static let pushLifetime: TimeInterval = 24 * 3_600
-
-    /// The alert `row` hands to its channel: for push with its device,
-    /// collapse id (the route; the watchlist for a silent update) and expiry.
-    static func outbound(_ row: OutboxRow, alert: AlertRow?, device: DeviceRow?) -> OutboundAlert {
-        let kind = AlertKind(rawValue: row.kind) ?? .unspecified
-        guard row.channel == AlertChannel.push.rawValue, let device else {
-            return OutboundAlert(alertID: row.alertID, userID: row.userID, kind: kind, body: row.body, attempt: row.attempts + 1)
-        }
-        let collapseID: String
-        let expiresAt: Date
-        if kind == .watchlistUpdate {
-            collapseID = Self.watchlistID(ofSilentPush: row.alertID).map { "watchlist.\($0)" } ?? ""
-            expiresAt = Date(unixMilliseconds: row.createdAtUnixMs).addingTimeInterval(silentPushLifetime)
-        } else {
-            collapseID = alert.map { $0.origin.isEmpty ? "" : "\($0.origin)-\($0.destination)" } ?? ""
-            expiresAt = Date(unixMilliseconds: alert?.decidedAtUnixMs ?? row.createdAtUnixMs).addingTimeInterval(pushLifetime)
-        }
-        return OutboundAlert(
-            alertID: row.alertID, userID: row.userID, kind: kind, body: row.body, attempt: row.attempts + 1,
-            device: PushDevice(token: device.token, environment: device.environmentValue), collapseID: collapseID, expiresAt: expiresAt)
-    }
-
-    /// A push row whose device was removed, or moved to another user, since the alert was accepted.
-    static func deviceLeft(_ row: OutboxRow, _ devices: [String: DeviceRow]) -> Bool {
-        guard row.channel == AlertChannel.push.rawValue else { return false }
-        return devices[row.address]?.userID != row.userID
-    }
-
     /// Writes the outcomes (one transaction, ``ServiceDatabase/writeToEnd(_:)``), then
     /// publishes the events that tell of them.
     private func record(_ attempts: [Attempt], skipped: [OutboxRow], stale: [String: Money], disabled: Set<Int>, alerts: [String: AlertRow], devices: [String: DeviceRow]) async {
@@ -253,38 +221,6 @@ extension AlertsService {
             announceRemoved(devices.map { ($0.userID, $0.token) }, reason: reason)
         }
         publishOutcomes(attempts, updatedRows: updatedRows, at: nowMs)
-    }
-
-    /// A device APNs said is gone.
-    struct DeviceGone: Sendable {
-        var userID: String
-        var token: String
-        /// APNs' words, e.g. "APNs 410 Unregistered".
-        var reason: String
-        /// 410's timestamp: a device registered again after it stays.
-        var invalidSinceUnixMs: Int64?
-
-        /// `DeviceRemoved.reason`.
-        var eventReason: String { reason.contains("410") ? "apns-unregistered" : "apns-bad-device-token" }
-    }
-
-    /// In the outcomes' transaction: each pushed device's last outcome, and
-    /// the devices APNs said are gone removed — unless registered again
-    /// after APNs' timestamp. Returns those removed.
-    private static func recordDevices(_ rows: [OutboxRow], gone: [DeviceGone], at nowMs: Int64, in db: Database) throws -> [DeviceGone] {
-        let note = try db.cachedStatement(sql: "UPDATE device SET lastOutcome = ?, lastOutcomeAtUnixMs = ? WHERE token = ? AND userID = ?")
-        for row in rows where row.channel == AlertChannel.push.rawValue && row.attempts > 0 {
-            let outcome = row.status == .delivered ? "delivered" : row.lastError
-            try note.execute(arguments: [outcome, nowMs, row.address, row.userID])
-        }
-        var removed: [DeviceGone] = []
-        for device in gone {
-            try db.execute(
-                sql: "DELETE FROM device WHERE token = ? AND userID = ? AND updatedAtUnixMs <= ?",
-                arguments: [device.token, device.userID, device.invalidSinceUnixMs ?? Int64.max])
-            if db.changesCount > 0 { removed.append(device) }
-        }
-        return removed
     }
 
     /// After a failed attempt: the next one after the backoff (real time
@@ -381,51 +317,5 @@ extension AlertsService {
     static func milliseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return seconds * 1_000 + attoseconds / 1_000_000_000_000_000
-    }
-}
-
-/// An alert's delivery state from its outbox rows (one per channel):
-/// pending while any is; delivered once a channel delivered and none is
-/// pending (a disabled channel beside a delivered one does not undo it);
-/// otherwise the worst of dropped, dead-lettered, disabled, where a dead
-/// letter one of whose attempts left without an answer is "maybe
-/// delivered", never "never sent". The delivery time is set only when the
-/// state is delivered (the proto's rule: 0 unless delivered).
-struct DeliverySummary: Sendable, Equatable {
-    var state: DeliveryState
-    /// The first undelivered row's last error.
-    var error: String
-    var attempts: Int
-    /// The first delivery, 0 when none.
-    var deliveredAtUnixMs: Int64
-
-    init(_ rows: [OutboxRow]) {
-        self.init(rows.map(\.outcome))
-    }
-
-    /// From the outcomes of an alert's rows, in channel order.
-    init(_ rows: [OutboxRow.Outcome]) {
-        attempts = rows.map(\.attempts).max() ?? 0
-        error = rows.first { !$0.lastError.isEmpty && $0.status != .delivered }?.lastError ?? ""
-        let statuses = Set(rows.map(\.status))
-        let maybe = rows.contains { $0.status == .deadLettered && $0.uncertainAttempts > 0 }
-        state =
-            if statuses.contains(.pending) { .pending }
-            else if statuses.contains(.droppedStale) { .droppedStale }
-            else if statuses.contains(.deadLettered) { maybe ? .maybeDelivered : .deadLettered }
-            else if statuses.contains(.endpointDisabled) || statuses.contains(.deviceRemoved) { statuses.contains(.delivered) ? .delivered : .endpointDisabled }
-            else { .delivered }
-        // A dead letter on one channel beside a delivery on another is not "delivered" (#58: dead letters carried a time).
-        deliveredAtUnixMs = state == .delivered ? rows.filter { $0.status == .delivered }.map(\.finishedAtUnixMs).min() ?? 0 : 0
-    }
-}
-
-extension AlertRow {
-    /// Takes the delivery state, error, attempts and delivery time from `summary`.
-    mutating func apply(_ summary: DeliverySummary) {
-        attempts = summary.attempts
-        deliveryError = summary.error
-        if summary.deliveredAtUnixMs > 0 { deliveredAtUnixMs = summary.deliveredAtUnixMs }
-        deliveryState = summary.state.rawValue
     }
 }

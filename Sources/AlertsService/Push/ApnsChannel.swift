@@ -164,7 +164,8 @@ public struct ApnsChannel: AlertDeliveryChannel {
 
     /// The outcome of an answer (the table in the type's documentation).
     static func classify(status: Int, body: ByteBuffer, retryAfter: String?, now: Date) -> Answer {
-        let error = try? JSONDecoder().decode(ApnsErrorBody.self, from: Data(body.readableBytesView))
+        // 200 has no body: only an error is decoded.
+        let error = status == 200 ? nil : try? JSONDecoder().decode(ApnsErrorBody.self, from: Data(body.readableBytesView))
         let reason = error?.reason ?? ""
         let line = reason.isEmpty ? "APNs \(status)" : "APNs \(status) \(reason)"
         switch (status, reason) {
