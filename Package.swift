@@ -48,14 +48,14 @@ let serviceTargets: [Target] = serviceNames.map { name in
     // APNs: the provider token (ES256, jwt-kit) and extra trust roots (NIOSSL) for HTTP/2 over TLS (docs/push.md).
     case "AlertsService": [httpClient, nioCore, crypto, configuration, jwtKit, nioSSL, nioHTTP2]
     case "AnalyticsService": [crypto, configuration, protobuf]
-    // Identity: bcrypt for passwords, SHA-256 for refresh tokens (docs/api.md).
-    case "SubscriptionService": [bcrypt, crypto, configuration]
+    // Identity: bcrypt for passwords, SHA-256 for refresh tokens (docs/api.md); the App Store's x5c-signed payloads (docs/payments.md).
+    case "SubscriptionService": [bcrypt, crypto, configuration, jwtKit, x509]
     default: []
     }
     return .target(
         name: name,
         dependencies: ["FareLensBus", "FareLensMessages", "FareLensStore", "FareLensServiceKit", log, metrics, lifecycle, grdb] + extra,
-        resources: ["SearchService", "ScoringService"].contains(name) ? [.copy("Resources")] : nil,
+        resources: ["SearchService", "ScoringService", "SubscriptionService"].contains(name) ? [.copy("Resources")] : nil,
         swiftSettings: strict
     )
 }

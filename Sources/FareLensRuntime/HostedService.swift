@@ -18,6 +18,7 @@ struct HostedService: Service {
     let clock: any WallClock
     let readiness: ReadinessBoard
     let logger: Logger
+    /// The node's whole configuration; the service reads its own section (its name) and the sections it owns (``ServiceContext/section(_:)``).
     let configuration: ConfigReader
     let databases: NodeDatabases
 
@@ -31,7 +32,9 @@ struct HostedService: Service {
         )
         databases.add(database)
         let run = try ServiceRuns.recordStart(in: database, node: nodeName, at: clock.now())
-        let behaviour = try descriptor.make(ServiceContext(bus: bus, database: database, logger: logger, clock: clock, configuration: configuration))
+        let behaviour = try descriptor.make(ServiceContext(
+            bus: bus, database: database, logger: logger, clock: clock, configuration: configuration.scoped(to: ConfigKey(descriptor.name)),
+            node: configuration))
         try behaviour.register(on: bus)
         logger.debug("service ready", metadata: ["address": "\(descriptor.address)"])
         readiness.markReady(descriptor.name)

@@ -100,7 +100,7 @@ public final class Node: Sendable {
             HostedService(
                 descriptor: $0, bus: bus, dataDirectory: configuration.dataDirectory,
                 nodeName: configuration.nodeName, clock: clock, readiness: readiness, logger: logger,
-                configuration: configuration.reader.scoped(to: ConfigKey($0.name)), databases: databases
+                configuration: configuration.reader, databases: databases
             )
         }
         try serveNodeAdmin(databases: databases)

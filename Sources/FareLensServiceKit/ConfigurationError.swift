@@ -8,6 +8,10 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public static func invalid(key: String, value: String, expected: String) -> ConfigurationError {
         ConfigurationError(key: key, message: "invalid value '\(value)' for '\(key)': expected \(expected)")
     }
+    /// A key missing or at odds with another; `message` says which and why.
+    public static func required(key: String, _ message: String) -> ConfigurationError {
+        ConfigurationError(key: key, message: message)
+    }
     public static func unreadable(file: String, reason: String) -> ConfigurationError {
         ConfigurationError(key: "config", message: "cannot read config file '\(file)': \(reason)")
     }

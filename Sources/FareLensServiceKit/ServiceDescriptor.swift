@@ -16,13 +16,28 @@ public struct ServiceContext: Sendable {
     /// The service's own configuration section: key `search.providers` is
     /// `providers` here (file, environment `FARELENS_SEARCH_PROVIDERS`, or default).
     public let configuration: ConfigReader
-    /// Creates a context.
-    public init(bus: MessageBus, database: ServiceDatabase, logger: Logger, clock: any WallClock, configuration: ConfigReader = ConfigReader(provider: InMemoryProvider(values: [:]))) {
+    /// The node's whole configuration, for ``section(_:)``.
+    private let node: ConfigReader
+
+    /// Creates a context; `node` is the whole configuration (by default the
+    /// service's own section is all there is).
+    public init(
+        bus: MessageBus, database: ServiceDatabase, logger: Logger, clock: any WallClock,
+        configuration: ConfigReader = ConfigReader(provider: InMemoryProvider(values: [:])), node: ConfigReader? = nil
+    ) {
         self.bus = bus
         self.database = database
         self.logger = logger
         self.clock = clock
         self.configuration = configuration
+        self.node = node ?? ConfigReader(provider: InMemoryProvider(values: [:]))
+    }
+
+    /// A section of the node's configuration that a service owns under
+    /// another name than its own: the subscription service reads `appstore.*`
+    /// (`FARELENS_APPSTORE_…`), named after the store, not the service.
+    public func section(_ name: String) -> ConfigReader {
+        node.scoped(to: ConfigKey(name))
     }
 }
 

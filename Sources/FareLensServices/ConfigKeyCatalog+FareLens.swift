@@ -12,7 +12,7 @@ extension ConfigKeyCatalog {
     /// start-up reports any other given key. `ConfigKeyCatalogTests` runs a
     /// node with every service and fails on a key read that is not here.
     public static let farelens = ConfigKeyCatalog(
-        NodeConfiguration.configKeys + AnalyticsSettings.configKeys + SubscriptionServiceEntry.configKeys + SearchSettings.configKeys
+        NodeConfiguration.configKeys + AnalyticsSettings.configKeys + SubscriptionServiceEntry.configKeys + AppStoreSettings.configKeys + SearchSettings.configKeys
             + AlertDeliverySettings.configKeys + GatewaySettings.configKeys
     )
 }

@@ -18,6 +18,13 @@ public enum SubscriptionErrorKind: String, ServiceFailureKind {
     case invalidCredentials = "invalid-credentials"
     case invalidRefreshToken = "invalid-refresh-token"
     case refreshTokenReused = "refresh-token-reused"
+    case appStoreNotConfigured = "appstore-not-configured"
+    case malformedSignedPayload = "malformed-signed-payload"
+    case untrustedSignature = "untrusted-signature"
+    case wrongBundleID = "wrong-bundle-id"
+    case wrongEnvironment = "wrong-environment"
+    case wrongAppAppleID = "wrong-app-apple-id"
+    case appAccountTokenMismatch = "app-account-token-mismatch"
 
     public var code: String { rawValue }
 }
@@ -62,6 +69,34 @@ extension ServiceFailure where Kind == SubscriptionErrorKind {
     /// A refresh token presented after it was rotated: its family is now revoked.
     public static var refreshTokenReused: SubscriptionError {
         .init(.refreshTokenReused, field: "refresh_token", "refresh_token: already used once; every session of this sign-in is revoked, sign in again")
+    }
+    /// `appstore.bundleId` is not set: no signed App Store payload can be checked.
+    public static var appStoreNotConfigured: SubscriptionError {
+        .init(.appStoreNotConfigured, "the App Store is not configured here (appstore.bundleId); nothing signed by it can be checked")
+    }
+    /// Not a compact JWS, or its payload is not the App Store's shape; `field` names the JWS.
+    public static func malformedSignedPayload(_ field: String, _ reason: String) -> SubscriptionError {
+        .init(.malformedSignedPayload, field: field, "\(field): \(reason)")
+    }
+    /// The signature, its algorithm or its certificate chain cannot be trusted.
+    public static func untrustedSignature(_ field: String, _ reason: String) -> SubscriptionError {
+        .init(.untrustedSignature, field: field, "\(field): \(reason)")
+    }
+    /// Signed for another app.
+    public static func wrongBundleID(_ field: String, got: String, expected: String) -> SubscriptionError {
+        .init(.wrongBundleID, field: field, "\(field): signed for bundle '\(got)', this server serves '\(expected)'")
+    }
+    /// Signed in the other App Store environment.
+    public static func wrongEnvironment(_ field: String, got: String, expected: String) -> SubscriptionError {
+        .init(.wrongEnvironment, field: field, "\(field): signed in '\(got)', this server takes '\(expected)'")
+    }
+    /// Production: signed for another app's Apple id.
+    public static func wrongAppAppleID(got: Int64?, expected: Int64) -> SubscriptionError {
+        .init(.wrongAppAppleID, field: "signed_payload", "signed_payload: appAppleId \(got.map(String.init) ?? "absent"), this server's app is \(expected)")
+    }
+    /// A restore's transaction belongs to another user, or names none.
+    public static func appAccountTokenMismatch(_ reason: String) -> SubscriptionError {
+        .init(.appAccountTokenMismatch, field: "signed_transaction", "signed_transaction: \(reason)")
     }
     /// The service's database failed.
     public static func storage(_ reason: String) -> SubscriptionError {

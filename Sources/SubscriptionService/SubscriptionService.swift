@@ -41,13 +41,17 @@ actor SubscriptionService: ServiceBehaviour {
     /// real days and minutes, whatever the business clock (a demo's runs
     /// 8 simulated hours a second).
     let sessionClock: any WallClock
+    /// Checks the App Store's signed payloads; nil when `appstore.bundleId`
+    /// is not set (the App Store requests answer `appstore-not-configured`).
+    let appStore: AppStoreVerifier?
 
     init(
         database: ServiceDatabase, airports: any AirportChecker, clock: any WallClock, bus: MessageBus,
         trialCheckInterval: Duration = .seconds(60), bcryptCost: UInt8 = 12,
-        sessionClock: any WallClock = SystemWallClock(), logger: Logger
+        sessionClock: any WallClock = SystemWallClock(), appStore: AppStoreVerifier? = nil, logger: Logger
     ) {
         self.sessionClock = sessionClock
+        self.appStore = appStore
         self.passwords = PasswordHasher(cost: bcryptCost)
         self.database = database
         self.validator = UserValidator(airports: airports)
@@ -78,6 +82,9 @@ actor SubscriptionService: ServiceBehaviour {
         try bus.serve(AppleSignInRequest.self) { request, context in try await self.appleSignIn(request, context: context) }
         try bus.serve(RefreshSessionRequest.self) { request, _ in try self.refreshSession(request) }
         try bus.serve(SignOutRequest.self) { request, _ in try self.signOut(request) }
+        try bus.serve(AppStoreNotificationRequest.self) { request, context in try await self.receiveAppStoreNotification(request, context: context) }
+        try bus.serve(RestorePurchaseRequest.self) { request, context in try await self.restorePurchase(request, context: context) }
+        try bus.serve(RecentStoreNotificationsRequest.self) { request, _ in try self.recentStoreNotifications(request) }
     }
 
     /// Publishes the outbox's events and checks trials until cancelled;
@@ -130,7 +137,7 @@ actor SubscriptionService: ServiceBehaviour {
             quietStartMinute: quiet.start, quietEndMinute: quiet.end, quietDisabled: quiet.disabled,
             tier: Tier.trial.rawValue, trialEndsAtUnixMs: Self.unixMs(now) + Int64(TierEntitlements.trialDays) * 86_400_000,
             trialStage: .running, product: SubscriptionProduct.unspecified.rawValue, paidUntilUnixMs: 0, autoRenew: false,
-            createdAtUnixMs: Self.unixMs(now)
+            createdAtUnixMs: Self.unixMs(now), appAccountToken: UUID().uuidString.lowercased()
         )
         let written = try write { db throws(SubscriptionError) in
             guard try Self.catching({ try UserRecord.filter(Column("email") == email).fetchCount(db) }) == 0 else { throw .emailTaken(email) }

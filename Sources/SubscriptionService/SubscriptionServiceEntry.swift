@@ -10,7 +10,7 @@ public enum SubscriptionServiceEntry {
     public static let descriptor = ServiceDescriptor(name: "subscription", address: "subscription", migrations: migrations) { context in
         SubscriptionService(
             database: context.database, airports: BusAirportChecker(bus: context.bus), clock: context.clock, bus: context.bus,
-            bcryptCost: try bcryptCost(context.configuration), logger: context.logger
+            bcryptCost: try bcryptCost(context.configuration), appStore: try appStoreVerifier(context), logger: context.logger
         )
     }
 
@@ -22,6 +22,18 @@ public enum SubscriptionServiceEntry {
             throw ConfigurationError.invalid(key: "subscription.bcryptCost", value: text, expected: "a whole number from 4 to 31 (bcrypt's cost)")
         }
         return cost
+    }
+
+    /// The App Store's verifier from `appstore.*` (``AppStoreSettings``); nil when not configured.
+    static func appStoreVerifier(_ context: ServiceContext) throws -> AppStoreVerifier? {
+        guard let settings = try AppStoreSettings.read(context.section("appstore")) else {
+            context.logger.notice("no App Store endpoint: appstore.bundleId is not set (docs/payments.md)")
+            return nil
+        }
+        context.logger.notice("App Store notifications and restores checked", metadata: [
+            "bundle": "\(settings.bundleID)", "environment": "\(settings.environment.rawValue)", "roots": "\(settings.roots.count)",
+        ])
+        return try AppStoreVerifier(settings: settings)
     }
 
     static var migrations: ServiceMigrations {
@@ -39,6 +51,12 @@ public enum SubscriptionServiceEntry {
         }
         // Search keeps the preferred airports it sweeps from UserPreferencesChanged since this release: it learns those chosen before.
         migrations.registerPendingAnnouncement(named: "subscription-005-announce-preferences", announcement: SubscriptionService.preferencesAnnouncement)
+        // The App Store: each user's appAccountToken, the notifications received, the ledger found by subscription.
+        migrations.register("subscription-006-app-store") { db in
+            try UserRecord.migrateForAppStore(db)
+            try StoreNotificationRecord.migrate(db)
+            try db.create(index: "purchase_originalTransactionID", on: PurchaseRecord.databaseTableName, columns: ["originalTransactionID"])
+        }
         return migrations
     }
 }

@@ -102,6 +102,13 @@ public nonisolated enum PurchaseKind: SwiftProtobuf.Enum, Swift.CaseIterable {
   /// grace_period_ends_at_unix_ms (App Store DID_FAIL_TO_RENEW with
   /// GRACE_PERIOD); then Free unless a RENEW arrives.
   case billingRetry // = 6
+
+  /// Auto-renew switched back on (App Store DID_CHANGE_RENEWAL_STATUS with
+  /// AUTO_RENEW_ENABLED): a Pro user renews again; nothing else changes.
+  case resume // = 7
+
+  /// Family Sharing access withdrawn (App Store REVOKE): Free at once, like a refund.
+  case revoke // = 8
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -117,6 +124,8 @@ public nonisolated enum PurchaseKind: SwiftProtobuf.Enum, Swift.CaseIterable {
     case 4: self = .expire
     case 5: self = .refund
     case 6: self = .billingRetry
+    case 7: self = .resume
+    case 8: self = .revoke
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -130,6 +139,8 @@ public nonisolated enum PurchaseKind: SwiftProtobuf.Enum, Swift.CaseIterable {
     case .expire: return 4
     case .refund: return 5
     case .billingRetry: return 6
+    case .resume: return 7
+    case .revoke: return 8
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -143,6 +154,8 @@ public nonisolated enum PurchaseKind: SwiftProtobuf.Enum, Swift.CaseIterable {
     .expire,
     .refund,
     .billingRetry,
+    .resume,
+    .revoke,
   ]
 
 }
@@ -175,6 +188,9 @@ public nonisolated enum TierChangeCause: SwiftProtobuf.Enum, Swift.CaseIterable 
 
   /// A RENEW brought back a subscription that had expired.
   case purchaseRenewed // = 8
+
+  /// A REVOKE: Family Sharing access was withdrawn.
+  case purchaseRevoked // = 9
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -192,6 +208,7 @@ public nonisolated enum TierChangeCause: SwiftProtobuf.Enum, Swift.CaseIterable 
     case 6: self = .setByOperator
     case 7: self = .gracePeriodExpired
     case 8: self = .purchaseRenewed
+    case 9: self = .purchaseRevoked
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -207,6 +224,7 @@ public nonisolated enum TierChangeCause: SwiftProtobuf.Enum, Swift.CaseIterable 
     case .setByOperator: return 6
     case .gracePeriodExpired: return 7
     case .purchaseRenewed: return 8
+    case .purchaseRevoked: return 9
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -222,6 +240,7 @@ public nonisolated enum TierChangeCause: SwiftProtobuf.Enum, Swift.CaseIterable 
     .setByOperator,
     .gracePeriodExpired,
     .purchaseRenewed,
+    .purchaseRevoked,
   ]
 
 }
@@ -427,6 +446,13 @@ public nonisolated struct User: @unchecked Sendable {
   public var setByOperator: Bool {
     get {_storage._setByOperator}
     set {_uniqueStorage()._setByOperator = newValue}
+  }
+
+  /// The UUID the app sets as StoreKit's appAccountToken when this user buys:
+  /// the App Store's notifications name the user by it (docs/payments.md).
+  public var appAccountToken: String {
+    get {_storage._appAccountToken}
+    set {_uniqueStorage()._appAccountToken = newValue}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -1252,11 +1278,11 @@ nonisolated extension SubscriptionProduct: SwiftProtobuf._ProtoNameProviding {
 }
 
 nonisolated extension PurchaseKind: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0PURCHASE_KIND_UNSPECIFIED\0\u{1}START\0\u{1}RENEW\0\u{1}CANCEL\0\u{1}EXPIRE\0\u{1}REFUND\0\u{1}BILLING_RETRY\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0PURCHASE_KIND_UNSPECIFIED\0\u{1}START\0\u{1}RENEW\0\u{1}CANCEL\0\u{1}EXPIRE\0\u{1}REFUND\0\u{1}BILLING_RETRY\0\u{1}RESUME\0\u{1}REVOKE\0")
 }
 
 nonisolated extension TierChangeCause: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0TIER_CHANGE_CAUSE_UNSPECIFIED\0\u{1}TRIAL_STARTED\0\u{1}TRIAL_EXPIRED\0\u{1}PURCHASE_STARTED\0\u{1}PURCHASE_EXPIRED\0\u{1}PURCHASE_REFUNDED\0\u{1}SET_BY_OPERATOR\0\u{1}GRACE_PERIOD_EXPIRED\0\u{1}PURCHASE_RENEWED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0TIER_CHANGE_CAUSE_UNSPECIFIED\0\u{1}TRIAL_STARTED\0\u{1}TRIAL_EXPIRED\0\u{1}PURCHASE_STARTED\0\u{1}PURCHASE_EXPIRED\0\u{1}PURCHASE_REFUNDED\0\u{1}SET_BY_OPERATOR\0\u{1}GRACE_PERIOD_EXPIRED\0\u{1}PURCHASE_RENEWED\0\u{1}PURCHASE_REVOKED\0")
 }
 
 nonisolated extension PreferredAirport: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -1429,7 +1455,7 @@ nonisolated extension Entitlements: SwiftProtobuf.Message, SwiftProtobuf._Messag
 
 nonisolated extension User: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".User"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}email\0\u{3}time_zone\0\u{3}home_airport\0\u{3}preferred_airports\0\u{3}quiet_hours\0\u{1}tier\0\u{3}trial_ends_at_unix_ms\0\u{1}product\0\u{3}paid_until_unix_ms\0\u{3}auto_renew\0\u{3}created_at_unix_ms\0\u{3}grace_until_unix_ms\0\u{3}set_by_operator\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}email\0\u{3}time_zone\0\u{3}home_airport\0\u{3}preferred_airports\0\u{3}quiet_hours\0\u{1}tier\0\u{3}trial_ends_at_unix_ms\0\u{1}product\0\u{3}paid_until_unix_ms\0\u{3}auto_renew\0\u{3}created_at_unix_ms\0\u{3}grace_until_unix_ms\0\u{3}set_by_operator\0\u{3}app_account_token\0")
 
   fileprivate class _StorageClass {
     var _userID: String = String()
@@ -1446,6 +1472,7 @@ nonisolated extension User: SwiftProtobuf.Message, SwiftProtobuf._MessageImpleme
     var _createdAtUnixMs: Int64 = 0
     var _graceUntilUnixMs: Int64 = 0
     var _setByOperator: Bool = false
+    var _appAccountToken: String = String()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1470,6 +1497,7 @@ nonisolated extension User: SwiftProtobuf.Message, SwiftProtobuf._MessageImpleme
       _createdAtUnixMs = source._createdAtUnixMs
       _graceUntilUnixMs = source._graceUntilUnixMs
       _setByOperator = source._setByOperator
+      _appAccountToken = source._appAccountToken
     }
   }
 
@@ -1502,6 +1530,7 @@ nonisolated extension User: SwiftProtobuf.Message, SwiftProtobuf._MessageImpleme
         case 12: try { try decoder.decodeSingularInt64Field(value: &_storage._createdAtUnixMs) }()
         case 13: try { try decoder.decodeSingularInt64Field(value: &_storage._graceUntilUnixMs) }()
         case 14: try { try decoder.decodeSingularBoolField(value: &_storage._setByOperator) }()
+        case 15: try { try decoder.decodeSingularStringField(value: &_storage._appAccountToken) }()
         default: break
         }
       }
@@ -1556,6 +1585,9 @@ nonisolated extension User: SwiftProtobuf.Message, SwiftProtobuf._MessageImpleme
       if _storage._setByOperator != false {
         try visitor.visitSingularBoolField(value: _storage._setByOperator, fieldNumber: 14)
       }
+      if !_storage._appAccountToken.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._appAccountToken, fieldNumber: 15)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1579,6 +1611,7 @@ nonisolated extension User: SwiftProtobuf.Message, SwiftProtobuf._MessageImpleme
         if _storage._createdAtUnixMs != rhs_storage._createdAtUnixMs {return false}
         if _storage._graceUntilUnixMs != rhs_storage._graceUntilUnixMs {return false}
         if _storage._setByOperator != rhs_storage._setByOperator {return false}
+        if _storage._appAccountToken != rhs_storage._appAccountToken {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -95,6 +95,8 @@ extension SubscriptionService {
             _ = try Self.catching { try CredentialRecord.deleteOne(db, key: request.userID) }
             _ = try Self.catching { try AppleSubjectRecord.filter(Column("userID") == request.userID).deleteAll(db) }
             _ = try Self.catching { try RefreshTokenRecord.filter(Column("userID") == request.userID).deleteAll(db) }
+            // The App Store's notifications stay (their UUIDs keep retries idempotent) but no longer name the user.
+            _ = try Self.catching { try StoreNotificationRecord.filter(Column("userID") == request.userID).updateAll(db, Column("userID").set(to: "")) }
             try Self.catching { try self.events.append(deleted, parent: context, in: db) }
         }
         logger.notice("user deleted", metadata: ["user": "\(request.userID)"])

@@ -17,7 +17,10 @@ struct PurchaseRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var sequence: Int64?
     /// The store's notification id, or nil when none was sent.
     var notificationID: String?
-    /// `<transaction id>/<kind>`.
+    /// `<transaction id>/<kind>`; for the kinds that can recur on one
+    /// transaction (CANCEL, RESUME, BILLING_RETRY: auto-renew switched off,
+    /// on and off again) `<transaction id>/<kind>/<notification id>` when
+    /// there is a notification id.
     var transactionKey: String
     var transactionID: String
     var originalTransactionID: String
@@ -36,7 +39,9 @@ struct PurchaseRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var stale: Bool
 
     static func transactionKey(_ request: ApplyPurchaseNotificationRequest) -> String {
-        "\(request.transactionID)/\(request.kind.rawValue)"
+        let key = "\(request.transactionID)/\(request.kind.rawValue)"
+        let recurring: Set<PurchaseKind> = [.cancel, .resume, .billingRetry]
+        return recurring.contains(request.kind) && !request.notificationID.isEmpty ? key + "/" + request.notificationID : key
     }
 
     init(_ request: ApplyPurchaseNotificationRequest, appliedAt: Int64, tierBefore: Tier, tierAfter: Tier, stale: Bool) {

@@ -58,6 +58,9 @@ struct UserRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var paidUntilUnixMs: Int64
     var autoRenew: Bool
     var createdAtUnixMs: Int64
+    /// The UUID (lower case) the app sets as StoreKit's `appAccountToken`:
+    /// the App Store names the user by it (migration `subscription-006-app-store`).
+    var appAccountToken: String = ""
     /// Pro in a billing retry: access until then; 0 otherwise (migration `subscription-002-purchases`).
     var graceUntilUnixMs: Int64 = 0
     /// The tier was set by an operator and no purchase has changed it since.
@@ -96,6 +99,7 @@ struct UserRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
         }
         user.createdAtUnixMs = createdAtUnixMs
         user.setByOperator = setByOperator
+        user.appAccountToken = appAccountToken
         return user
     }
 
@@ -131,6 +135,18 @@ struct UserRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     }
 
     /// Migration `subscription-002-purchases`: the columns purchases and operators need.
+    /// Migration `subscription-006-app-store`: every user gets an
+    /// `appAccountToken`, a random UUID, unique.
+    static func migrateForAppStore(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: "appAccountToken", .text).notNull().defaults(to: "")
+        }
+        for userID in try String.fetchAll(db, sql: "SELECT userID FROM user") {
+            try db.execute(sql: "UPDATE user SET appAccountToken = ? WHERE userID = ?", arguments: [UUID().uuidString.lowercased(), userID])
+        }
+        try db.create(index: "user_appAccountToken", on: databaseTableName, columns: ["appAccountToken"], unique: true)
+    }
+
     static func migrateForPurchases(_ db: Database) throws {
         try db.alter(table: databaseTableName) { table in
             table.add(column: "graceUntilUnixMs", .integer).notNull().defaults(to: 0)

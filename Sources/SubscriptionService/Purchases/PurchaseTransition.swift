@@ -13,15 +13,17 @@ import FareLensMessages
 /// | EXPIRE | Free | kept | off | cleared |
 /// | REFUND | Free at once | kept | off | cleared |
 /// | BILLING_RETRY | unchanged (access kept) | kept | kept | until `grace_period_ends_at` |
+/// | RESUME | unchanged | kept | on (a Pro user only) | kept |
+/// | REVOKE | Free at once | kept | off | cleared |
 ///
-/// EXPIRE and REFUND move only a Pro user: a trial or Free user stays as they are.
+/// EXPIRE, REFUND and REVOKE move only a Pro user: a trial or Free user stays as they are.
 enum PurchaseTransition {
     /// Checks a notification's fields; each failure names its field.
     static func validate(_ request: ApplyPurchaseNotificationRequest) throws(SubscriptionError) {
         guard !request.transactionID.trimmingCharacters(in: .whitespaces).isEmpty else { throw .invalidField("transaction_id", "is required") }
         guard !request.userID.isEmpty else { throw .invalidField("user_id", "is required") }
         switch request.kind {
-        case .start, .renew, .cancel, .expire, .refund, .billingRetry: break
+        case .start, .renew, .cancel, .expire, .refund, .billingRetry, .resume, .revoke: break
         default: throw .invalidField("kind", "\(request.kind) is not a purchase notification kind")
         }
         guard request.occurredAtUnixMs > 0 else { throw .invalidField("occurred_at_unix_ms", "is required") }
@@ -58,7 +60,9 @@ enum PurchaseTransition {
             next.setByOperator = false
         case .cancel:
             next.autoRenew = false
-        case .expire, .refund:
+        case .resume:
+            if before == .pro { next.autoRenew = true }
+        case .expire, .refund, .revoke:
             next.autoRenew = false
             next.graceUntilUnixMs = 0
             if before == .pro {
@@ -75,6 +79,7 @@ enum PurchaseTransition {
         case .start: .purchaseStarted
         case .renew: .purchaseRenewed
         case .refund: .purchaseRefunded
+        case .revoke: .purchaseRevoked
         default: .purchaseExpired
         }
         return (next, cause)

@@ -17,36 +17,7 @@ extension SubscriptionService {
     func applyPurchase(_ request: ApplyPurchaseNotificationRequest, context: RequestContext? = nil) throws(SubscriptionError) -> ApplyPurchaseNotificationResponse {
         try PurchaseTransition.validate(request)
         let now = clock.now()
-        let nowMs = Self.unixMs(now)
-        let outcome = try write { db throws(SubscriptionError) -> (user: UserRecord, before: Tier, cause: TierChangeCause?, duplicate: Bool, stale: Bool) in
-            guard let user = try Self.catching({ try UserRecord.fetchOne(db, key: request.userID) }) else { throw .unknownUser(request.userID) }
-            let seen = try Self.catching {
-                try PurchaseRecord.filter(Column("transactionKey") == PurchaseRecord.transactionKey(request)).fetchCount(db) > 0
-                    || (!request.notificationID.isEmpty && PurchaseRecord.filter(Column("notificationID") == request.notificationID).fetchCount(db) > 0)
-            }
-            if seen { return (user, user.tierValue, nil, true, false) }
-            let stale = request.occurredAtUnixMs < user.lastNotificationAtUnixMs
-            let (after, cause) = stale ? (user, nil) : PurchaseTransition.apply(request, to: user)
-            try Self.catching {
-                if !stale { try after.update(db) }
-                try PurchaseRecord(request, appliedAt: nowMs, tierBefore: user.tierValue, tierAfter: after.tierValue, stale: stale).insert(db)
-            }
-            var recorded = PurchaseRecorded()
-            recorded.transactionID = request.transactionID
-            recorded.originalTransactionID = request.originalTransactionID
-            recorded.userID = request.userID
-            recorded.kind = request.kind
-            recorded.product = request.product
-            if request.hasPrice { recorded.price = request.price }
-            recorded.occurredAtUnixMs = request.occurredAtUnixMs
-            recorded.tier = after.tierValue
-            try Self.catching { try self.events.append(recorded, parent: context, in: db) }
-            var saved = after
-            if let cause {
-                saved = try self.appendTierChange(after, from: user.tierValue, cause: cause, transactionID: request.transactionID, at: now, parent: context, in: db)
-            }
-            return (saved, user.tierValue, cause, false, stale)
-        }
+        let outcome = try write { db throws(SubscriptionError) in try self.applyPurchase(request, at: now, context: context, in: db) }
         if !outcome.duplicate {
             logger.info("purchase notification applied", metadata: [
                 "user": "\(request.userID)", "kind": "\(request.kind)", "transaction": "\(request.transactionID)", "stale": "\(outcome.stale)",
@@ -57,6 +28,52 @@ extension SubscriptionService {
         response.stale = outcome.stale
         response.user = outcome.user.message
         return response
+    }
+
+    /// What applying one notification did.
+    struct AppliedPurchase: Sendable {
+        /// The user after it.
+        var user: UserRecord
+        var cause: TierChangeCause?
+        var duplicate: Bool
+        var stale: Bool
+    }
+
+    /// Applies a checked notification inside `db`'s transaction: the
+    /// duplicate and stale checks, the user's new state, the ledger row and
+    /// the events. The App Store's notifications and restores come here too,
+    /// in the transaction that records them.
+    nonisolated func applyPurchase(
+        _ request: ApplyPurchaseNotificationRequest, at now: Date, context: RequestContext?, in db: Database
+    ) throws(SubscriptionError) -> AppliedPurchase {
+        let nowMs = Self.unixMs(now)
+        guard let user = try Self.catching({ try UserRecord.fetchOne(db, key: request.userID) }) else { throw .unknownUser(request.userID) }
+        let seen = try Self.catching {
+            try PurchaseRecord.filter(Column("transactionKey") == PurchaseRecord.transactionKey(request)).fetchCount(db) > 0
+                || (!request.notificationID.isEmpty && PurchaseRecord.filter(Column("notificationID") == request.notificationID).fetchCount(db) > 0)
+        }
+        if seen { return AppliedPurchase(user: user, cause: nil, duplicate: true, stale: false) }
+        let stale = request.occurredAtUnixMs < user.lastNotificationAtUnixMs
+        let (after, cause) = stale ? (user, nil) : PurchaseTransition.apply(request, to: user)
+        try Self.catching {
+            if !stale { try after.update(db) }
+            try PurchaseRecord(request, appliedAt: nowMs, tierBefore: user.tierValue, tierAfter: after.tierValue, stale: stale).insert(db)
+        }
+        var recorded = PurchaseRecorded()
+        recorded.transactionID = request.transactionID
+        recorded.originalTransactionID = request.originalTransactionID
+        recorded.userID = request.userID
+        recorded.kind = request.kind
+        recorded.product = request.product
+        if request.hasPrice { recorded.price = request.price }
+        recorded.occurredAtUnixMs = request.occurredAtUnixMs
+        recorded.tier = after.tierValue
+        try Self.catching { try self.events.append(recorded, parent: context, in: db) }
+        var saved = after
+        if let cause {
+            saved = try appendTierChange(after, from: user.tierValue, cause: cause, transactionID: request.transactionID, at: now, parent: context, in: db)
+        }
+        return AppliedPurchase(user: saved, cause: cause, duplicate: false, stale: stale)
     }
 
     /// The user's ledger, oldest first.
