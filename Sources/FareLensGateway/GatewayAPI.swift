@@ -83,12 +83,16 @@ struct GatewayAPI: Sendable {
         on(me, "v1/me", .post, "events", recordEvents)
         on(me, "v1/me", .put, "analytics") { try await forward(SetAnalyticsOptOutRequest.self, user: \.userID, fromBody: true, $0, $1) }
         on(me, "v1/me", .get, "export", exportMyData)
+        on(me, "v1/me", .post, "purchases") { try await forward(RestorePurchaseRequest.self, user: \.userID, fromBody: true, $0, $1) }
 
         on(open, "v1", .get, "airports", airports)
         on(open, "v1", .post, "search", search)
         on(open, "v1", .get, "prices/history", priceHistory)
         on(open, "v1", .post, "score", explainScore)
         on(open, "v1", .get, "offers/:offer/booking-options", bookingOptions)
+        // Callers that are not the app: trust comes from Apple's signature, or from the network's shared secret.
+        on(router.group("v1/appstore"), "v1/appstore", .post, "notifications", appStoreNotification)
+        for method in [HTTPRequest.Method.get, .post] { on(router.group("v1/affiliate"), "v1/affiliate", method, "postback", affiliatePostback) }
         // The click-out carries its own signed claim: a browser opens it without a bearer token.
         router.get("v1/book/:offer", use: clickOut)
         catalog.add(.get, "v1/book/:offer")

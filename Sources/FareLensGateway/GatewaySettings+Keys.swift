@@ -22,6 +22,8 @@ extension GatewaySettings {
             ConfigKeySpec("gateway.apple.bundleId", .string, "the app's bundle id for Sign in with Apple; absent: off"),
             ConfigKeySpec("gateway.apple.jwksUrl", .string, default: GatewaySettings.Apple(bundleID: "").jwksURL, "Apple's published keys"),
             ConfigKeySpec("gateway.apple.jwksFile", .string, "read Apple's keys from this file instead"),
+            ConfigKeySpec("gateway.affiliate.postbackSecret", .secret, "the shared secret of the affiliate network's postback (≥ 16 bytes); absent with no signingKey: the postback answers 503"),
+            ConfigKeySpec("gateway.affiliate.signingKey", .secret, "the HMAC-SHA256 key of the postback's X-Postback-Signature, when the network signs (≥ 16 bytes)"),
         ]
     }()
 }

@@ -46,6 +46,12 @@ public struct GatewaySettings: Sendable {
     /// Sign in with Apple, when `gateway.apple.bundleId` is set.
     public var apple: Apple?
 
+    /// `gateway.affiliate.postbackSecret`: the secret the affiliate network's
+    /// postback carries; `gateway.affiliate.signingKey`: the key of its
+    /// HMAC-SHA256 signature, when it signs. Neither: the postback answers 503.
+    public var affiliatePostbackSecret: String?
+    public var affiliateSigningKey: String?
+
     /// The defaults.
     public init() {}
 
@@ -75,6 +81,11 @@ public struct GatewaySettings: Sendable {
             throw .invalid(
                 key: tlsCertificateFile == nil ? "gateway.tls.certificateFile" : "gateway.tls.keyFile", value: "(unset)",
                 expected: "both gateway.tls.certificateFile and gateway.tls.keyFile, or neither")
+        }
+        affiliatePostbackSecret = reader.string(forKey: "affiliate.postbackSecret", isSecret: true).flatMap { $0.isEmpty ? nil : $0 }
+        affiliateSigningKey = reader.string(forKey: "affiliate.signingKey", isSecret: true).flatMap { $0.isEmpty ? nil : $0 }
+        for (key, value) in [("postbackSecret", affiliatePostbackSecret), ("signingKey", affiliateSigningKey)] where (value?.utf8.count ?? 16) < 16 {
+            throw .invalid(key: "gateway.affiliate.\(key)", value: "(\(value?.utf8.count ?? 0) bytes, not shown)", expected: "at least 16 bytes")
         }
         if let bundleID = reader.string(forKey: "apple.bundleId"), !bundleID.isEmpty {
             var apple = Apple(bundleID: bundleID)

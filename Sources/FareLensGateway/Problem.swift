@@ -94,9 +94,13 @@ extension Problem {
                 return .badRequest(code, error.message, field: field)
             case "invalid-credentials", "invalid-refresh-token", "refresh-token-reused":
                 return .unauthorized(code, error.message, field: field)
-            case "email-taken", "watchlist-exists", "watchlist-limit", "airport-limit", "watchlist-inactive", "too-many-devices":
+            case "malformed-signed-payload":
+                return .badRequest(code, error.message, field: field)
+            case "untrusted-signature", "wrong-bundle-id", "wrong-environment", "wrong-app-apple-id":
+                return Problem(.forbidden, code: code, error.message, field: field)
+            case "email-taken", "watchlist-exists", "watchlist-limit", "airport-limit", "watchlist-inactive", "too-many-devices", "app-account-token-mismatch":
                 return Problem(.conflict, code: code, error.message, field: field)
-            case "airports-unavailable", "storage", "no-fares-available", "quota-exhausted":
+            case "airports-unavailable", "storage", "no-fares-available", "quota-exhausted", "appstore-not-configured":
                 return .unavailable(error.message, code: code, field: field)
             case "internal":
                 return Problem(.internalServerError, code: "internal", "the request could not be completed")
