@@ -35,7 +35,7 @@ struct SubscriptionFixture {
     let database: ServiceDatabase
     let service: SubscriptionService
 
-    init(bus: MessageBus = MessageBus()) throws {
+    init(bus: MessageBus = MessageBus(), appStore: AppStoreVerifier? = nil) throws {
         self.bus = bus
         var migrations = ServiceMigrations()
         migrations.registerInbox()
@@ -43,7 +43,8 @@ struct SubscriptionFixture {
         database = try ServiceDatabase.inMemory(service: "subscription", migrations: migrations)
         // bcrypt's least cost: the tests check the hashing, not its strength.
         service = SubscriptionService(
-            database: database, airports: KnownAirports(), clock: clock, bus: bus, bcryptCost: 4, sessionClock: sessionClock, logger: quietLogger())
+            database: database, airports: KnownAirports(), clock: clock, bus: bus, bcryptCost: 4, sessionClock: sessionClock, appStore: appStore,
+            logger: quietLogger())
     }
 
     /// Runs the service (its event publisher and trial checks) around `body`.

@@ -53,9 +53,12 @@ public struct AppStoreSettings: Sendable {
         ConfigKeySpec("appstore.annualProductId", .string, default: "com.farelens.pro.annual", "the App Store product id of Pro annual"),
     ]
 
+    /// Where the shipped Apple Root CA - G3 is.
+    static var appleRootG3URL: URL? { Bundle.module.url(forResource: "AppleRootCA-G3", withExtension: "cer") }
+
     /// Apple Root CA - G3, shipped with the service (Resources/README.md names its source and fingerprints).
     public static func appleRootG3() throws -> Certificate {
-        guard let url = Bundle.module.url(forResource: "AppleRootCA-G3", withExtension: "cer") else {
+        guard let url = appleRootG3URL else {
             throw ConfigurationError.required(key: "appstore.rootCertificates", "the shipped Apple Root CA - G3 is missing from the service's resources")
         }
         return try Certificate(derEncoded: Array(Data(contentsOf: url)))

@@ -144,7 +144,7 @@ extension SubscriptionService {
         let records: [StoreNotificationRecord]
         do {
             records = try database.writer.read { db in
-                try StoreNotificationRecord.order(Column("receivedAtUnixMs").desc, Column("notificationUUID")).limit(limit).fetchAll(db)
+                try StoreNotificationRecord.order(Column("receivedAtUnixMs").desc, Column.rowID.desc).limit(limit).fetchAll(db)
             }
         } catch {
             throw .storage(error)
