@@ -11,7 +11,9 @@ struct GatewaySchemathesisTests {
     func schemathesis() async throws {
         // Limits raised so thousands of generated requests measure the API, not the buckets.
         let limits = ["gateway.userBurst": "1000000", "gateway.userPerSecond": "1000000", "gateway.signInBurst": "1000000"]
-        try await GatewayHarness.with(.oneProcess, settings: limits) { _, api in
+        // The App Store (a test root) and the postback configured, so their checks of what they are sent are what is explored, not a 503.
+        let payments = try GatewayPaymentsTests.appStoreSettings(try AppStoreTestChain()).merging(["gateway.affiliate.postbackSecret": GatewayPaymentsTests.secret]) { _, new in new }
+        try await GatewayHarness.with(.oneProcess, settings: limits.merging(payments) { _, new in new }) { _, api in
             let token = try #require(try await api.signUp("schema@example.com").string("access_token"))
             let arguments = [
                 "-m", "schemathesis.cli", "run", "http://127.0.0.1:\(api.port)/openapi.yaml", "-H", "Authorization: Bearer \(token)",
