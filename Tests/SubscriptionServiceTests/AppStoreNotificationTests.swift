@@ -9,7 +9,7 @@ private let day = AppStoreHarness.day
 
 @Suite("App Store Server Notifications V2")
 struct AppStoreNotificationTests {
-    @Test("a subscription's life through its notifications: SUBSCRIBED, auto-renew off and on, DID_RENEW, a failed renewal in grace, a recovery, then REFUND — each applied once, in the ledger, with the tier and its causes")
+    @Test("a subscription's life through its notifications: SUBSCRIBED, auto-renew off and on, DID_RENEW, a failed renewal in grace, a recovery, REFUND, then a RESUBSCRIBE — each applied once, in the ledger, with the tier and its causes")
     func lifecycle() async throws {
         let store = try AppStoreHarness()
         let all = store.fixture.bus.subscribeAll()
@@ -56,12 +56,19 @@ struct AppStoreNotificationTests {
         #expect(refund.kind == .refund)
         #expect(try await store.stored(user.userID).tier == .free)
 
+        // Back again: a new subscription of the same group.
+        let back = store.transaction("1100", token: user.appAccountToken, signedAt: t0 + 70 * day, expires: t0 + 100 * day, product: AppStoreHarness.annual)
+        let resubscribed = try await store.send(try await store.notification("SUBSCRIBED", "RESUBSCRIBE", signedAt: t0 + 70 * day, transaction: back))
+        #expect(resubscribed.kind == .start)
+        stored = try await store.stored(user.userID)
+        #expect(stored.tier == .pro && stored.product == .annual && stored.paidUntilUnixMs == t0 + 100 * day)
+
         let kinds = try await store.ledger(user.userID).map(\.notification.kind)
-        #expect(kinds == [.start, .cancel, .resume, .cancel, .resume, .renew, .billingRetry, .renew, .refund])
+        #expect(kinds == [.start, .cancel, .resume, .cancel, .resume, .renew, .billingRetry, .renew, .refund, .start])
         let events = try await store.fixture.eventsBeforeMarker(all)
-        #expect(events.tierChanges(of: user.userID).map(\.cause) == [.trialStarted, .purchaseStarted, .purchaseRefunded])
-        #expect(events.compactMap { $0 as? PurchaseRecorded }.count == 9)
-        #expect(try store.recent().count == 9 && store.recent().allSatisfy { $0.outcome == .applied && $0.userID == user.userID })
+        #expect(events.tierChanges(of: user.userID).map(\.cause) == [.trialStarted, .purchaseStarted, .purchaseRefunded, .purchaseStarted])
+        #expect(events.compactMap { $0 as? PurchaseRecorded }.count == 10)
+        #expect(try store.recent().count == 10 && store.recent().allSatisfy { $0.outcome == .applied && $0.userID == user.userID })
     }
 
     @Test(

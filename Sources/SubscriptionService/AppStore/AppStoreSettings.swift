@@ -71,10 +71,13 @@ public struct AppStoreSettings: Sendable {
     ///   environment other than the two, a production setup without its
     ///   Apple id, an unreadable or unparsable root file.
     public static func read(_ reader: ConfigReader) throws -> AppStoreSettings? {
-        func text(_ key: String) -> String? {
+        func read(_ key: String) -> String? {
             let value = reader.string(forKey: ConfigKey(key))?.trimmingCharacters(in: .whitespaces) ?? reader.int(forKey: ConfigKey(key)).map(String.init)
             return value?.isEmpty == false ? value : nil
         }
+        // Every key is read, so `strictConfig` and `farelens config keys` see them, even when the App Store is off.
+        let values = Dictionary(uniqueKeysWithValues: ["bundleId", "environment", "appAppleId", "rootCertificates", "monthlyProductId", "annualProductId"].map { ($0, read($0)) })
+        func text(_ key: String) -> String? { values[key] ?? nil }
         guard let bundleID = text("bundleId") else { return nil }
         let environmentText = text("environment") ?? Environment.production.rawValue
         guard let environment = Environment(rawValue: environmentText) else {
