@@ -62,17 +62,9 @@ struct AffiliatePostback {
         guard let currency, Money.isCurrencyCode(currency) else {
             throw .badRequest("invalid-query", "\(currencyField): an ISO 4217 currency code is required with \(field)", field: currencyField)
         }
-        let exponent = Money.exponent(of: currency)
-        let parts = amount.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), !parts[0].isEmpty, parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-            parts.count == 1 || (!parts[1].isEmpty && parts[1].count <= exponent), parts[0].count <= 12
-        else {
-            throw .badRequest("invalid-query", "\(field): '\(amount)' is not an amount in \(currency) (at most \(exponent) decimals)", field: field)
+        guard let money = Money(decimal: amount, currency: currency) else {
+            throw .badRequest("invalid-query", "\(field): '\(amount)' is not an amount in \(currency) (at most \(Money.exponent(of: currency)) decimals)", field: field)
         }
-        let fraction = parts.count == 2 ? String(parts[1]) : ""
-        var money = Money()
-        money.currency = currency
-        money.minorUnits = Int64(String(parts[0]) + fraction + String(repeating: "0", count: exponent - fraction.count)) ?? 0
         return money
     }
 }

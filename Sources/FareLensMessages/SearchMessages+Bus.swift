@@ -56,3 +56,15 @@ extension SearchCompleted: BusEvent {
 extension ProviderCalled: BusEvent {
     public static let topic = Topic("search.provider-called")
 }
+
+extension ExchangeRatesRequest: BusRequest {
+    public typealias Response = ExchangeRatesResponse
+    public static var address: ServiceAddress { .search }
+}
+extension ExchangeRatesResponse: BusMessage {}
+
+extension ConvertMoneyRequest: BusRequest {
+    public typealias Response = ConvertMoneyResponse
+    public static var address: ServiceAddress { .search }
+}
+extension ConvertMoneyResponse: BusMessage {}

@@ -28,6 +28,8 @@ struct SearchBehaviour: ServiceBehaviour {
     var pricingCurrency: @Sendable (AirportLookupResponse) -> String = { _ in "" }
     /// Paces the sweep: its interval is market time, so a fast-forwarded clock sweeps more often.
     var clock: any WallClock = SystemWallClock()
+    /// The exchange rates (nil in tests of the rest).
+    var rates: ExchangeRateKeeper? = nil
 
     func register(on bus: MessageBus) throws {
         try bus.serve(AirportLookupRequest.self) { request, _ in
@@ -47,6 +49,10 @@ struct SearchBehaviour: ServiceBehaviour {
             response.options = try booking.options(for: offer.quotes, request: request)
             return response
         }
+        if let rates {
+            try bus.serve(ExchangeRatesRequest.self) { _, _ in await rates.status() }
+            try bus.serve(ConvertMoneyRequest.self) { request, _ in try await rates.convert(request) }
+        }
     }
 
     /// Publishes the engine's events, keeps the sweep's targets from the
@@ -56,6 +62,7 @@ struct SearchBehaviour: ServiceBehaviour {
     func run() async throws {
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await engine.run() }
+            if let rates { group.addTask { await rates.run() } }
             if let (kept, subscriptions) = targets {
                 group.addTask { await kept.follow(subscriptions) }
             }

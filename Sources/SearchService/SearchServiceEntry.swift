@@ -15,6 +15,7 @@ public enum SearchServiceEntry {
         var migrations = ServiceMigrations()
         migrations.register("search-001-provider-quota", QuotaLedger.migrate)
         migrations.register("search-002-sweep-targets", SweepTargetTables.migrate)
+        migrations.register("search-003-exchange-rates", ExchangeRateFileRecord.migrate)
         return migrations
     }
 
@@ -45,6 +46,11 @@ public enum SearchServiceEntry {
             count: settings.sweepRoutes, daysAhead: settings.sweepDaysAhead, targets: targets,
             departuresPerAirport: settings.sweepDeparturesPerAirport, logger: context.logger
         )
+        let rates = try ExchangeRateKeeper(
+            url: settings.exchangeRatesURL, interval: settings.exchangeRatesInterval, database: context.database, transport: .system, logger: context.logger)
+        if settings.exchangeRatesURL == nil {
+            context.logger.notice("exchange rates: the shipped ECB snapshot only (search.exchangeRates.url is not set; docs/search.md)")
+        }
         context.logger.info("search ready", metadata: [
             "providers": "\(settings.providers.joined(separator: ","))", "airports": "\(directory.airports.count)",
             "simulated": "\(simulated != nil)",
@@ -61,7 +67,7 @@ public enum SearchServiceEntry {
                 let country = place.hasAirport ? place.airport.country : place.metro.country
                 return simulated.currencies.currency(ofCountry: country).code
             },
-            clock: clock
+            clock: clock, rates: rates
         )
     }
 }

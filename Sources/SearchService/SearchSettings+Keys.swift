@@ -12,6 +12,8 @@ extension SearchSettings {
             ConfigKeySpec("search.seed", .integer, default: "\(defaults.seed)", "the simulated market's seed"),
             ConfigKeySpec("search.quotaPerMonth", .integer, default: "\(defaults.quotaPerMonth)", "calls per live provider per UTC month"),
             ConfigKeySpec("search.affiliates", .list, default: "travelpayouts,simulated-agency-a,simulated-agency-b", "sellers that pay a commission"),
+            ConfigKeySpec("search.exchangeRates.url", .string, "the ECB's daily reference rates (\(SearchSettings.ecbDailyURL)) or a mirror; absent: the shipped 2024-01-04 snapshot only, reported stale"),
+            ConfigKeySpec("search.exchangeRates.intervalSeconds", .integer, default: "86400", "how often the rates are fetched, in real seconds; 0: once at start"),
             ConfigKeySpec("search.sweep.intervalSeconds", .integer, default: "\(defaults.sweepInterval.components.seconds)", "market sweep period; 0 turns the sweep off"),
             ConfigKeySpec("search.sweep.initialDelaySeconds", .integer, default: "\(defaults.sweepInitialDelay.components.seconds)", "wait before the first sweep"),
             ConfigKeySpec("search.sweep.routes", .integer, default: "\(defaults.sweepRoutes)", "most-observed routes searched per sweep"),

@@ -30,6 +30,13 @@ public struct SearchSettings: Sendable {
     /// `search.cache.{answers,offers,airports}.{maxEntries,maxMebibytes}`: the
     /// bounds of the LRU caches (defaults in ``SearchCacheLimits``).
     public var cacheLimits = SearchCacheLimits()
+    /// `search.exchangeRates.url`: the ECB's daily reference-rate file (or a mirror); empty: the shipped snapshot only.
+    public var exchangeRatesURL: String?
+    /// `search.exchangeRates.intervalSeconds`: how often it is fetched (real time); 0: once at start.
+    public var exchangeRatesInterval: Duration = .seconds(86_400)
+
+    /// The ECB's file, as `docs/operations.md` suggests setting it.
+    public static let ecbDailyURL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
 
     public init() {}
 
@@ -62,6 +69,13 @@ public struct SearchSettings: Sendable {
             }
             sweepDaysAhead = days
         }
+        if let text = reader.string(forKey: "exchangeRates.url")?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else {
+                throw SearchSettingsError(key: "search.exchangeRates.url", message: "'\(text)' is not an http(s) URL, e.g. \(Self.ecbDailyURL)")
+            }
+            exchangeRatesURL = text
+        }
+        exchangeRatesInterval = .seconds(try Self.number(reader, "exchangeRates.intervalSeconds", 86_400, allowZero: true) ?? 86_400)
         let limits = cacheLimits
         cacheLimits.answerEntries = try Self.number(reader, "cache.answers.maxEntries", limits.answerEntries) ?? limits.answerEntries
         cacheLimits.answerBytes = try Self.mebibytes(reader, "cache.answers.maxMebibytes") ?? limits.answerBytes

@@ -18,6 +18,7 @@
 ///   unknown-airport      an IATA or metro code is not in the directory (never guessed)
 ///   unknown-offer        an offer id is unknown or no longer cached
 ///   no-fares-available   every provider failed and no cached result is at most 7 days old
+///   unknown-currency     the exchange rates have no rate for a currency (ConvertMoney)
 
 public import SwiftProtobuf
 
@@ -1057,6 +1058,107 @@ public nonisolated struct ProviderCalled: Sendable {
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+}
+
+/// The exchange rates the search service keeps (docs/search.md, "Exchange
+/// rates"): the ECB's euro reference rates, fetched daily, or the shipped
+/// snapshot until then. Old rates are answered, and said to be stale.
+public nonisolated struct ExchangeRatesRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct ExchangeRatesResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The day the rates are for, YYYY-MM-DD.
+  public var date: String = String()
+
+  /// The URL they were fetched from, or the snapshot.
+  public var source: String = String()
+
+  /// Units of each currency per euro, as decimal text (e.g. "1.0953"); EUR is 1 and not listed.
+  public var ratesPerEuro: Dictionary<String,String> = [:]
+
+  /// Weekdays since `date` (the ECB publishes on working days).
+  public var businessDaysOld: Int32 = 0
+
+  /// More than 4 business days old.
+  public var stale: Bool = false
+
+  /// When they were last fetched, Unix epoch ms; 0 for the snapshot.
+  public var fetchedAtUnixMs: Int64 = 0
+
+  /// Why the latest fetch failed; empty when it worked (or none was made).
+  public var lastError: String = String()
+
+  /// A URL is configured and fetched on an interval.
+  public var fetching: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// `amount` in `to`, through the euro, rounded half to even to `to`'s minor units.
+/// Errors: invalid-field (amount, to), unknown-currency.
+public nonisolated struct ConvertMoneyRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var amount: Money {
+    get {_amount ?? Money()}
+    set {_amount = newValue}
+  }
+  /// Returns true if `amount` has been explicitly set.
+  public var hasAmount: Bool {self._amount != nil}
+  /// Clears the value of `amount`. Subsequent reads from it will return its default value.
+  public mutating func clearAmount() {self._amount = nil}
+
+  public var to: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _amount: Money? = nil
+}
+
+public nonisolated struct ConvertMoneyResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var converted: Money {
+    get {_converted ?? Money()}
+    set {_converted = newValue}
+  }
+  /// Returns true if `converted` has been explicitly set.
+  public var hasConverted: Bool {self._converted != nil}
+  /// Clears the value of `converted`. Subsequent reads from it will return its default value.
+  public mutating func clearConverted() {self._converted = nil}
+
+  /// Units of `to` per unit of the amount's currency, as decimal text.
+  public var rate: String = String()
+
+  /// The day of the rates used.
+  public var date: String = String()
+
+  public var stale: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _converted: Money? = nil
 }
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
@@ -2595,6 +2697,178 @@ nonisolated extension ProviderCalled: SwiftProtobuf.Message, SwiftProtobuf._Mess
     if lhs.quotaUsed != rhs.quotaUsed {return false}
     if lhs.quotaLimit != rhs.quotaLimit {return false}
     if lhs.atUnixMs != rhs.atUnixMs {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension ExchangeRatesRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ExchangeRatesRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: ExchangeRatesRequest, rhs: ExchangeRatesRequest) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension ExchangeRatesResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ExchangeRatesResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}date\0\u{1}source\0\u{3}rates_per_euro\0\u{3}business_days_old\0\u{1}stale\0\u{3}fetched_at_unix_ms\0\u{3}last_error\0\u{1}fetching\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.date) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.source) }()
+      case 3: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufString>.self, value: &self.ratesPerEuro) }()
+      case 4: try { try decoder.decodeSingularInt32Field(value: &self.businessDaysOld) }()
+      case 5: try { try decoder.decodeSingularBoolField(value: &self.stale) }()
+      case 6: try { try decoder.decodeSingularInt64Field(value: &self.fetchedAtUnixMs) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.lastError) }()
+      case 8: try { try decoder.decodeSingularBoolField(value: &self.fetching) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.date.isEmpty {
+      try visitor.visitSingularStringField(value: self.date, fieldNumber: 1)
+    }
+    if !self.source.isEmpty {
+      try visitor.visitSingularStringField(value: self.source, fieldNumber: 2)
+    }
+    if !self.ratesPerEuro.isEmpty {
+      try visitor.visitMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufString>.self, value: self.ratesPerEuro, fieldNumber: 3)
+    }
+    if self.businessDaysOld != 0 {
+      try visitor.visitSingularInt32Field(value: self.businessDaysOld, fieldNumber: 4)
+    }
+    if self.stale != false {
+      try visitor.visitSingularBoolField(value: self.stale, fieldNumber: 5)
+    }
+    if self.fetchedAtUnixMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.fetchedAtUnixMs, fieldNumber: 6)
+    }
+    if !self.lastError.isEmpty {
+      try visitor.visitSingularStringField(value: self.lastError, fieldNumber: 7)
+    }
+    if self.fetching != false {
+      try visitor.visitSingularBoolField(value: self.fetching, fieldNumber: 8)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: ExchangeRatesResponse, rhs: ExchangeRatesResponse) -> Bool {
+    if lhs.date != rhs.date {return false}
+    if lhs.source != rhs.source {return false}
+    if lhs.ratesPerEuro != rhs.ratesPerEuro {return false}
+    if lhs.businessDaysOld != rhs.businessDaysOld {return false}
+    if lhs.stale != rhs.stale {return false}
+    if lhs.fetchedAtUnixMs != rhs.fetchedAtUnixMs {return false}
+    if lhs.lastError != rhs.lastError {return false}
+    if lhs.fetching != rhs.fetching {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension ConvertMoneyRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ConvertMoneyRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}amount\0\u{1}to\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._amount) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.to) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._amount {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if !self.to.isEmpty {
+      try visitor.visitSingularStringField(value: self.to, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: ConvertMoneyRequest, rhs: ConvertMoneyRequest) -> Bool {
+    if lhs._amount != rhs._amount {return false}
+    if lhs.to != rhs.to {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension ConvertMoneyResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ConvertMoneyResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}converted\0\u{1}rate\0\u{1}date\0\u{1}stale\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._converted) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.rate) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.date) }()
+      case 4: try { try decoder.decodeSingularBoolField(value: &self.stale) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._converted {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if !self.rate.isEmpty {
+      try visitor.visitSingularStringField(value: self.rate, fieldNumber: 2)
+    }
+    if !self.date.isEmpty {
+      try visitor.visitSingularStringField(value: self.date, fieldNumber: 3)
+    }
+    if self.stale != false {
+      try visitor.visitSingularBoolField(value: self.stale, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: ConvertMoneyResponse, rhs: ConvertMoneyResponse) -> Bool {
+    if lhs._converted != rhs._converted {return false}
+    if lhs.rate != rhs.rate {return false}
+    if lhs.date != rhs.date {return false}
+    if lhs.stale != rhs.stale {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

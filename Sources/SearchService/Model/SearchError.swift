@@ -12,6 +12,7 @@ public enum SearchErrorKind: String, ServiceFailureKind {
     case noFaresAvailable = "no-fares-available"
     case cancelled = "cancelled"
     case stopping = "stopping"
+    case unknownCurrency = "unknown-currency"
 
     public var code: String { rawValue }
 }
@@ -24,6 +25,10 @@ extension ServiceFailure where Kind == SearchErrorKind {
     /// A code is in neither the airport nor the metro directory (never guessed).
     public static func unknownAirport(_ code: String, field: String) -> SearchError {
         .init(.unknownAirport, field: field, "\(field): '\(code)' is not a known IATA airport or metro code")
+    }
+    /// The exchange rates have none for `currency` (docs/search.md, "Exchange rates").
+    public static func unknownCurrency(_ currency: String, _ message: String) -> SearchError {
+        .init(.unknownCurrency, field: "currency", message)
     }
     /// An offer id that is unknown or no longer cached.
     public static func unknownOffer(_ id: String) -> SearchError {

@@ -54,7 +54,10 @@ public struct AppStoreSettings: Sendable {
     ]
 
     /// Where the shipped Apple Root CA - G3 is.
-    static var appleRootG3URL: URL? { Bundle.module.url(forResource: "AppleRootCA-G3", withExtension: "cer") }
+    static var appleRootG3URL: URL? {
+        Bundle.module.url(forResource: "AppleRootCA-G3", withExtension: "cer", subdirectory: "Resources")
+            ?? Bundle.module.url(forResource: "AppleRootCA-G3", withExtension: "cer")
+    }
 
     /// Apple Root CA - G3, shipped with the service (Resources/README.md names its source and fingerprints).
     public static func appleRootG3() throws -> Certificate {
