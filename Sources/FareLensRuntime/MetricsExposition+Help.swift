@@ -35,6 +35,7 @@ extension MetricsExposition {
         "farelens_search_cache_hits_total": "Searches answered from a fresh cache entry.",
         "farelens_search_cache_misses_total": "Searches that found no fresh cache entry.",
         "farelens_search_quota_used": "Calls counted against a fare provider's quota this month, per provider (0 for the simulated market).",
+        "farelens_exchange_rates_age_business_days": "Weekdays since the day of the exchange rates in use; above 4 they are stale (docs/search.md).",
         // Alerts.
         "farelens_alerts_decided_total": "Alert decisions recorded, per decision (sent, held, deduped, capped, muted, stale_price, not_alertable).",
         "farelens_alerts_outbox_pending": "Alerts waiting in the outbox for a delivery channel, as of the last delivery pass.",

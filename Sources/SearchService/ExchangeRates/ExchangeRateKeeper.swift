@@ -41,6 +41,12 @@ actor ExchangeRateKeeper {
             table = parsed
             fetchedAtUnixMs = kept.fetchedAtUnixMs
         }
+        // The gauge exists from the service's start, before the first fetch.
+        Self.recordAge(table.businessDaysOld(on: CalendarDate.of(transport.now(), in: .gmt)))
+    }
+
+    private static func recordAge(_ businessDays: Int) {
+        Gauge(label: "farelens_exchange_rates_age_business_days").record(businessDays)
     }
 
     /// Fetches now and then on the interval, until cancelled; does nothing without a URL.
@@ -123,7 +129,7 @@ actor ExchangeRateKeeper {
     /// The gauge, and a warning when the rates in use are stale.
     private func report() {
         let age = table.businessDaysOld(on: CalendarDate.of(transport.now(), in: .gmt))
-        Gauge(label: "farelens_exchange_rates_age_business_days").record(age)
+        Self.recordAge(age)
         if age > 4 {
             logger.warning("exchange rates are stale", metadata: ["date": "\(table.date)", "business-days-old": "\(age)", "source": "\(table.source)"])
         }
