@@ -64,6 +64,14 @@ public struct ExchangeRateTable: Sendable, Equatable {
         try perEuro(to) / perEuro(from)
     }
 
+    /// The rate as text for people and records: 8 decimals, half to even ("0.91299187"); conversions use it unrounded.
+    public func rateText(from: String, to: String) throws(ExchangeRateError) -> String {
+        var exact = try rate(from: from, to: to)
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &exact, 8, .bankers)
+        return "\(rounded)"
+    }
+
     private func perEuro(_ currency: String) throws(ExchangeRateError) -> Decimal {
         if currency == "EUR" { return 1 }
         guard let rate = perEuro[currency] else { throw .unknownCurrency(currency) }

@@ -13,7 +13,7 @@ public enum WatchlistErrorKind: ServiceFailureKind {
     case watchlistLimit
     case watchlistInactive
     case watchlistExists
-    case thresholdCurrency
+    case unsupportedCurrency
     case unknownUser
     case subscriptionUnavailable
     case searchUnavailable
@@ -29,7 +29,7 @@ public enum WatchlistErrorKind: ServiceFailureKind {
         case .watchlistLimit: "watchlist-limit"
         case .watchlistInactive: "watchlist-inactive"
         case .watchlistExists: "watchlist-exists"
-        case .thresholdCurrency: "threshold-currency"
+        case .unsupportedCurrency: "unsupported-currency"
         case .unknownUser: "unknown-user"
         case .subscriptionUnavailable: "subscription-unavailable"
         case .searchUnavailable: "search-unavailable"
@@ -40,11 +40,11 @@ public enum WatchlistErrorKind: ServiceFailureKind {
 }
 
 extension ServiceFailure where Kind == WatchlistErrorKind {
-    /// A threshold in a currency the route's fares are not priced in: it
-    /// would never be compared (currencies are not converted yet).
-    public static func thresholdCurrency(_ given: String, origin: String, pricedIn: String) -> WatchlistError {
-        .init(.thresholdCurrency, field: "price_threshold.currency",
-              "price_threshold.currency: fares from \(origin) are priced in \(pricedIn); give the threshold in \(pricedIn) (one in \(given) would never be compared: currencies are not converted yet)")
+    /// A threshold in a currency the exchange rates cannot convert the
+    /// route's fares into: it could never be compared.
+    public static func unsupportedCurrency(_ given: String, origin: String, pricedIn: String) -> WatchlistError {
+        .init(.unsupportedCurrency, field: "price_threshold.currency",
+              "price_threshold.currency: fares from \(origin) are priced in \(pricedIn), and the exchange rates (the ECB's reference currencies) cannot convert them into \(given); give the threshold in \(pricedIn) or a currency the rates list")
     }
     /// A field is missing or out of range; `field` is its name in the request.
     public static func invalidField(_ field: String, _ reason: String) -> WatchlistError {

@@ -63,13 +63,21 @@ actor WatchlistService: ServiceBehaviour {
         self.events = EventOutbox(
             owner: "watchlist", database: database, bus: bus, types: [PriceChanged.self, ThresholdCrossed.self, WatchlistChanged.self], clock: clock,
             logger: logger)
-        self.validator = WatchlistValidator { code throws(WatchlistError) in
-            do {
-                return try await AirportLookupRequest.place(code, on: bus)
-            } catch {
-                throw .searchUnavailable("airport codes cannot be checked: \(error)")
-            }
-        }
+        self.validator = WatchlistValidator(
+            place: { code throws(WatchlistError) in
+                do {
+                    return try await AirportLookupRequest.place(code, on: bus)
+                } catch {
+                    throw .searchUnavailable("airport codes cannot be checked: \(error)")
+                }
+            },
+            currencies: { () throws(WatchlistError) in
+                do {
+                    return Set(try await bus.request(ExchangeRatesRequest()).ratesPerEuro.keys).union(["EUR"])
+                } catch {
+                    throw .searchUnavailable("the exchange rates cannot be asked now: \(error)")
+                }
+            })
         self.checkTick = checkTick
         self.checkConcurrency = max(1, checkConcurrency)
         self.logger = logger

@@ -18,6 +18,8 @@ public enum WatchlistServiceEntry {
         migrations.registerEventOutbox(named: "watchlist-002-event-outbox")
         // Search keeps the watched routes it sweeps from WatchlistChanged since this release: it learns those watched before.
         migrations.registerPendingAnnouncement(named: "watchlist-003-announce-watchlists", announcement: WatchlistService.watchlistsAnnouncement)
+        // Thresholds in another currency than the fares: each check keeps the price converted and its rate (#60).
+        migrations.register("watchlist-004-converted-checks", WatchlistRecord.migrateForConversion)
         return migrations
     }
 }

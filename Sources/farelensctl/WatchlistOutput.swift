@@ -24,12 +24,14 @@ enum WatchlistOutput {
         let changeBasisPoints: Int?
         let checkedAt: String?
         let belowThreshold: Bool
-        /// Set when the threshold's currency is not the prices': the threshold is then never compared.
+        /// The last price in the threshold's currency, when the two differ: "≈ €89.47 at 0.91299187 (ECB 2024-01-04)".
+        let comparedPrice: String?
+        /// Set when the threshold's currency is not the prices' and the last check could not convert them: it was not compared.
         let thresholdWarning: String?
 
         enum CodingKeys: String, CodingKey {
             case id, userId, origin, destination, dates, cabin, threshold, mode, active, inactiveReason, muteUntil
-            case lastPrice, lastPriceMinorUnits, currency, change, changeBasisPoints, checkedAt, belowThreshold, thresholdWarning
+            case lastPrice, lastPriceMinorUnits, currency, change, changeBasisPoints, checkedAt, belowThreshold, comparedPrice, thresholdWarning
         }
 
         /// The row of `watchlist`; a mute that ended before `now` is no mute.
@@ -56,7 +58,10 @@ enum WatchlistOutput {
             changeBasisPoints = check.flatMap { $0.hasChangeBasisPoints ? Int($0.changeBasisPoints) : nil }
             checkedAt = check.flatMap { $0.checkedAtUnixMs > 0 ? UserOutput.instant($0.checkedAtUnixMs) : nil }
             belowThreshold = check?.belowThreshold ?? false
-            thresholdWarning = WatchlistOutput.currencyWarning(threshold: threshold, price: price)
+            comparedPrice = check.flatMap { check in
+                check.hasComparedPrice ? "≈ \(check.comparedPrice.formatted) at \(check.exchangeRate) (ECB \(check.exchangeRateDate))" : nil
+            }
+            thresholdWarning = comparedPrice == nil ? WatchlistOutput.currencyWarning(threshold: threshold, price: price) : nil
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -79,6 +84,7 @@ enum WatchlistOutput {
             try container.encode(changeBasisPoints, forKey: .changeBasisPoints)
             try container.encode(checkedAt, forKey: .checkedAt)
             try container.encode(belowThreshold, forKey: .belowThreshold)
+            try container.encode(comparedPrice, forKey: .comparedPrice)
             try container.encode(thresholdWarning, forKey: .thresholdWarning)
         }
 
@@ -117,6 +123,7 @@ enum WatchlistOutput {
             return
         }
         Swift.print(table([row]).rendered)
+        if let compared = row.comparedPrice, let threshold = row.threshold { Swift.print("last price \(compared), compared with the \(threshold) threshold") }
         if let warning = row.thresholdWarning { Swift.print("warning: \(warning)") }
         if thresholdCrossed == true { Swift.print("threshold crossed") }
     }
@@ -137,7 +144,7 @@ enum WatchlistOutput {
     /// "the threshold is in EUR but this route is priced in USD: …" when the two differ.
     static func currencyWarning(threshold: Money?, price: Money?) -> String? {
         guard let threshold, let price, !price.currency.isEmpty, threshold.currency != price.currency else { return nil }
-        return "the threshold is in \(threshold.currency) but this route is priced in \(price.currency): it is never compared (set one in \(price.currency) with watchlists update --threshold)"
+        return "the threshold is in \(threshold.currency) but this route is priced in \(price.currency), and the last check could not convert the price (no exchange rate): it was not compared"
     }
 
     static func table(_ rows: [Row]) -> TextTable {

@@ -85,17 +85,17 @@ struct CtlProcessTests {
             if let field { #expect(error["field"] as? String == field, "\(arguments): \(json.stdout)") }
             #expect(plain.stdout.isEmpty && plain.stderr.hasPrefix("farelensctl: error: ") || plain.stderr.hasPrefix("Error: "), "\(arguments): \(plain.stderr)")
         }
-        // A threshold in a currency JFK's fares are not priced in (the simulated market prices in USD there) is refused
-        // at creation (issue #63: the README's own example was accepted and never compared).
+        // A threshold in a currency the exchange rates cannot convert JFK's USD fares into is refused at creation
+        // (issue #60; KWD is not one of the ECB's reference currencies); one in EUR is compared converted.
         let created = try await nodes.ctl(["users", "create", "--email", "ctl@example.com", "--time-zone", "America/New_York", "--json"])
         let user = try #require(try Self.object(created.stdout)["id"] as? String, "\(created.stderr)")
+        let dinars = try await nodes.ctl(["watchlists", "add", "--user", user, "JFK", "NRT", "--any-dates", "7-14", "--threshold", "450.000KWD", "--json"])
+        #expect(dinars.status == 1)
+        let refusal = try #require(try Self.object(dinars.stdout)["error"] as? [String: Any], "\(dinars.stdout)")
+        #expect(refusal["code"] as? String == "unsupported-currency" && refusal["field"] as? String == "price_threshold.currency", "\(dinars.stdout)")
+        #expect((refusal["message"] as? String)?.contains("fares from JFK are priced in USD") == true, "\(dinars.stdout)")
         let euros = try await nodes.ctl(["watchlists", "add", "--user", user, "JFK", "NRT", "--any-dates", "7-14", "--threshold", "450.00EUR", "--json"])
-        #expect(euros.status == 1)
-        let refusal = try #require(try Self.object(euros.stdout)["error"] as? [String: Any], "\(euros.stdout)")
-        #expect(refusal["code"] as? String == "threshold-currency" && refusal["field"] as? String == "price_threshold.currency", "\(euros.stdout)")
-        #expect((refusal["message"] as? String)?.contains("fares from JFK are priced in USD") == true, "\(euros.stdout)")
-        let dollars = try await nodes.ctl(["watchlists", "add", "--user", user, "JFK", "NRT", "--any-dates", "7-14", "--threshold", "450.00USD", "--json"])
-        #expect(dollars.status == 0, "\(dollars.stdout) \(dollars.stderr)")
+        #expect(euros.status == 0, "\(euros.stdout) \(euros.stderr)")
         // No node at all: the socket's own code.
         let nowhere = try await ChildProcess.run(Binaries.farelensctl, ["--json", "status", "--socket", nodes.socket + ".absent"])
         #expect(nowhere.status == 1)

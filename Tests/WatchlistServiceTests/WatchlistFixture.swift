@@ -25,12 +25,38 @@ final class FakeSearch: Sendable {
 
     func setPrice(_ route: String, _ cents: Int64) { prices.update { $0[route] = cents } }
 
+    /// The exchange rates search answers with: a few of the ECB's reference rates of 2024-01-04
+    /// (the snapshot search ships), so a test reads real figures.
+    static let rates = try! ExchangeRateTable(  // safe: fixed, valid literals checked by the table's own tests
+        date: CalendarDate(year: 2024, month: 1, day: 4)!,
+        perEuro: ["USD": Decimal(string: "1.0953")!, "GBP": Decimal(string: "0.86278")!, "JPY": Decimal(string: "157.91")!], source: "test (ECB 2024-01-04)")
+    /// When set, conversions fail as search's would with no rate.
+    let ratesAway = Locked(false)
+
     /// Answers `SearchFlightsRequest` and `AirportLookupRequest` on `bus`.
     func serve(on bus: MessageBus) throws {
         try bus.serve(AirportLookupRequest.self) { request, _ in
             guard Self.knownAirports.contains(request.code.uppercased()) else { throw FakeSearchError(code: "unknown-airport", message: "code: '\(request.code)' is unknown") }
             var response = FakeAirportLookup.response(request.code)
             response.pricingCurrency = self.pricingCurrencies.get()[request.code.uppercased()] ?? ""
+            return response
+        }
+        try bus.serve(ExchangeRatesRequest.self) { _, _ in
+            var response = ExchangeRatesResponse()
+            response.date = Self.rates.date.description
+            response.ratesPerEuro = Self.rates.perEuro.mapValues { "\($0)" }
+            return response
+        }
+        try bus.serve(ConvertMoneyRequest.self) { request, _ in
+            if self.ratesAway.get() { throw FakeSearchError(code: "unknown-currency", message: "no rate") }
+            var response = ConvertMoneyResponse()
+            do throws(ExchangeRateError) {
+                response.converted = try Self.rates.convert(request.amount, to: request.to)
+                response.rate = try Self.rates.rateText(from: request.amount.currency, to: request.to)
+            } catch {
+                throw FakeSearchError(code: error.code.rawValue, message: error.message)
+            }
+            response.date = Self.rates.date.description
             return response
         }
         try bus.serve(SearchFlightsRequest.self) { request, _ in

@@ -144,38 +144,42 @@ struct WatchlistValidationTests {
         }
     }
 
-    @Test("a threshold in a currency the origin's fares are not priced in is refused (threshold-currency) at creation and update, naming the currency to use (issue #63: it was accepted and never compared)")
+    @Test("a threshold in another currency than the origin's fares is accepted when the exchange rates convert between them, and refused (unsupported-currency) at creation and update when they cannot (issue #60; before conversion every other currency was refused)")
     func thresholdCurrency() async throws {
         let fixture = try WatchlistFixture(bus: MessageBus())
-        fixture.search.pricingCurrencies.set(["JFK": "USD", "LGA": "USD", "LHR": "GBP"])
+        fixture.search.pricingCurrencies.set(["JFK": "USD", "LGA": "USD", "LHR": "GBP", "DEL": "INR"])
         try await fixture.running {
             let user = try await fixture.user()
             func threshold(_ currency: String) -> Money { Money(minorUnits: 45_000, currency: currency) }
-            func refused(_ body: () async throws(WatchlistError) -> Void, _ pricedIn: String) async {
+            func refused(_ body: () async throws(WatchlistError) -> Void, _ given: String, _ pricedIn: String) async {
                 do throws(WatchlistError) {
                     try await body()
-                    Issue.record("accepted a threshold priced in another currency than \(pricedIn)")
+                    Issue.record("accepted a threshold in \(given), which the rates cannot convert \(pricedIn) into")
                 } catch {
-                    #expect(error.code == "threshold-currency" && error.field == "price_threshold.currency", "\(error)")
-                    #expect(error.message.contains("priced in \(pricedIn); give the threshold in \(pricedIn)"), "\(error.message)")
+                    #expect(error.code == "unsupported-currency" && error.field == "price_threshold.currency", "\(error)")
+                    #expect(error.message.contains("priced in \(pricedIn)") && error.message.contains("into \(given)"), "\(error.message)")
                 }
             }
-            await refused({ () async throws(WatchlistError) in _ = try await fixture.watchlists.create(addRequest(user) { $0.priceThreshold = threshold("EUR") }) }, "USD")
-            let created = try await fixture.watchlists.create(addRequest(user) { $0.priceThreshold = threshold("usd") }).watchlist
-            #expect(created.priceThreshold.currency == "USD")
+            // The rates know USD and EUR: a EUR threshold on New York's USD fares is compared converted.
+            let euros = try await fixture.watchlists.create(addRequest(user) { $0.priceThreshold = threshold("eur") }).watchlist
+            #expect(euros.priceThreshold.currency == "EUR")
+            // KWD is an ISO 4217 currency the ECB does not publish.
+            await refused({ () async throws(WatchlistError) in _ = try await fixture.watchlists.create(addRequest(user, "JFK", "LHR") { $0.priceThreshold = threshold("KWD") }) }, "KWD", "USD")
             var update = UpdateWatchlistRequest()
-            update.watchlistID = created.watchlistID
+            update.watchlistID = euros.watchlistID
             update.userID = user
             update.priceThreshold = threshold("GBP")
-            await refused({ () async throws(WatchlistError) in _ = try await fixture.watchlists.update(update) }, "USD")
-            // Moving the origin to London keeps the USD threshold, which London's fares (GBP) would never meet.
+            #expect(try await fixture.watchlists.update(update).watchlist.priceThreshold.currency == "GBP")
+            update.priceThreshold = threshold("KWD")
+            await refused({ () async throws(WatchlistError) in _ = try await fixture.watchlists.update(update) }, "KWD", "USD")
+            // Moving the origin to Delhi keeps the GBP threshold, which Delhi's INR fares cannot be converted into here.
             var move = UpdateWatchlistRequest()
-            move.watchlistID = created.watchlistID
+            move.watchlistID = euros.watchlistID
             move.userID = user
+            move.origin = "DEL"
+            await refused({ () async throws(WatchlistError) in _ = try await fixture.watchlists.update(move) }, "GBP", "INR")
             move.origin = "LHR"
-            await refused({ () async throws(WatchlistError) in _ = try await fixture.watchlists.update(move) }, "GBP")
-            move.origin = "LGA"
-            #expect(try await fixture.watchlists.update(move).watchlist.origin == "LGA")
+            #expect(try await fixture.watchlists.update(move).watchlist.origin == "LHR")
             // Where search does not say (an older search), nothing is refused.
             #expect(try await fixture.watchlists.create(addRequest(user, "LIS", "OPO") { $0.priceThreshold = threshold("JPY") }).watchlist.priceThreshold.currency == "JPY")
         }

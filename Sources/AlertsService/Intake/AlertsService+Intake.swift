@@ -147,6 +147,10 @@ extension AlertsService {
             price: event.check.lowestPrice, queueScore: thresholdQueueScore)
         candidate.watchlistID = event.watchlistID
         candidate.threshold = event.priceThreshold
+        if event.check.hasComparedPrice {
+            candidate.comparedPrice = event.check.comparedPrice
+            candidate.exchangeRateDate = event.check.exchangeRateDate
+        }
         if event.check.hasChangeBasisPoints { candidate.discountBasisPoints = -event.check.changeBasisPoints }
         Self.fill(&candidate, check: event.check, cabin: event.cabin, mode: event.alertMode, muteUntil: event.muteUntilUnixMs)
         return candidate

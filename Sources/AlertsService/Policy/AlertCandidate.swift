@@ -29,6 +29,10 @@ struct AlertCandidate: Sendable, Equatable {
     var expiresAt: Date?
     /// Threshold crossings: the watchlist's threshold.
     var threshold: Money?
+    /// A threshold crossing's price in the threshold's currency, when the fare was priced in another
+    /// (the watchlist compared them converted), and the day of the rate used.
+    var comparedPrice: Money?
+    var exchangeRateDate = ""
     /// Price drops: the previous check's price.
     var previousPrice: Money?
     var departureDate: CalendarDate?

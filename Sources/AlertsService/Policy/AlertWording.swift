@@ -21,6 +21,9 @@ enum AlertWording {
         case .thresholdCrossed:
             content.title = "\(city) fell to \(price)"
             content.body = candidate.threshold.map { "At or below your \($0.headline) target." } ?? "At or below your target."
+            if let compared = candidate.comparedPrice, let threshold = candidate.threshold {
+                content.body = "≈ \(compared.headline) at the ECB rate of \(candidate.exchangeRateDate): at or below your \(threshold.headline) target."
+            }
         case .priceDrop:
             content.title = "\(city) price dropped to \(price)"
             let was = candidate.previousPrice.map { " (was \($0.headline))" } ?? ""

@@ -23,9 +23,9 @@
 ///   watchlist-exists   CreateWatchlist, or UpdateWatchlist changing the trip, when
 ///                      the user already has a watchlist (active or not) for the
 ///                      same route, dates and cabin; the message names it
-///   threshold-currency a price threshold in a currency the origin's fares are not
-///                      priced in (AirportLookupResponse.pricing_currency): it would
-///                      never be compared, since currencies are not converted yet
+///   unsupported-currency a price threshold in a currency the exchange rates cannot
+///                      convert the origin's fares into (AirportLookupResponse.pricing_currency;
+///                      the rates: search's ExchangeRatesRequest): it could never be compared
 ///   unknown-user       CreateWatchlist for a user the subscription service does not know
 ///   subscription-unavailable the subscription service could not be asked for the limit
 ///   search-unavailable CheckWatchlistNow could not reach search (search's own
@@ -264,6 +264,30 @@ public nonisolated struct WatchlistCheck: @unchecked Sendable {
   public var belowThreshold: Bool {
     get {_storage._belowThreshold}
     set {_uniqueStorage()._belowThreshold = newValue}
+  }
+
+  /// The lowest price in the threshold's currency, when the two differ: what
+  /// the threshold was compared with (search's ConvertMoney); unset otherwise,
+  /// and when no rate could be had (the threshold was not compared then).
+  public var comparedPrice: Money {
+    get {_storage._comparedPrice ?? Money()}
+    set {_uniqueStorage()._comparedPrice = newValue}
+  }
+  /// Returns true if `comparedPrice` has been explicitly set.
+  public var hasComparedPrice: Bool {_storage._comparedPrice != nil}
+  /// Clears the value of `comparedPrice`. Subsequent reads from it will return its default value.
+  public mutating func clearComparedPrice() {_uniqueStorage()._comparedPrice = nil}
+
+  /// The rate used (units of the threshold's currency per unit of the price's,
+  /// decimal text) and the day it is of (YYYY-MM-DD; the ECB's reference rates).
+  public var exchangeRate: String {
+    get {_storage._exchangeRate}
+    set {_uniqueStorage()._exchangeRate = newValue}
+  }
+
+  public var exchangeRateDate: String {
+    get {_storage._exchangeRateDate}
+    set {_uniqueStorage()._exchangeRateDate = newValue}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -1196,7 +1220,7 @@ nonisolated extension WatchlistDates: SwiftProtobuf.Message, SwiftProtobuf._Mess
 
 nonisolated extension WatchlistCheck: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WatchlistCheck"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}lowest_price\0\u{1}change\0\u{3}change_basis_points\0\u{3}checked_at_unix_ms\0\u{3}departure_date\0\u{3}return_date\0\u{3}offer_id\0\u{1}provider\0\u{1}simulated\0\u{1}stale\0\u{3}below_threshold\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}lowest_price\0\u{1}change\0\u{3}change_basis_points\0\u{3}checked_at_unix_ms\0\u{3}departure_date\0\u{3}return_date\0\u{3}offer_id\0\u{1}provider\0\u{1}simulated\0\u{1}stale\0\u{3}below_threshold\0\u{3}compared_price\0\u{3}exchange_rate\0\u{3}exchange_rate_date\0")
 
   fileprivate class _StorageClass {
     var _lowestPrice: Money? = nil
@@ -1210,6 +1234,9 @@ nonisolated extension WatchlistCheck: SwiftProtobuf.Message, SwiftProtobuf._Mess
     var _simulated: Bool = false
     var _stale: Bool = false
     var _belowThreshold: Bool = false
+    var _comparedPrice: Money? = nil
+    var _exchangeRate: String = String()
+    var _exchangeRateDate: String = String()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1231,6 +1258,9 @@ nonisolated extension WatchlistCheck: SwiftProtobuf.Message, SwiftProtobuf._Mess
       _simulated = source._simulated
       _stale = source._stale
       _belowThreshold = source._belowThreshold
+      _comparedPrice = source._comparedPrice
+      _exchangeRate = source._exchangeRate
+      _exchangeRateDate = source._exchangeRateDate
     }
   }
 
@@ -1260,6 +1290,9 @@ nonisolated extension WatchlistCheck: SwiftProtobuf.Message, SwiftProtobuf._Mess
         case 9: try { try decoder.decodeSingularBoolField(value: &_storage._simulated) }()
         case 10: try { try decoder.decodeSingularBoolField(value: &_storage._stale) }()
         case 11: try { try decoder.decodeSingularBoolField(value: &_storage._belowThreshold) }()
+        case 12: try { try decoder.decodeSingularMessageField(value: &_storage._comparedPrice) }()
+        case 13: try { try decoder.decodeSingularStringField(value: &_storage._exchangeRate) }()
+        case 14: try { try decoder.decodeSingularStringField(value: &_storage._exchangeRateDate) }()
         default: break
         }
       }
@@ -1305,6 +1338,15 @@ nonisolated extension WatchlistCheck: SwiftProtobuf.Message, SwiftProtobuf._Mess
       if _storage._belowThreshold != false {
         try visitor.visitSingularBoolField(value: _storage._belowThreshold, fieldNumber: 11)
       }
+      try { if let v = _storage._comparedPrice {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 12)
+      } }()
+      if !_storage._exchangeRate.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._exchangeRate, fieldNumber: 13)
+      }
+      if !_storage._exchangeRateDate.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._exchangeRateDate, fieldNumber: 14)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1325,6 +1367,9 @@ nonisolated extension WatchlistCheck: SwiftProtobuf.Message, SwiftProtobuf._Mess
         if _storage._simulated != rhs_storage._simulated {return false}
         if _storage._stale != rhs_storage._stale {return false}
         if _storage._belowThreshold != rhs_storage._belowThreshold {return false}
+        if _storage._comparedPrice != rhs_storage._comparedPrice {return false}
+        if _storage._exchangeRate != rhs_storage._exchangeRate {return false}
+        if _storage._exchangeRateDate != rhs_storage._exchangeRateDate {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -117,7 +117,7 @@ actor ExchangeRateKeeper {
         var response = ConvertMoneyResponse()
         do {
             response.converted = try table.convert(request.amount, to: request.to)
-            response.rate = "\(try table.rate(from: request.amount.currency, to: request.to))"
+            response.rate = try table.rateText(from: request.amount.currency, to: request.to)
         } catch {
             throw .unknownCurrency(error.currency ?? request.to, error.message)
         }

@@ -17,6 +17,8 @@ extension WatchlistService {
         var watchlist: WatchlistRecord
         var lowest: FlightOffer
         var checkID: String
+        /// The lowest price in the threshold's currency when the two differ, with the rate; nil otherwise.
+        var compared: ConvertMoneyResponse? = nil
     }
 
     /// Checks one active watchlist now (on demand); records and publishes
@@ -143,7 +145,27 @@ extension WatchlistService {
         guard let lowest = response.offers.min(by: { $0.price.minorUnits < $1.price.minorUnits }) else {
             throw .passedThrough(code: "no-fares-available", message: "search found no fares for \(record.origin)-\(record.destination)")
         }
-        return PricedCheck(watchlist: record, lowest: lowest, checkID: Self.newID("c-"))
+        var priced = PricedCheck(watchlist: record, lowest: lowest, checkID: Self.newID("c-"))
+        if let threshold = record.threshold, threshold.currency != lowest.price.currency {
+            priced.compared = await compared(lowest.price, in: threshold.currency, watchlist: record.watchlistID, parent: parent)
+        }
+        return priced
+    }
+
+    /// `price` in `currency` at the day's rate (search's ``ConvertMoneyRequest``); nil when no rate
+    /// can be had now — the check is recorded and its threshold not compared, as before conversion.
+    private func compared(_ price: Money, in currency: String, watchlist: String, parent: RequestContext?) async -> ConvertMoneyResponse? {
+        var convert = ConvertMoneyRequest()
+        convert.amount = price
+        convert.to = currency
+        do {
+            return try await bus.request(convert, parent: parent)
+        } catch {
+            logger.warning("threshold not compared: the price could not be converted", metadata: [
+                "watchlist": "\(watchlist)", "price": "\(price.minorUnits) \(price.currency)", "to": "\(currency)", "error": "\(error)",
+            ])
+            return nil
+        }
     }
 
     /// Records a priced check inside the write transaction `db`: the lowest
@@ -161,7 +183,7 @@ extension WatchlistService {
         else { return nil }
         let previous = current.lastPriceMinorUnits.map { Money(minorUnits: $0, currency: current.lastPriceCurrency) }
         let change = PriceCheck.change(from: previous, to: lowest.price)
-        let threshold = PriceCheck.threshold(current.threshold, price: lowest.price, wasBelow: current.belowThreshold)
+        let threshold = PriceCheck.threshold(current.threshold, price: priced.compared?.converted ?? lowest.price, wasBelow: current.belowThreshold)
         current.lastPriceMinorUnits = lowest.price.minorUnits
         current.lastPriceCurrency = lowest.price.currency
         current.lastChangeMinorUnits = change?.amount
@@ -174,6 +196,10 @@ extension WatchlistService {
         current.lastSimulated = lowest.simulated
         current.lastStale = false
         current.belowThreshold = threshold.below
+        current.lastComparedMinorUnits = priced.compared?.converted.minorUnits
+        current.lastComparedCurrency = priced.compared?.converted.currency ?? ""
+        current.lastExchangeRate = priced.compared?.rate ?? ""
+        current.lastExchangeRateDate = priced.compared?.date ?? ""
         let checked = current
         try Self.catching { try checked.update(db) }
         guard let check = checked.lastCheck else { return CheckOutcome(watchlist: checked, thresholdCrossed: threshold.crossed) }

@@ -43,6 +43,12 @@ struct WatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, Persistab
     /// The threshold's state: true once a check found the price at or below
     /// it, until a check finds it above it by more than the hysteresis.
     var belowThreshold: Bool = false
+    /// The latest check's lowest price in the threshold's currency, the rate and its day, when the two
+    /// currencies differ (migration `watchlist-004-converted-checks`); nil and empty otherwise.
+    var lastComparedMinorUnits: Int64?
+    var lastComparedCurrency: String = ""
+    var lastExchangeRate: String = ""
+    var lastExchangeRateDate: String = ""
 
     var threshold: Money? {
         thresholdMinorUnits.map { Money(minorUnits: $0, currency: thresholdCurrency) }
@@ -89,7 +95,20 @@ struct WatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, Persistab
         check.simulated = lastSimulated
         check.stale = lastStale
         check.belowThreshold = belowThreshold
+        if let lastComparedMinorUnits { check.comparedPrice = Money(minorUnits: lastComparedMinorUnits, currency: lastComparedCurrency) }
+        check.exchangeRate = lastExchangeRate
+        check.exchangeRateDate = lastExchangeRateDate
         return check
+    }
+
+    /// Migration `watchlist-004-converted-checks`: a check's price in the threshold's currency, and its rate.
+    static func migrateForConversion(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: "lastComparedMinorUnits", .integer)
+            table.add(column: "lastComparedCurrency", .text).notNull().defaults(to: "")
+            table.add(column: "lastExchangeRate", .text).notNull().defaults(to: "")
+            table.add(column: "lastExchangeRateDate", .text).notNull().defaults(to: "")
+        }
     }
 
     /// The table, created by migration `watchlist-001-watchlists`.

@@ -16,7 +16,7 @@ extension WatchlistService {
         let dates = try WatchlistValidator.dates(request.hasDates ? request.dates : nil, today: today(for: owner))
         let cabin = try WatchlistValidator.cabin(request.cabin)
         let threshold = request.hasPriceThreshold ? try WatchlistValidator.threshold(request.priceThreshold) : nil
-        if let threshold { try WatchlistValidator.thresholdCurrency(threshold, origin: from) }
+        if let threshold { try await validator.thresholdCurrency(threshold, origin: from) }
         let mode = try WatchlistValidator.alertMode(request.alertMode)
         let now = clock.now()
         let nowMs = Self.unixMs(now)
@@ -79,7 +79,7 @@ extension WatchlistService {
         // The threshold in effect after the update, checked against the origin in effect when either changes.
         let kept = request.clearPriceThreshold_p ? nil : current.threshold
         if let effective = threshold ?? (origin != current.origin ? kept : nil) {
-            try WatchlistValidator.thresholdCurrency(effective, origin: try await validator.airport(origin, field: "origin"))
+            try await validator.thresholdCurrency(effective, origin: try await validator.airport(origin, field: "origin"))
         }
         let mode = request.hasAlertMode ? try WatchlistValidator.alertMode(request.alertMode) : nil
         let mute = request.hasMuteDays ? try WatchlistValidator.muteDays(request.muteDays) : nil

@@ -8,6 +8,8 @@ import Foundation
 struct WatchlistValidator: Sendable {
     /// What search's directory knows of an airport or metro code, nil for an unknown one (over the bus).
     let place: @Sendable (String) async throws(WatchlistError) -> KnownPlace?
+    /// The currencies the exchange rates convert between, EUR included (search's ``ExchangeRatesRequest``, over the bus).
+    let currencies: @Sendable () async throws(WatchlistError) -> Set<String>
 
     /// Longest "any dates" trip, in days.
     static let maximumTripDays = 60
@@ -94,12 +96,17 @@ struct WatchlistValidator: Sendable {
         return threshold
     }
 
-    /// A threshold is compared with fares as they are priced, without
-    /// conversion: refused (`threshold-currency`) unless it is in the
-    /// currency searches from `origin` are answered in (when search says).
-    static func thresholdCurrency(_ threshold: Money, origin: KnownPlace) throws(WatchlistError) {
+    /// A threshold in another currency than the one searches from `origin`
+    /// are answered in is compared with each fare converted at the day's
+    /// rate (docs/watchlist.md, "Currencies"): accepted when the exchange
+    /// rates (search's ``ExchangeRatesRequest``) list both currencies,
+    /// refused (`unsupported-currency`) otherwise.
+    func thresholdCurrency(_ threshold: Money, origin: KnownPlace) async throws(WatchlistError) {
         guard !origin.pricingCurrency.isEmpty, threshold.currency != origin.pricingCurrency else { return }
-        throw .thresholdCurrency(threshold.currency, origin: origin.code, pricedIn: origin.pricingCurrency)
+        let known = try await currencies()
+        guard known.contains(threshold.currency), known.contains(origin.pricingCurrency) else {
+            throw .unsupportedCurrency(threshold.currency, origin: origin.code, pricedIn: origin.pricingCurrency)
+        }
     }
 
     /// Unspecified means price drop.

@@ -203,6 +203,15 @@ import Testing
         let crossing = AlertWording.content(for: euro, city: "London", at: now)
         #expect(crossing.title == "London fell to €45.50")
         #expect(crossing.body == "At or below your €50 target.")
+        // A USD fare compared with a EUR threshold (issue #60): the fare in its own currency, ≈ the threshold's with the rate's day.
+        var converted = euro
+        converted.price = Money(minorUnits: 9_800, currency: "USD")
+        converted.threshold = Money(minorUnits: 9_000, currency: "EUR")
+        converted.comparedPrice = Money(minorUnits: 8_947, currency: "EUR")
+        converted.exchangeRateDate = "2024-01-04"
+        let convertedContent = AlertWording.content(for: converted, city: "Tokyo", at: now)
+        #expect(convertedContent.title == "Tokyo fell to $98")
+        #expect(convertedContent.body == "≈ €89.47 at the ECB rate of 2024-01-04: at or below your €90 target.")
         var simulated = deal
         simulated.simulated = true
         #expect(AlertWording.content(for: simulated, city: "Tokyo", at: now).body.hasSuffix("Simulated market fare."))
