@@ -25,7 +25,16 @@ extension GatewayAPI {
         if let origin = request.uri.queryParameters.get("origin") { feed.filter.origin = String(origin) }
         if let destination = request.uri.queryParameters.get("destination") { feed.filter.destination = String(destination) }
         if let nonstop = try request.boolean("nonstop_only") { feed.filter.nonstopOnly = nonstop }
-        return try ProtoJSON.response(try await call(feed), to: request, cacheable: true)
+        var page = try await call(feed)
+        // "≈ in the traveller's currency" (issue #60): only when they chose one; a feed is never refused for want of rates.
+        var user = GetUserRequest()
+        user.userID = feed.userID
+        let currency = try await call(user).user.currency
+        if !currency.isEmpty, !page.items.isEmpty {
+            let parent = RequestContext(deadline: .now + bus.configuration.defaultDeadline, traceID: RequestTrace.current ?? .random(), isAdmin: false)
+            if let table = await rates.current(bus, parent: parent) { page.approximate(in: currency, with: table) }
+        }
+        return try ProtoJSON.response(page, to: request, cacheable: true)
     }
 
     func alertHistory(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {

@@ -18,6 +18,8 @@ struct GatewayAPI: Sendable {
     let apple: AppleIdentityVerifier?
     /// Real time, for access tokens.
     let now: @Sendable () -> Date
+    /// The rates "≈" prices are converted with (the feed).
+    let rates: ExchangeRatesCache
 
     /// Sends `request` with the bus's deadline; a bus error becomes its problem.
     func call<R: BusRequest>(_ request: R) async throws -> R.Response where R.Response: Sendable {

@@ -199,6 +199,7 @@ actor SubscriptionService: ServiceBehaviour {
         let email = request.hasEmail ? try UserValidator.email(request.email) : nil
         let timeZone = request.hasTimeZone ? try UserValidator.timeZone(request.timeZone) : nil
         let quiet = request.hasQuietHours ? try UserValidator.quietHours(request.quietHours) : nil
+        let currency = request.hasCurrency ? try UserValidator.currency(request.currency) : nil
         let home = request.hasHomeAirport ? try await validator.homeAirport(request.homeAirport) : nil
         // Checked against the tier at the time of writing (below), which a concurrent change may have moved.
         let preferred = request.hasPreferredAirports
@@ -213,6 +214,7 @@ actor SubscriptionService: ServiceBehaviour {
             if let timeZone { record.timeZone = timeZone }
             if let home { record.homeAirport = home }
             if let quiet { (record.quietStartMinute, record.quietEndMinute, record.quietDisabled) = quiet }
+            if let currency { record.currency = currency }
             if let preferred {
                 let allowed = Int(TierEntitlements.of(record.tierValue).preferredAirports)
                 guard preferred.count <= allowed else { throw .airportLimit(preferred.count, allowed: allowed, tier: TierEntitlements.name(record.tierValue)) }

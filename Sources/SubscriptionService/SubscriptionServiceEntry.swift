@@ -57,6 +57,8 @@ public enum SubscriptionServiceEntry {
             try StoreNotificationRecord.migrate(db)
             try db.create(index: "purchase_originalTransactionID", on: PurchaseRecord.databaseTableName, columns: ["originalTransactionID"])
         }
+        // The traveller's own currency for "≈" prices (#60).
+        migrations.register("subscription-007-display-currency", UserRecord.migrateForDisplayCurrency)
         return migrations
     }
 }

@@ -138,6 +138,25 @@ struct AccountTests {
         #expect(try await fixture.service.user(get).user.timeZone == "America/New_York", "nothing half-written")
     }
 
+    @Test("the display currency (issue #60): an ISO 4217 code is kept upper-cased, \"\" clears it, anything else is invalid-field naming currency and changes nothing")
+    func displayCurrency() async throws {
+        let fixture = try SubscriptionFixture()
+        let created = try await fixture.service.createUser(SubscriptionFixture.create()).user
+        #expect(created.currency.isEmpty)
+        var update = UpdateUserRequest()
+        update.userID = created.userID
+        update.currency = "eur"
+        #expect(try await fixture.service.updateUser(update).user.currency == "EUR")
+        update.currency = "EURO"
+        let error = await #expect(throws: SubscriptionError.self) { try await fixture.service.updateUser(update) }
+        #expect(error?.code == "invalid-field" && error?.field == "currency")
+        var get = GetUserRequest()
+        get.userID = created.userID
+        #expect(try await fixture.service.user(get).user.currency == "EUR")
+        update.currency = ""
+        #expect(try await fixture.service.updateUser(update).user.currency.isEmpty)
+    }
+
     @Test("GetUsers answers many users in one request over the bus: known ones in id order with their tier's entitlements, unknown ids listed, repeats once; too many ids or an empty one is invalid-field")
     func manyUsersAtOnce() async throws {
         let fixture = try SubscriptionFixture()

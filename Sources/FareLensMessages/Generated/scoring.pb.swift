@@ -683,11 +683,27 @@ public nonisolated struct FeedItem: Sendable {
   /// The weight of the user's preferred airport it departs from; 0 if none.
   public var preferredAirportWeight: Double = 0
 
+  /// The price in the user's chosen currency (User.currency), converted at
+  /// the ECB rate of `approximate_rate_date` and rounded half to even; unset
+  /// when none is chosen, it is the deal's own, or no rate is known. Filled by
+  /// the gateway (docs/api.md), not by scoring.
+  public var approximatePrice: Money {
+    get {_approximatePrice ?? Money()}
+    set {_approximatePrice = newValue}
+  }
+  /// Returns true if `approximatePrice` has been explicitly set.
+  public var hasApproximatePrice: Bool {self._approximatePrice != nil}
+  /// Clears the value of `approximatePrice`. Subsequent reads from it will return its default value.
+  public mutating func clearApproximatePrice() {self._approximatePrice = nil}
+
+  public var approximateRateDate: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _deal: Deal? = nil
+  fileprivate var _approximatePrice: Money? = nil
 }
 
 /// Deal feed filters; all set ones must hold (none set: all deals).
@@ -1532,7 +1548,7 @@ nonisolated extension Deal: SwiftProtobuf.Message, SwiftProtobuf._MessageImpleme
 
 nonisolated extension FeedItem: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".FeedItem"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}deal\0\u{3}queue_score\0\u{3}matched_watchlist_id\0\u{3}preferred_airport_weight\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}deal\0\u{3}queue_score\0\u{3}matched_watchlist_id\0\u{3}preferred_airport_weight\0\u{3}approximate_price\0\u{3}approximate_rate_date\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1544,6 +1560,8 @@ nonisolated extension FeedItem: SwiftProtobuf.Message, SwiftProtobuf._MessageImp
       case 2: try { try decoder.decodeSingularDoubleField(value: &self.queueScore) }()
       case 3: try { try decoder.decodeSingularStringField(value: &self.matchedWatchlistID) }()
       case 4: try { try decoder.decodeSingularDoubleField(value: &self.preferredAirportWeight) }()
+      case 5: try { try decoder.decodeSingularMessageField(value: &self._approximatePrice) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.approximateRateDate) }()
       default: break
       }
     }
@@ -1566,6 +1584,12 @@ nonisolated extension FeedItem: SwiftProtobuf.Message, SwiftProtobuf._MessageImp
     if self.preferredAirportWeight.bitPattern != 0 {
       try visitor.visitSingularDoubleField(value: self.preferredAirportWeight, fieldNumber: 4)
     }
+    try { if let v = self._approximatePrice {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+    } }()
+    if !self.approximateRateDate.isEmpty {
+      try visitor.visitSingularStringField(value: self.approximateRateDate, fieldNumber: 6)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1574,6 +1598,8 @@ nonisolated extension FeedItem: SwiftProtobuf.Message, SwiftProtobuf._MessageImp
     if lhs.queueScore != rhs.queueScore {return false}
     if lhs.matchedWatchlistID != rhs.matchedWatchlistID {return false}
     if lhs.preferredAirportWeight != rhs.preferredAirportWeight {return false}
+    if lhs._approximatePrice != rhs._approximatePrice {return false}
+    if lhs.approximateRateDate != rhs.approximateRateDate {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -455,6 +455,13 @@ public nonisolated struct User: @unchecked Sendable {
     set {_uniqueStorage()._appAccountToken = newValue}
   }
 
+  /// ISO 4217 code the traveller wants prices shown in as well ("≈ €89"; the
+  /// fare keeps its own currency); empty: none chosen (issue #60).
+  public var currency: String {
+    get {_storage._currency}
+    set {_uniqueStorage()._currency = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -659,6 +666,16 @@ public nonisolated struct UpdateUserRequest: Sendable {
   /// Clears the value of `quietHours`. Subsequent reads from it will return its default value.
   public mutating func clearQuietHours() {self._quietHours = nil}
 
+  /// An ISO 4217 code, or "" to choose none.
+  public var currency: String {
+    get {_currency ?? String()}
+    set {_currency = newValue}
+  }
+  /// Returns true if `currency` has been explicitly set.
+  public var hasCurrency: Bool {self._currency != nil}
+  /// Clears the value of `currency`. Subsequent reads from it will return its default value.
+  public mutating func clearCurrency() {self._currency = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -668,6 +685,7 @@ public nonisolated struct UpdateUserRequest: Sendable {
   fileprivate var _homeAirport: String? = nil
   fileprivate var _preferredAirports: PreferredAirportList? = nil
   fileprivate var _quietHours: QuietHours? = nil
+  fileprivate var _currency: String? = nil
 }
 
 public nonisolated struct UpdateUserResponse: Sendable {
@@ -1455,7 +1473,7 @@ nonisolated extension Entitlements: SwiftProtobuf.Message, SwiftProtobuf._Messag
 
 nonisolated extension User: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".User"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}email\0\u{3}time_zone\0\u{3}home_airport\0\u{3}preferred_airports\0\u{3}quiet_hours\0\u{1}tier\0\u{3}trial_ends_at_unix_ms\0\u{1}product\0\u{3}paid_until_unix_ms\0\u{3}auto_renew\0\u{3}created_at_unix_ms\0\u{3}grace_until_unix_ms\0\u{3}set_by_operator\0\u{3}app_account_token\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}email\0\u{3}time_zone\0\u{3}home_airport\0\u{3}preferred_airports\0\u{3}quiet_hours\0\u{1}tier\0\u{3}trial_ends_at_unix_ms\0\u{1}product\0\u{3}paid_until_unix_ms\0\u{3}auto_renew\0\u{3}created_at_unix_ms\0\u{3}grace_until_unix_ms\0\u{3}set_by_operator\0\u{3}app_account_token\0\u{1}currency\0")
 
   fileprivate class _StorageClass {
     var _userID: String = String()
@@ -1473,6 +1491,7 @@ nonisolated extension User: SwiftProtobuf.Message, SwiftProtobuf._MessageImpleme
     var _graceUntilUnixMs: Int64 = 0
     var _setByOperator: Bool = false
     var _appAccountToken: String = String()
+    var _currency: String = String()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1498,6 +1517,7 @@ nonisolated extension User: SwiftProtobuf.Message, SwiftProtobuf._MessageImpleme
       _graceUntilUnixMs = source._graceUntilUnixMs
       _setByOperator = source._setByOperator
       _appAccountToken = source._appAccountToken
+      _currency = source._currency
     }
   }
 
@@ -1531,6 +1551,7 @@ nonisolated extension User: SwiftProtobuf.Message, SwiftProtobuf._MessageImpleme
         case 13: try { try decoder.decodeSingularInt64Field(value: &_storage._graceUntilUnixMs) }()
         case 14: try { try decoder.decodeSingularBoolField(value: &_storage._setByOperator) }()
         case 15: try { try decoder.decodeSingularStringField(value: &_storage._appAccountToken) }()
+        case 16: try { try decoder.decodeSingularStringField(value: &_storage._currency) }()
         default: break
         }
       }
@@ -1588,6 +1609,9 @@ nonisolated extension User: SwiftProtobuf.Message, SwiftProtobuf._MessageImpleme
       if !_storage._appAccountToken.isEmpty {
         try visitor.visitSingularStringField(value: _storage._appAccountToken, fieldNumber: 15)
       }
+      if !_storage._currency.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._currency, fieldNumber: 16)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1612,6 +1636,7 @@ nonisolated extension User: SwiftProtobuf.Message, SwiftProtobuf._MessageImpleme
         if _storage._graceUntilUnixMs != rhs_storage._graceUntilUnixMs {return false}
         if _storage._setByOperator != rhs_storage._setByOperator {return false}
         if _storage._appAccountToken != rhs_storage._appAccountToken {return false}
+        if _storage._currency != rhs_storage._currency {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -1855,7 +1880,7 @@ nonisolated extension GetUsersResponse: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension UpdateUserRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".UpdateUserRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}email\0\u{3}time_zone\0\u{3}home_airport\0\u{3}preferred_airports\0\u{3}quiet_hours\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}email\0\u{3}time_zone\0\u{3}home_airport\0\u{3}preferred_airports\0\u{3}quiet_hours\0\u{1}currency\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1869,6 +1894,7 @@ nonisolated extension UpdateUserRequest: SwiftProtobuf.Message, SwiftProtobuf._M
       case 4: try { try decoder.decodeSingularStringField(value: &self._homeAirport) }()
       case 5: try { try decoder.decodeSingularMessageField(value: &self._preferredAirports) }()
       case 6: try { try decoder.decodeSingularMessageField(value: &self._quietHours) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self._currency) }()
       default: break
       }
     }
@@ -1897,6 +1923,9 @@ nonisolated extension UpdateUserRequest: SwiftProtobuf.Message, SwiftProtobuf._M
     try { if let v = self._quietHours {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
     } }()
+    try { if let v = self._currency {
+      try visitor.visitSingularStringField(value: v, fieldNumber: 7)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1907,6 +1936,7 @@ nonisolated extension UpdateUserRequest: SwiftProtobuf.Message, SwiftProtobuf._M
     if lhs._homeAirport != rhs._homeAirport {return false}
     if lhs._preferredAirports != rhs._preferredAirports {return false}
     if lhs._quietHours != rhs._quietHours {return false}
+    if lhs._currency != rhs._currency {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -34,6 +34,13 @@ struct UserValidator: Sendable {
     /// `TimeZone(identifier:)`, which reads the tz database;
     /// `TimeZone.knownTimeZoneIdentifiers` is not used because on Linux it
     /// is an old list (it has `Asia/Calcutta` but not `Asia/Kolkata`).
+    /// A display currency: an ISO 4217 code (upper-cased), or "" for none.
+    static func currency(_ code: String) throws(SubscriptionError) -> String {
+        let upper = code.trimmingCharacters(in: .whitespaces).uppercased()
+        guard upper.isEmpty || Money.isCurrencyCode(upper) else { throw .invalidField("currency", "'\(code)' is not an ISO 4217 currency code (e.g. EUR), or \"\" for none") }
+        return upper
+    }
+
     static func timeZone(_ identifier: String) throws(SubscriptionError) -> String {
         guard !identifier.isEmpty else { throw .invalidField("time_zone", "is required (an IANA zone such as Europe/Lisbon)") }
         guard identifier == "UTC" || (identifier.contains("/") && !identifier.hasPrefix("GMT")), TimeZone(identifier: identifier) != nil else {

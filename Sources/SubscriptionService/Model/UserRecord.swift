@@ -61,6 +61,8 @@ struct UserRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     /// The UUID (lower case) the app sets as StoreKit's `appAccountToken`:
     /// the App Store names the user by it (migration `subscription-006-app-store`).
     var appAccountToken: String = ""
+    /// The ISO 4217 code prices are also shown in ("≈"); "" for none (migration `subscription-007-display-currency`).
+    var currency: String = ""
     /// Pro in a billing retry: access until then; 0 otherwise (migration `subscription-002-purchases`).
     var graceUntilUnixMs: Int64 = 0
     /// The tier was set by an operator and no purchase has changed it since.
@@ -100,6 +102,7 @@ struct UserRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
         user.createdAtUnixMs = createdAtUnixMs
         user.setByOperator = setByOperator
         user.appAccountToken = appAccountToken
+        user.currency = currency
         return user
     }
 
@@ -145,6 +148,13 @@ struct UserRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
             try db.execute(sql: "UPDATE user SET appAccountToken = ? WHERE userID = ?", arguments: [UUID().uuidString.lowercased(), userID])
         }
         try db.create(index: "user_appAccountToken", on: databaseTableName, columns: ["appAccountToken"], unique: true)
+    }
+
+    /// Migration `subscription-007-display-currency`.
+    static func migrateForDisplayCurrency(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: "currency", .text).notNull().defaults(to: "")
+        }
     }
 
     static func migrateForPurchases(_ db: Database) throws {
