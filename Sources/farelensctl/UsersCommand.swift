@@ -9,7 +9,7 @@ struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
         abstract: "Create, look up, list, re-tier and delete user accounts (the subscription service).",
-        subcommands: [Create.self, Show.self, List.self, SetTier.self, Delete.self]
+        subcommands: [Create.self, Show.self, List.self, SetTier.self, SetCurrency.self, Delete.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -159,6 +159,36 @@ struct UsersCommand: AsyncParsableCommand {
         }
     }
 
+    /// `users currency`: the currency a user's prices are also shown in (issue #60).
+    struct SetCurrency: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "currency",
+            abstract: "Set the currency a user's prices are also shown in (≈, at the ECB rate), or none.",
+            discussion: "Example: farelensctl users currency u-0f3a9c2b7d1e4a55 EUR --json   (none clears it)"
+        )
+        @Argument(help: "The user id (u-…).") var user: String
+        @Argument(help: "An ISO 4217 code, e.g. EUR, or none.") var currency: String
+        @OptionGroup var options: ConnectionOptions
+
+        func validate() throws {
+            guard currency.lowercased() == "none" || Money.isCurrencyCode(currency.uppercased()) else {
+                throw ValidationError("'\(currency)' is not an ISO 4217 currency code (e.g. EUR), or none")
+            }
+        }
+
+        func run() async throws {
+            var request = UpdateUserRequest()
+            request.userID = user
+            request.currency = currency.lowercased() == "none" ? "" : currency.uppercased()
+            var entitlementsRequest = GetEntitlementsRequest()
+            entitlementsRequest.userID = user
+            let (response, entitlements) = try await CtlRun.session(options) { [request, entitlementsRequest] session in
+                (try await session.request(request), try await session.request(entitlementsRequest).entitlements)
+            }
+            try UserOutput.print(response.user, entitlements, json: options.json)
+        }
+    }
+
     /// `users delete`: deletes a user; every service erases their data.
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -208,6 +238,10 @@ enum UserOutput {
         let paidUntil: String?
         let autoRenew: Bool?
         let graceUntil: String?
+        /// The display currency ("≈" prices), nil when none is chosen.
+        var currency: String? = nil
+        /// StoreKit's appAccountToken for this user (docs/payments.md): what the App Store's notifications name.
+        var appAccountToken: String? = nil
     }
 
     /// `users list`: one user without entitlements (the list does not carry them).
@@ -348,7 +382,8 @@ enum UserOutput {
             activeWatchlists: entitlements.hasActiveWatchlists ? Int(entitlements.activeWatchlists) : nil,
             immediateAlertsPerDay: Int(entitlements.immediateAlertsPerDay),
             visibleDeals: entitlements.hasVisibleDeals ? Int(entitlements.visibleDeals) : nil, ads: entitlements.ads,
-            product: paid.product, paidUntil: paid.until, autoRenew: paid.autoRenew, graceUntil: paid.graceUntil
+            product: paid.product, paidUntil: paid.until, autoRenew: paid.autoRenew, graceUntil: paid.graceUntil,
+            currency: user.currency.isEmpty ? nil : user.currency, appAccountToken: user.appAccountToken.isEmpty ? nil : user.appAccountToken
         )
     }
 
@@ -371,6 +406,8 @@ enum UserOutput {
             row.visibleDeals.map(String.init) ?? "all", row.ads ? "yes" : "no"
         )
         Swift.print(table.rendered)
+        if let currency = row.currency { Swift.print("prices also shown in \(currency)") }
+        if let token = row.appAccountToken { Swift.print("App Store appAccountToken \(token)") }
         if unchanged == true { Swift.print("tier unchanged") }
     }
 }
