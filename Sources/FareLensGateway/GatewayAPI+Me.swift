@@ -27,12 +27,15 @@ extension GatewayAPI {
         if let nonstop = try request.boolean("nonstop_only") { feed.filter.nonstopOnly = nonstop }
         var page = try await call(feed)
         // "≈ in the traveller's currency" (issue #60): only when they chose one; a feed is never refused for want of rates.
-        var user = GetUserRequest()
-        user.userID = feed.userID
-        let currency = try await call(user).user.currency
-        if !currency.isEmpty, !page.items.isEmpty {
-            let parent = RequestContext(deadline: .now + bus.configuration.defaultDeadline, traceID: RequestTrace.current ?? .random(), isAdmin: false)
-            if let table = await rates.current(bus, parent: parent) { page.approximate(in: currency, with: table) }
+        // An empty page asks nothing more.
+        if !page.items.isEmpty {
+            var user = GetUserRequest()
+            user.userID = feed.userID
+            let currency = try await call(user).user.currency
+            if !currency.isEmpty {
+                let parent = RequestContext(deadline: .now + bus.configuration.defaultDeadline, traceID: RequestTrace.current ?? .random(), isAdmin: false)
+                if let table = await rates.current(bus, parent: parent) { page.approximate(in: currency, with: table) }
+            }
         }
         return try ProtoJSON.response(page, to: request, cacheable: true)
     }

@@ -34,7 +34,7 @@ public struct AppStoreSettings: Sendable {
     /// Settings for one app.
     public init(
         roots: [Certificate], bundleID: String, environment: Environment = .production, appAppleID: Int64? = nil,
-        products: [String: SubscriptionProduct] = ["com.farelens.pro.monthly": .monthly, "com.farelens.pro.annual": .annual]
+        products: [String: SubscriptionProduct] = [defaultMonthlyProductID: .monthly, defaultAnnualProductID: .annual]
     ) {
         self.roots = roots
         self.bundleID = bundleID
@@ -43,14 +43,18 @@ public struct AppStoreSettings: Sendable {
         self.products = products
     }
 
+    /// The product ids Pro is sold under unless configured otherwise.
+    public static let defaultMonthlyProductID = "com.farelens.pro.monthly"
+    public static let defaultAnnualProductID = "com.farelens.pro.annual"
+
     /// The keys, for ``ConfigKeyCatalog`` (`farelens config keys`; docs/operations.md).
     public static let configKeys: [ConfigKeySpec] = [
         ConfigKeySpec("appstore.bundleId", .string, default: "", "the app's bundle id; unset: no App Store payload is accepted"),
         ConfigKeySpec("appstore.environment", .string, default: "Production", "Production or Sandbox: payloads from the other are refused"),
         ConfigKeySpec("appstore.appAppleId", .integer, default: "", "the app's Apple id, checked in production payloads (required with Production)"),
         ConfigKeySpec("appstore.rootCertificates", .string, default: "Apple Root CA - G3", "comma-separated DER or PEM root certificate files"),
-        ConfigKeySpec("appstore.monthlyProductId", .string, default: "com.farelens.pro.monthly", "the App Store product id of Pro monthly"),
-        ConfigKeySpec("appstore.annualProductId", .string, default: "com.farelens.pro.annual", "the App Store product id of Pro annual"),
+        ConfigKeySpec("appstore.monthlyProductId", .string, default: defaultMonthlyProductID, "the App Store product id of Pro monthly"),
+        ConfigKeySpec("appstore.annualProductId", .string, default: defaultAnnualProductID, "the App Store product id of Pro annual"),
     ]
 
     /// Where the shipped Apple Root CA - G3 is.
@@ -74,13 +78,14 @@ public struct AppStoreSettings: Sendable {
     ///   environment other than the two, a production setup without its
     ///   Apple id, an unreadable or unparsable root file.
     public static func read(_ reader: ConfigReader) throws -> AppStoreSettings? {
-        func read(_ key: String) -> String? {
-            let value = reader.string(forKey: ConfigKey(key))?.trimmingCharacters(in: .whitespaces) ?? reader.int(forKey: ConfigKey(key)).map(String.init)
-            return value?.isEmpty == false ? value : nil
+        // Every key the catalog declares is read, so the node's record of keys read matches it even when the App Store is off.
+        var values: [String: String] = [:]
+        for spec in configKeys {
+            let key = ConfigKey(String(spec.key.dropFirst("appstore.".count)))
+            let value = reader.string(forKey: key)?.trimmingCharacters(in: .whitespaces) ?? reader.int(forKey: key).map(String.init)
+            if let value, !value.isEmpty { values[String(spec.key.dropFirst("appstore.".count))] = value }
         }
-        // Every key is read, so `strictConfig` and `farelens config keys` see them, even when the App Store is off.
-        let values = Dictionary(uniqueKeysWithValues: ["bundleId", "environment", "appAppleId", "rootCertificates", "monthlyProductId", "annualProductId"].map { ($0, read($0)) })
-        func text(_ key: String) -> String? { values[key] ?? nil }
+        func text(_ key: String) -> String? { values[key] }
         guard let bundleID = text("bundleId") else { return nil }
         let environmentText = text("environment") ?? Environment.production.rawValue
         guard let environment = Environment(rawValue: environmentText) else {
@@ -102,8 +107,8 @@ public struct AppStoreSettings: Sendable {
         } else {
             roots = [try appleRootG3()]
         }
-        let monthly = text("monthlyProductId") ?? "com.farelens.pro.monthly"
-        let annual = text("annualProductId") ?? "com.farelens.pro.annual"
+        let monthly = text("monthlyProductId") ?? defaultMonthlyProductID
+        let annual = text("annualProductId") ?? defaultAnnualProductID
         guard monthly != annual else {
             throw ConfigurationError.invalid(key: "appstore.annualProductId", value: annual, expected: "a product id other than appstore.monthlyProductId's")
         }
