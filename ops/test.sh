@@ -132,5 +132,12 @@ if [ "$status" -ne 0 ] && grep -q '✘' "$log"; then
   echo "ops/test.sh: failed (exit $status); the failures, as the runner reported them:"
   grep -A6 -E '✘ Test .*(recorded an issue|failed after)' "$log" | grep -vE '^(◇|✔)' | head -80 | sed 's/^/  /'
 fi
+# A crashed test process (the runtime's backtracer) is shown by the thread
+# that crashed, which names the code; the rest of the backtrace is in the log above.
+if grep -q 'Program crashed' "$log"; then
+  echo "ops/test.sh: a test process crashed:"
+  grep -E '\*\*\* Program crashed' "$log" | head -3 | sed 's/^/  /'
+  awk '/^Thread [0-9]+.*crashed:/ { shown = 1; lines = 0 } shown && lines < 40 { print "  " $0; lines++ }' "$log" | head -120
+fi
 rm -f "$log" "$log.started" "$log.done"
 exit "$status"

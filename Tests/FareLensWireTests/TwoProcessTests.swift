@@ -273,12 +273,8 @@ struct ChildProcess {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        let output = Locked("")
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if !data.isEmpty { output.update { $0 += String(decoding: data, as: UTF8.self) } }
-        }
         try process.run()
+        let output = PipeOutput.collect(pipe)
         return ChildProcess(process: process, output: output)
     }
 

@@ -35,6 +35,8 @@ final class GatewayHarness: Sendable {
     let port = Locked<Int?>(nil)
     private let nodes = Locked<[Node]>([])
     private let tasks = Locked<[Task<Void, any Error>]>([])
+    /// Whether this harness holds one of ``HarnessSlots``.
+    private let holdsSlot = Locked(false)
     let settings: [String: String]
 
     init(shape: GatewayShape, dataDirectory: String? = nil, keyFiles: [String]? = nil, clock: ManualWallClock = ManualWallClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))), settings: [String: String] = [:]) throws {
@@ -52,8 +54,22 @@ final class GatewayHarness: Sendable {
         }
     }
 
-    /// Starts the nodes and waits until the gateway listens.
+    deinit { giveBackSlot() }
+
+    /// Starts the nodes and waits until the gateway listens; if they do not,
+    /// stops what started before throwing.
     func start() async throws {
+        await HarnessSlots.shared.take()
+        holdsSlot.set(true)
+        do {
+            try await startNodes()
+        } catch {
+            try? await stop()
+            throw error
+        }
+    }
+
+    private func startNodes() async throws {
         let gatewayDescriptor = GatewayEntry.descriptor(
             now: { [clock] in clock.now() }, monotonicSeconds: { [monotonic] in monotonic.get() }, onListening: { [port] bound in port.set(bound) })
         let catalog = ServiceCatalog.all.filter { $0.name != "gateway" } + [gatewayDescriptor]
@@ -69,13 +85,13 @@ final class GatewayHarness: Sendable {
             gateway.nodeName = "edge"
             try await launch(gateway, catalog: catalog)
         }
-        try await withTimeLimit("the gateway listened") {
+        try await withTimeLimit("the gateway listened", limit: Self.startLimit) {
             while self.port.get() == nil { try await Task.sleep(for: .milliseconds(5)) }
         }
         // A gateway on its own node reaches the services once its spoke has joined the hub
         // and learnt their routes; until then it answers 503 with Retry-After, as it should.
         let edge = nodes.get().last!
-        try await withTimeLimit("the gateway's node reached every service") {
+        try await withTimeLimit("the gateway's node reached every service", limit: Self.startLimit) {
             for probe in Self.reachabilityProbes {
                 while true {
                     do {
@@ -132,7 +148,7 @@ final class GatewayHarness: Sendable {
         nodes.update { $0.append(node) }
         tasks.update { $0.append(task) }
         // Polled, so the time limit can end the wait; a node that fails to start ends it at once with its error.
-        try await withTimeLimit("the node \(configuration.nodeName) was ready") {
+        try await withTimeLimit("the node \(configuration.nodeName) was ready", limit: Self.startLimit) {
             while !ready.get() {
                 if let failure = failure.get() { throw NodeDidNotStart(reason: failure) }
                 try await Task.sleep(for: .milliseconds(5))
@@ -140,13 +156,33 @@ final class GatewayHarness: Sendable {
         }
     }
 
-    /// Stops the nodes, the gateway's first.
+    /// A bound against hangs while nodes start (never a timing assertion): the heavy
+    /// phase's processes share the two cores with them.
+    static let startLimit: Duration = .seconds(60)
+
+    /// Stops the nodes, the gateway's first, and gives back the harness's slot.
     func stop() async throws {
-        for node in nodes.get().reversed() { await node.shutdown() }
-        for task in tasks.get() { try await task.value }
+        defer { giveBackSlot() }
+        let running = nodes.get()
+        let started = tasks.get()
         nodes.set([])
         tasks.set([])
         port.set(nil)
+        for node in running.reversed() { await node.shutdown() }
+        var failure: (any Error)?
+        for task in started {
+            do { try await task.value } catch { failure = failure ?? error }
+        }
+        if let failure { throw failure }
+    }
+
+    private func giveBackSlot() {
+        var held = false
+        holdsSlot.update { slot in
+            held = slot
+            slot = false
+        }
+        if held { Task { await HarnessSlots.shared.giveBack() } }
     }
 
     /// Runs `body` with the harness started, and stops it after, whatever happens.
