@@ -42,10 +42,12 @@ struct BridgeRoutesTests {
     @Test("a node gets ROUTES when another node joins and when it leaves")
     func nodeChurnSendsRoutes() async throws {
         let path = temporarySocketPath()
-        let (_, task) = try await startHub(makeNodeBus("hub"), fastBridge(path))
+        let (hub, task) = try await startHub(makeNodeBus("hub"), fastBridge(path))
         let observer = try RawSocketClient(path: path)
         try observer.send(rawHello(name: "observer"))
         async let everything = observer.readUntil { envelopes in envelopes.filter { $0.kind == .routes }.count == 2 }
+        // The observer joined before echo-node: else echo-node is in its welcome, not in a ROUTES.
+        try await waitUntil("the observer joined") { hub.connection(named: "observer") != nil }
         let echoBus = makeNodeBus("echo-node")
         try serveEcho(echoBus)
         let (_, echoTask) = try await startSpoke(echoBus, fastBridge(path), name: "echo-node")
