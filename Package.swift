@@ -45,6 +45,8 @@ let serviceTargets: [Target] = serviceNames.map { name in
     let extra: [Target.Dependency] = switch name {
     case "SearchService": [httpClient, nioCore, configuration]
     case "ScoringService": [protobuf]
+    // A check's scanned trips kept as protobuf's JSON (ScannedPairsText).
+    case "WatchlistService": [protobuf]
     // APNs: the provider token (ES256, jwt-kit) and extra trust roots (NIOSSL) for HTTP/2 over TLS (docs/push.md).
     case "AlertsService": [httpClient, nioCore, crypto, configuration, jwtKit, nioSSL, nioHTTP2]
     case "AnalyticsService": [crypto, configuration, protobuf]

@@ -73,7 +73,8 @@ let package = Package(
             path: "Sources/SearchBenchmarks",
             swiftSettings: [.treatAllWarnings(as: .error)]
         ),
-        /// The watchlist service with 1 M watchlists for 200 k users: RSS, list latency, planning one day.
+        /// The watchlist service with 1 M watchlists for 200 k users: RSS, list latency, planning one day;
+        /// with `--flexible`, a check of a flexible range's 60 trips from search's cache beside a one-trip check.
         .executableTarget(
             name: "watchlist-benchmarks",
             dependencies: [
@@ -84,6 +85,7 @@ let package = Package(
                 .product(name: "FareLensServiceKit", package: "FareLens"),
                 .product(name: "FareLensStore", package: "FareLens"),
                 .product(name: "WatchlistService", package: "FareLens"),
+                .product(name: "SearchService", package: "FareLens"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -73,6 +73,8 @@ actor AlertsService: ServiceBehaviour {
     var outboxDepth: (pending: Int, at: Date)?
     /// The users whose policy state a batch reads from the database; the rest start empty.
     nonisolated let usersWithState = UsersWithPolicyState()
+    /// Search's exchange rates, for "≈" in the recipient's currency (asked at most every 10 minutes of the clock).
+    nonisolated let exchangeRates: ExchangeRatesCache
     /// Exceptional deals, threshold crossings, price changes and trial
     /// endings in one queue, in the order they arrived: one stream of
     /// decisions, whose batches gather for `gathering`.
@@ -120,6 +122,7 @@ actor AlertsService: ServiceBehaviour {
         self.channels = channels
         self.backoff = backoff
         self.recheck = recheck ?? { row in await Self.searchRecheck(row, bus: bus, now: clock.now()) }
+        self.exchangeRates = ExchangeRatesCache(now: { clock.now().timeIntervalSince1970 })
         self.deliveryTick = deliveryTick
         self.retention = retention
         self.gathering = gathering

@@ -1,4 +1,5 @@
 import FareLensBus
+import FareLensMessages
 import FareLensServiceKit
 import Foundation
 import Hummingbird

@@ -20,6 +20,7 @@ public enum WatchlistServiceEntry {
         migrations.registerPendingAnnouncement(named: "watchlist-003-announce-watchlists", announcement: WatchlistService.watchlistsAnnouncement)
         // Thresholds in another currency than the fares: each check keeps the price converted and its rate (#60).
         migrations.register("watchlist-004-converted-checks", WatchlistRecord.migrateForConversion)
+        migrations.register("watchlist-005-date-ranges", WatchlistRecord.migrateForDateRanges)
         return migrations
     }
 }

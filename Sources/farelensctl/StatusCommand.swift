@@ -49,14 +49,17 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let expected = try expectedServices()
-        let (status, loads) = try await CtlRun.session(options) { session in
+        let (status, loads, rates) = try await CtlRun.session(options) { session in
             let status = try await session.request(MeshStatusRequest())
             var loads: [String: NodeLoadResponse] = [:]
             // A node that cannot say (busy past the budget, or older) shows "-".
             for node in status.nodes where node.connected {
                 loads[node.nodeName] = try? await session.request(NodeLoadRequest(), node: node.nodeName)
             }
-            return (status, loads)
+            // Search's exchange rates (issue #60), when a connected node hosts search: stale ones are a warning.
+            let searching = status.nodes.contains { $0.connected && $0.services.contains("search") }
+            let rates = searching ? try? await session.request(ExchangeRatesRequest()) : nil
+            return (status, loads, rates)
         }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let (awayNodes, missingServices) = Self.health(status, expected: expected)
@@ -72,7 +75,10 @@ struct StatusCommand: AsyncParsableCommand {
                     queuedEvents: loads[node.nodeName].map { $0.queuedEvents.mapValues(Int.init) }
                 )
             }
-            try CtlRun.printJSON(StatusJSON(healthy: healthy, awayNodes: awayNodes, missingServices: missingServices, nodes: nodes))
+            let exchangeRates = rates.map {
+                RatesJSON(date: $0.date, businessDaysOld: Int($0.businessDaysOld), stale: $0.stale, source: $0.source, lastError: $0.lastError.isEmpty ? nil : $0.lastError)
+            }
+            try CtlRun.printJSON(StatusJSON(healthy: healthy, awayNodes: awayNodes, missingServices: missingServices, nodes: nodes, exchangeRates: exchangeRates))
             if !healthy { throw ExitCode(Self.degradedExitStatus) }
             return
         }
@@ -87,6 +93,7 @@ struct StatusCommand: AsyncParsableCommand {
             )
         }
         print(table.rendered)
+        if let rates, let warning = Self.ratesWarning(rates) { print(warning) }
         if !healthy {
             var parts: [String] = []
             if !awayNodes.isEmpty { parts.append("away: \(awayNodes.joined(separator: ", "))") }
@@ -94,6 +101,14 @@ struct StatusCommand: AsyncParsableCommand {
             print("DEGRADED (exit \(Self.degradedExitStatus)): " + parts.joined(separator: "; "))
             throw ExitCode(Self.degradedExitStatus)
         }
+    }
+
+    /// A line when search's exchange rates are stale (more than 4 business days old), saying why; nil when fresh.
+    static func ratesWarning(_ rates: ExchangeRatesResponse) -> String? {
+        guard rates.stale else { return nil }
+        let why = !rates.lastError.isEmpty ? "the last fetch failed: \(rates.lastError)"
+            : rates.fetching ? "no newer rates fetched yet" : "no search.exchangeRates.url is set, so these are the shipped snapshot's"
+        return "warning: exchange rates of \(rates.date) are \(rates.businessDaysOld) business days old (stale past 4); \(why). Prices converted with them say so (farelensctl rates)."
     }
 
     /// "3 in flight, 120 queued".
@@ -117,6 +132,17 @@ struct StatusJSON: Encodable {
     let awayNodes: [String]
     let missingServices: [String]
     let nodes: [NodeJSON]
+    /// Search's exchange rates; nil when no connected node hosts search (or it did not answer).
+    let exchangeRates: RatesJSON?
+}
+
+/// `status --json`'s `exchangeRates`: stale rates are a warning, never unhealthy.
+struct RatesJSON: Encodable {
+    let date: String
+    let businessDaysOld: Int
+    let stale: Bool
+    let source: String
+    let lastError: String?
 }
 
 struct NodeJSON: Encodable {

@@ -28,10 +28,15 @@ enum WatchlistOutput {
         let comparedPrice: String?
         /// Set when the threshold's currency is not the prices' and the last check could not convert them: it was not compared.
         let thresholdWarning: String?
+        /// A range's check: which trips it scanned (with a price or why none) and the cheapest.
+        let scan: String?
+        let tripsScanned: Int?
+        let tripsInRange: Int?
 
         enum CodingKeys: String, CodingKey {
             case id, userId, origin, destination, dates, cabin, threshold, mode, active, inactiveReason, muteUntil
             case lastPrice, lastPriceMinorUnits, currency, change, changeBasisPoints, checkedAt, belowThreshold, comparedPrice, thresholdWarning
+            case scan, tripsScanned, tripsInRange
         }
 
         /// The row of `watchlist`; a mute that ended before `now` is no mute.
@@ -62,6 +67,9 @@ enum WatchlistOutput {
                 check.hasComparedPrice ? "≈ \(check.comparedPrice.formatted) at \(check.exchangeRate) (ECB \(check.exchangeRateDate))" : nil
             }
             thresholdWarning = comparedPrice == nil ? WatchlistOutput.currencyWarning(threshold: threshold, price: price) : nil
+            scan = check.flatMap(WatchlistOutput.scanText)
+            tripsScanned = scan == nil ? nil : check?.scannedPairs.count
+            tripsInRange = scan == nil ? nil : check.map { Int($0.rangePairs) }
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -86,6 +94,9 @@ enum WatchlistOutput {
             try container.encode(belowThreshold, forKey: .belowThreshold)
             try container.encode(comparedPrice, forKey: .comparedPrice)
             try container.encode(thresholdWarning, forKey: .thresholdWarning)
+            try container.encode(scan, forKey: .scan)
+            try container.encode(tripsScanned, forKey: .tripsScanned)
+            try container.encode(tripsInRange, forKey: .tripsInRange)
         }
 
         /// "active", "muted until …", "inactive (over tier limit)", "inactive (by user)".
@@ -125,6 +136,7 @@ enum WatchlistOutput {
         Swift.print(table([row]).rendered)
         if let compared = row.comparedPrice, let threshold = row.threshold { Swift.print("last price \(compared), compared with the \(threshold) threshold") }
         if let warning = row.thresholdWarning { Swift.print("warning: \(warning)") }
+        if let scan = row.scan { Swift.print(scan) }
         if thresholdCrossed == true { Swift.print("threshold crossed") }
     }
 
@@ -160,12 +172,29 @@ enum WatchlistOutput {
     static func datesText(_ dates: WatchlistDates) -> String {
         switch dates.kind {
         case .flexible(let flexible)?:
-            flexible.minTripDays == 0 && flexible.maxTripDays == 0 ? "one-way any" : "any \(flexible.minTripDays)–\(flexible.maxTripDays) d"
+            flexibleText(flexible)
         case .fixed(let fixed)?:
             fixed.hasReturnDate ? "\(dateText(fixed.departureDate)) → \(dateText(fixed.returnDate))" : "\(dateText(fixed.departureDate)) one-way"
         case nil:
             "-"
         }
+    }
+
+    /// "any 7–14 d", "one-way any"; with a range "any 5–9 d 2027-03-01..2027-03-31" or "weekends 2027-03-01..2027-03-31".
+    static func flexibleText(_ flexible: FlexibleDates) -> String {
+        let length = flexible.minTripDays == 0 && flexible.maxTripDays == 0 ? "one-way any" : "any \(flexible.minTripDays)–\(flexible.maxTripDays) d"
+        guard flexible.hasEarliestDeparture, flexible.hasLatestReturn else { return length }
+        let range = "\(dateText(flexible.earliestDeparture))..\(dateText(flexible.latestReturn))"
+        guard flexible.weekendsOnly else { return "\(length) \(range)" }
+        return flexible.maxTripDays == 0 ? "weekends \(range)" : "weekends \(flexible.minTripDays)–\(flexible.maxTripDays) d \(range)"
+    }
+
+    /// "cheapest 2027-03-05 → 2027-03-12 of 8 trips scanned (31 in the range)"; nil for a check that scanned no range.
+    static func scanText(_ check: WatchlistCheck) -> String? {
+        guard !check.scannedPairs.isEmpty else { return nil }
+        let trip = check.hasReturnDate ? "\(dateText(check.departureDate)) → \(dateText(check.returnDate))" : "\(dateText(check.departureDate)) one-way"
+        let priced = check.scannedPairs.filter(\.hasLowestPrice).count
+        return "cheapest \(trip) of \(check.scannedPairs.count) trips scanned (\(priced) with fares; \(check.rangePairs) in the range)"
     }
 
     static func dateText(_ date: LocalDate) -> String {

@@ -24,6 +24,9 @@ struct WatchlistsCommand: AsyncParsableCommand {
         var anyDates: String?
         @Option(name: .customLong("from"), help: "Fixed departure date, YYYY-MM-DD (one-way unless --to is given).") var departure: String?
         @Option(name: .customLong("to"), help: "Fixed return date, YYYY-MM-DD (needs --from).") var returnDate: String?
+        @Option(name: .long, help: "Any dates within a range: the earliest departure and the latest return, YYYY-MM-DD..YYYY-MM-DD (the trip length from --any-dates).")
+        var within: String?
+        @Flag(name: .long, help: "With --within: weekend trips only, out on a Friday or Saturday and back on the Sunday or Monday after.") var weekends = false
         @Option(name: .long, parsing: .unconditional, help: "Alert when the price falls to or below this amount, e.g. 450.00USD.") var threshold: String?
         @Option(name: .long, help: "economy, premium-economy, business or first.") var cabin: String = "economy"
         @Option(name: .long, help: "drop (immediate alerts on drops and the threshold), digest (one daily digest) or both.") var mode: String = "drop"
@@ -41,7 +44,7 @@ struct WatchlistsCommand: AsyncParsableCommand {
             request.userID = user
             request.origin = origin.uppercased()
             request.destination = destination.uppercased()
-            request.dates = try WatchlistArguments.dates(anyDates: anyDates, from: departure, to: returnDate)
+            request.dates = try WatchlistArguments.dates(anyDates: anyDates, from: departure, to: returnDate, within: within, weekends: weekends)
             request.cabin = try SearchCommand.cabin(cabin)
             if let threshold { request.priceThreshold = try WatchlistArguments.money(threshold) }
             request.alertMode = try WatchlistArguments.mode(mode)
@@ -103,6 +106,8 @@ struct WatchlistsCommand: AsyncParsableCommand {
         var anyDates: String?
         @Option(name: .customLong("from"), help: "New dates: a fixed departure, YYYY-MM-DD (one-way unless --to is given).") var departure: String?
         @Option(name: .customLong("to"), help: "New dates: a fixed return, YYYY-MM-DD (needs --from).") var returnDate: String?
+        @Option(name: .long, help: "New dates: any dates within a range, YYYY-MM-DD..YYYY-MM-DD (the trip length from --any-dates).") var within: String?
+        @Flag(name: .long, help: "With --within: weekend trips only.") var weekends = false
         @Option(name: .long, help: "New cabin: economy, premium-economy, business or first.") var cabin: String?
         @Option(name: .long, parsing: .unconditional, help: "New threshold, e.g. 420.00USD.") var threshold: String?
         @Flag(name: .long, help: "Remove the threshold.") var noThreshold = false
@@ -125,8 +130,8 @@ struct WatchlistsCommand: AsyncParsableCommand {
             request.watchlistID = target.watchlist
             if let origin { request.origin = origin.uppercased() }
             if let destination { request.destination = destination.uppercased() }
-            if anyDates != nil || departure != nil || returnDate != nil {
-                request.dates = try WatchlistArguments.dates(anyDates: anyDates, from: departure, to: returnDate)
+            if anyDates != nil || departure != nil || returnDate != nil || within != nil || weekends {
+                request.dates = try WatchlistArguments.dates(anyDates: anyDates, from: departure, to: returnDate, within: within, weekends: weekends)
             }
             if let cabin { request.cabin = try SearchCommand.cabin(cabin) }
             guard threshold == nil || !noThreshold else { throw ValidationError("--threshold and --no-threshold are alternatives: give one or the other") }
@@ -137,7 +142,7 @@ struct WatchlistsCommand: AsyncParsableCommand {
             if activate || deactivate { request.active = activate }
             guard request.hasOrigin || request.hasDestination || request.hasDates || request.hasCabin || request.hasPriceThreshold
                 || noThreshold || request.hasAlertMode || request.hasActive else {
-                throw ValidationError("nothing to change: give at least one of --origin, --destination, --any-dates, --from, --cabin, --threshold, --no-threshold, --mode, --activate, --deactivate")
+                throw ValidationError("nothing to change: give at least one of --origin, --destination, --any-dates, --from, --within, --cabin, --threshold, --no-threshold, --mode, --activate, --deactivate")
             }
             return request
         }
@@ -211,18 +216,29 @@ struct WatchlistsCommand: AsyncParsableCommand {
 
 /// Command-line words of `watchlists add` as messages.
 enum WatchlistArguments {
-    /// `--any-dates MIN-MAX|one-way`, or `--from D [--to D2]`; neither is any dates 7–14.
-    static func dates(anyDates: String?, from departure: String?, to returnDate: String?) throws -> WatchlistDates {
+    /// `--any-dates MIN-MAX|one-way` (optionally `--within D1..D2`, `--weekends`), or
+    /// `--from D [--to D2]`; none of them is any dates 7–14.
+    static func dates(anyDates: String?, from departure: String?, to returnDate: String?, within: String? = nil, weekends: Bool = false) throws -> WatchlistDates {
         var dates = WatchlistDates()
+        guard !weekends || within != nil else { throw ValidationError("--weekends needs --within: the range the weekends are in") }
         if let departure {
-            guard anyDates == nil else { throw ValidationError("--any-dates and --from/--to are alternatives: give one or the other") }
+            guard anyDates == nil, within == nil else { throw ValidationError("--any-dates/--within and --from/--to are alternatives: give one or the other") }
             var fixed = FixedDates()
             fixed.departureDate = try date(departure, "--from")
             if let returnDate { fixed.returnDate = try date(returnDate, "--to") }
             dates.fixed = fixed
         } else {
             guard returnDate == nil else { throw ValidationError("--to needs --from: a fixed trip departs on --from and returns on --to") }
-            dates.flexible = try flexible(anyDates ?? "7-14")
+            // Weekends without a length: any weekend trip (0-0 means that there, not one-way).
+            var flexible = try flexible(anyDates ?? (weekends ? "0-0" : "7-14"))
+            if let within {
+                let ends = within.components(separatedBy: "..")
+                guard ends.count == 2 else { throw ValidationError("--within must be two dates as YYYY-MM-DD..YYYY-MM-DD, not '\(within)'") }
+                flexible.earliestDeparture = try date(ends[0], "--within's start")
+                flexible.latestReturn = try date(ends[1], "--within's end")
+                flexible.weekendsOnly = weekends
+            }
+            dates.flexible = flexible
         }
         return dates
     }

@@ -70,6 +70,11 @@ struct SystemdUnitTests {
         try await single.waitForOutput(containing: "farelens ready: node=farelens")
         let all = try await farelensctl(["status", "--socket", root + "/run/farelens.sock", "--json"])
         #expect(all.status == 0 && all.stdout.contains("\"node\" : \"farelens\""), "\(all.stderr)")
+        // No search.exchangeRates.url: the shipped 2024 snapshot, stale, a warning and still healthy (exit 0).
+        let rates = (try? JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [String: Any])?["exchange_rates"] as? [String: Any]
+        #expect(rates?["stale"] as? Bool == true && rates?["date"] as? String == "2024-01-04", "\(all.stdout)")
+        let table = try await farelensctl(["status", "--socket", root + "/run/farelens.sock"])
+        #expect(table.status == 0 && table.stdout.contains("warning: exchange rates of 2024-01-04"), "\(table.stdout)")
         try await single.terminate()
 
         var split: [NodeProcess] = []

@@ -36,9 +36,11 @@ struct AccountTests {
     func entitlementTable() {
         let free = TierEntitlements.of(.free)
         #expect(free.activeWatchlists == 5 && free.immediateAlertsPerDay == 3 && free.visibleDeals == 20 && free.preferredAirports == 1 && free.ads)
+        #expect(free.flexibleDatePairs == 8)
         for tier in [Tier.trial, .pro] {
             let paid = TierEntitlements.of(tier)
             #expect(!paid.hasActiveWatchlists && paid.immediateAlertsPerDay == 6 && !paid.hasVisibleDeals && paid.preferredAirports == 3 && !paid.ads)
+            #expect(paid.flexibleDatePairs == 60)
         }
     }
 

@@ -24,6 +24,12 @@ final class FakeSearch: Sendable {
     let gates = Locked<[String: Gate]>([:])
 
     func setPrice(_ route: String, _ cents: Int64) { prices.update { $0[route] = cents } }
+    /// Prices for one trip, by "YYYY-MM-DD/YYYY-MM-DD" (departure/return; "YYYY-MM-DD/" one-way), before the route's.
+    let tripPrices = Locked<[String: Int64]>([:])
+
+    static func tripKey(_ request: SearchFlightsRequest) -> String {
+        "\(CalendarDate(request.departureDate)?.description ?? "")/\(request.hasReturnDate ? CalendarDate(request.returnDate)?.description ?? "" : "")"
+    }
 
     /// The exchange rates search answers with: a few of the ECB's reference rates of 2024-01-04
     /// (the snapshot search ships), so a test reads real figures.
@@ -63,7 +69,7 @@ final class FakeSearch: Sendable {
             self.requests.update { $0.append(request) }
             if let gate = self.gates.get()["\(request.origin)-\(request.destination)"] { await gate.wait() }
             if let code = self.failure.get() { throw FakeSearchError(code: code, message: "search failed (\(code))") }
-            guard let cents = self.prices.get()["\(request.origin)-\(request.destination)"] else {
+            guard let cents = self.tripPrices.get()[Self.tripKey(request)] ?? self.prices.get()["\(request.origin)-\(request.destination)"] else {
                 throw FakeSearchError(code: "no-fares-available", message: "no fares")
             }
             var offer = FlightOffer()
@@ -76,6 +82,13 @@ final class FakeSearch: Sendable {
             segment.toAirport = request.destination
             segment.departureLocal = "\(CalendarDate(request.departureDate)?.description ?? "2026-01-01")T09:00"
             offer.outbound.segments = [segment]
+            if request.hasReturnDate {
+                var back = FlightSegment()
+                back.fromAirport = request.destination
+                back.toAirport = request.origin
+                back.departureLocal = "\(CalendarDate(request.returnDate)?.description ?? "2026-01-01")T18:00"
+                offer.inbound.segments = [back]
+            }
             var response = SearchFlightsResponse()
             response.offers = [offer]
             return response

@@ -117,4 +117,8 @@ func load(_ database: ServiceDatabase) throws {
     print("RSS at the end: \(format(residentMiB())) MiB (target <= 1024 MiB: \(residentMiB() <= 1024 ? "meets" : "MISSES"))")
 }
 
-try await runWatchlistBenchmarks()
+if CommandLine.arguments.contains("--flexible") {
+    try await runFlexibleCheckBenchmark()
+} else {
+    try await runWatchlistBenchmarks()
+}

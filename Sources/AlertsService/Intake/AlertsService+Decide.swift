@@ -105,11 +105,13 @@ extension AlertsService {
         var codes = Set<String>()
         for candidate in pending.lazy.flatMap(\.candidates) { codes.insert(candidate.origin); codes.insert(candidate.destination) }
         guard await learnPlaces(codes) else { return nil }
+        // Asked (at most every 10 minutes, within a second) only when a recipient reads prices in a currency of their own.
+        let rates = recipients.values.contains { !$0.currency.isEmpty } ? await exchangeRates.current(bus, parent: nil) : nil
         let instant = clock.now()
         // Handed over, not shared: the wording is then written into the candidates in place, not into a copy of each.
         var prepared = await Self.prepared(
             consume pending, recipients: recipients, cities: cities, metros: metros, channels: channels.map(\.channel.rawValue),
-            usersWithState: usersWithState, at: instant
+            usersWithState: usersWithState, rates: rates, at: instant
         )
         prepared.contents = contents
         return prepared
@@ -124,11 +126,14 @@ extension AlertsService {
     @concurrent
     static func prepared(
         _ pending: consuming [PendingEvent], recipients: [String: AlertRecipient], cities: [String: String], metros: [String: String], channels: [Int],
-        usersWithState: UsersWithPolicyState, at instant: Date
+        usersWithState: UsersWithPolicyState, rates: ExchangeRateTable? = nil, at instant: Date
     ) async -> PreparedDecisions {
         var worded = consume pending
         for event in worded.indices {
             for index in worded[event].candidates.indices {
+                if let rates, let currency = recipients[worded[event].candidates[index].userID]?.currency, !currency.isEmpty {
+                    approximate(&worded[event].candidates[index], in: currency, with: rates)
+                }
                 let candidate = worded[event].candidates[index]
                 worded[event].candidates[index].presetContent = AlertWording.instantFreeContent(for: candidate, city: cities[candidate.destination] ?? candidate.destination)
             }
@@ -139,6 +144,16 @@ extension AlertsService {
             pending: worded, recipients: recipients, cities: cities, metros: metros, channels: channels,
             byUser: byUser, instant: instant, decidedAhead: ahead
         )
+    }
+
+    /// An exceptional deal's or a price drop's price also in `currency`, the
+    /// recipient's, when it is another and the rates convert it (a threshold
+    /// alert already says its price in the threshold's currency).
+    static func approximate(_ candidate: inout AlertCandidate, in currency: String, with rates: ExchangeRateTable) {
+        guard candidate.kind == .exceptionalDeal || candidate.kind == .priceDrop, candidate.price.currency != currency,
+              let converted = try? rates.convert(candidate.price, to: currency) else { return }
+        candidate.approximatePrice = converted
+        candidate.approximateRateDate = rates.date.description
     }
 
     /// Each known user's candidates among `pending`'s, in user order, each

@@ -35,6 +35,10 @@ struct AlertCandidate: Sendable, Equatable {
     var exchangeRateDate = ""
     /// Price drops: the previous check's price.
     var previousPrice: Money?
+    /// The price in the recipient's currency at the ECB rate of `approximateRateDate`, when they chose
+    /// one other than the fare's (exceptional deals and price drops; issue #60); nil otherwise.
+    var approximatePrice: Money?
+    var approximateRateDate = ""
     var departureDate: CalendarDate?
     var returnDate: CalendarDate?
     var cabin: Cabin = .economy

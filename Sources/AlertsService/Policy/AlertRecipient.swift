@@ -11,6 +11,8 @@ struct AlertRecipient: Sendable, Equatable {
     /// Immediate alerts per local calendar day (Free 3, Pro and trial 6: the tier's entitlement).
     var dailyCap: Int
     var tier: Tier
+    /// The currency the user reads prices in ("≈ …" beside a fare in another; issue #60); empty for none chosen.
+    var currency = ""
     /// The reason of an alert held in quiet hours with nothing more to say,
     /// "Quiet hours (22:00–07:00 in Europe/London); held for the digest":
     /// nearly every decision in quiet hours has it, so recipients with the
@@ -25,6 +27,7 @@ struct AlertRecipient: Sendable, Equatable {
         self.quietHours = quietHours
         dailyCap = Int(entitlements.immediateAlertsPerDay)
         tier = user.tier
+        currency = user.currency
         self.heldReason = heldReason
     }
 

@@ -16,6 +16,7 @@ enum AlertWording {
         case .exceptionalDeal:
             content.title = "\(city) deal dropped to \(price)"
             var body = "Save \(AlertPolicy.percent(candidate.discountBasisPoints)) vs average."
+            if let approximate = approximately(candidate) { body += " " + approximate }
             if let expires = candidate.expiresAt { body += " " + expiry(expires, from: now) }
             content.body = body
         case .thresholdCrossed:
@@ -28,6 +29,7 @@ enum AlertWording {
             content.title = "\(city) price dropped to \(price)"
             let was = candidate.previousPrice.map { " (was \($0.headline))" } ?? ""
             content.body = "Down \(AlertPolicy.percent(candidate.discountBasisPoints)) since the last check\(was)."
+            if let approximate = approximately(candidate) { content.body += " " + approximate }
         case .trialEnding:
             content.title = "Your FareLens Pro trial ends tomorrow"
             content.body = "Then your account moves to Free: 5 watchlists, 3 alerts a day and the top 20 deals. Pro keeps them unlimited, from 6.99 USD a month."
@@ -45,6 +47,12 @@ enum AlertWording {
     static func instantFreeContent(for candidate: AlertCandidate, city: String) -> AlertContent? {
         guard candidate.kind != .exceptionalDeal || candidate.expiresAt == nil else { return nil }
         return content(for: candidate, city: city, at: .distantPast)
+    }
+
+    /// "≈ €593.12 at the ECB rate of 2024-01-04." when the recipient reads prices in another currency.
+    static func approximately(_ candidate: AlertCandidate) -> String? {
+        guard let approximate = candidate.approximatePrice else { return nil }
+        return "≈ \(approximate.headline) at the ECB rate of \(candidate.approximateRateDate)."
     }
 
     /// "Expires in 6 hours." / "Expires in 3 days." / "Expires within the hour."

@@ -350,6 +350,10 @@ public nonisolated struct Entitlements: Sendable {
 
   public var ads: Bool = false
 
+  /// Trips one check of a flexible watchlist with a date range scans (the
+  /// next ones at the next check): Free 8, trial and Pro 60.
+  public var flexibleDatePairs: Int32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1414,7 +1418,7 @@ nonisolated extension QuietHours: SwiftProtobuf.Message, SwiftProtobuf._MessageI
 
 nonisolated extension Entitlements: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Entitlements"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}tier\0\u{3}active_watchlists\0\u{3}immediate_alerts_per_day\0\u{3}visible_deals\0\u{3}preferred_airports\0\u{1}ads\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}tier\0\u{3}active_watchlists\0\u{3}immediate_alerts_per_day\0\u{3}visible_deals\0\u{3}preferred_airports\0\u{1}ads\0\u{3}flexible_date_pairs\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1428,6 +1432,7 @@ nonisolated extension Entitlements: SwiftProtobuf.Message, SwiftProtobuf._Messag
       case 4: try { try decoder.decodeSingularInt32Field(value: &self._visibleDeals) }()
       case 5: try { try decoder.decodeSingularInt32Field(value: &self.preferredAirports) }()
       case 6: try { try decoder.decodeSingularBoolField(value: &self.ads) }()
+      case 7: try { try decoder.decodeSingularInt32Field(value: &self.flexibleDatePairs) }()
       default: break
       }
     }
@@ -1456,6 +1461,9 @@ nonisolated extension Entitlements: SwiftProtobuf.Message, SwiftProtobuf._Messag
     if self.ads != false {
       try visitor.visitSingularBoolField(value: self.ads, fieldNumber: 6)
     }
+    if self.flexibleDatePairs != 0 {
+      try visitor.visitSingularInt32Field(value: self.flexibleDatePairs, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1466,6 +1474,7 @@ nonisolated extension Entitlements: SwiftProtobuf.Message, SwiftProtobuf._Messag
     if lhs._visibleDeals != rhs._visibleDeals {return false}
     if lhs.preferredAirports != rhs.preferredAirports {return false}
     if lhs.ads != rhs.ads {return false}
+    if lhs.flexibleDatePairs != rhs.flexibleDatePairs {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -91,20 +91,101 @@ public nonisolated enum AlertMode: SwiftProtobuf.Enum, Swift.CaseIterable {
 
 }
 
-/// "Any dates": trips of a given length at any time the check looks at.
+/// "Any dates": trips of a given length (nights away) at any time the check
+/// looks at. Without a range, a check looks 30 days ahead (± 3). With one
+/// (both dates set), it scans the trips inside it: each check at most the
+/// tier's Entitlements.flexible_date_pairs of them, the next ones at the next
+/// check (docs/watchlist.md, "Flexible dates").
 public nonisolated struct FlexibleDates: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// Trip length in days, e.g. 7–14. Both 0: one-way.
+  /// Trip length in days (nights), e.g. 7–14. Both 0: one-way.
   public var minTripDays: Int32 = 0
 
   public var maxTripDays: Int32 = 0
 
+  /// The range: the earliest departure, and the latest day back (for a
+  /// one-way trip, the latest departure). At most 366 days apart, the end no
+  /// further than 365 days ahead. Both set or neither.
+  public var earliestDeparture: LocalDate {
+    get {_earliestDeparture ?? LocalDate()}
+    set {_earliestDeparture = newValue}
+  }
+  /// Returns true if `earliestDeparture` has been explicitly set.
+  public var hasEarliestDeparture: Bool {self._earliestDeparture != nil}
+  /// Clears the value of `earliestDeparture`. Subsequent reads from it will return its default value.
+  public mutating func clearEarliestDeparture() {self._earliestDeparture = nil}
+
+  public var latestReturn: LocalDate {
+    get {_latestReturn ?? LocalDate()}
+    set {_latestReturn = newValue}
+  }
+  /// Returns true if `latestReturn` has been explicitly set.
+  public var hasLatestReturn: Bool {self._latestReturn != nil}
+  /// Clears the value of `latestReturn`. Subsequent reads from it will return its default value.
+  public mutating func clearLatestReturn() {self._latestReturn = nil}
+
+  /// Weekend trips only: leave on a Friday or Saturday, back on the Sunday or
+  /// Monday after (1–3 nights, within the trip length when one is given).
+  /// Needs a range and a return trip.
+  public var weekendsOnly: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _earliestDeparture: LocalDate? = nil
+  fileprivate var _latestReturn: LocalDate? = nil
+}
+
+/// One trip a check of a flexible watchlist with a range asked search for.
+public nonisolated struct ScannedDatePair: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var departureDate: LocalDate {
+    get {_departureDate ?? LocalDate()}
+    set {_departureDate = newValue}
+  }
+  /// Returns true if `departureDate` has been explicitly set.
+  public var hasDepartureDate: Bool {self._departureDate != nil}
+  /// Clears the value of `departureDate`. Subsequent reads from it will return its default value.
+  public mutating func clearDepartureDate() {self._departureDate = nil}
+
+  /// Unset for one-way.
+  public var returnDate: LocalDate {
+    get {_returnDate ?? LocalDate()}
+    set {_returnDate = newValue}
+  }
+  /// Returns true if `returnDate` has been explicitly set.
+  public var hasReturnDate: Bool {self._returnDate != nil}
+  /// Clears the value of `returnDate`. Subsequent reads from it will return its default value.
+  public mutating func clearReturnDate() {self._returnDate = nil}
+
+  /// The lowest fresh price found; unset when search had none.
+  public var lowestPrice: Money {
+    get {_lowestPrice ?? Money()}
+    set {_lowestPrice = newValue}
+  }
+  /// Returns true if `lowestPrice` has been explicitly set.
+  public var hasLowestPrice: Bool {self._lowestPrice != nil}
+  /// Clears the value of `lowestPrice`. Subsequent reads from it will return its default value.
+  public mutating func clearLowestPrice() {self._lowestPrice = nil}
+
+  /// Why there is no price: search's error code (e.g. no-fares-available),
+  /// "stale" for cached prices only, or "search-unavailable".
+  public var failure: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _departureDate: LocalDate? = nil
+  fileprivate var _returnDate: LocalDate? = nil
+  fileprivate var _lowestPrice: Money? = nil
 }
 
 /// A fixed trip: depart on one date, return on another.
@@ -290,6 +371,19 @@ public nonisolated struct WatchlistCheck: @unchecked Sendable {
     set {_uniqueStorage()._exchangeRateDate = newValue}
   }
 
+  /// Flexible watchlists with a range: the trips this check scanned (the
+  /// cheapest of them is the one above), and how many trips the range holds
+  /// now. Empty and 0 otherwise.
+  public var scannedPairs: [ScannedDatePair] {
+    get {_storage._scannedPairs}
+    set {_uniqueStorage()._scannedPairs = newValue}
+  }
+
+  public var rangePairs: Int32 {
+    get {_storage._rangePairs}
+    set {_uniqueStorage()._rangePairs = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -444,7 +538,9 @@ public nonisolated struct Watchlist: @unchecked Sendable {
 
 /// Creates an active watchlist. Errors: invalid-field (origin equals
 /// destination, min above max trip days, fixed dates in the past or return
-/// before departure, mute), unknown-airport, watchlist-limit.
+/// before departure, a flexible range that is half given, reversed, too long,
+/// past or shorter than the trip, weekends_only without a range or one-way,
+/// mute), unknown-airport, watchlist-limit, unsupported-currency.
 public nonisolated struct CreateWatchlistRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -1079,7 +1175,7 @@ nonisolated extension AlertMode: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension FlexibleDates: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".FlexibleDates"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}min_trip_days\0\u{3}max_trip_days\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}min_trip_days\0\u{3}max_trip_days\0\u{3}earliest_departure\0\u{3}latest_return\0\u{3}weekends_only\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1089,17 +1185,33 @@ nonisolated extension FlexibleDates: SwiftProtobuf.Message, SwiftProtobuf._Messa
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularInt32Field(value: &self.minTripDays) }()
       case 2: try { try decoder.decodeSingularInt32Field(value: &self.maxTripDays) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._earliestDeparture) }()
+      case 4: try { try decoder.decodeSingularMessageField(value: &self._latestReturn) }()
+      case 5: try { try decoder.decodeSingularBoolField(value: &self.weekendsOnly) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if self.minTripDays != 0 {
       try visitor.visitSingularInt32Field(value: self.minTripDays, fieldNumber: 1)
     }
     if self.maxTripDays != 0 {
       try visitor.visitSingularInt32Field(value: self.maxTripDays, fieldNumber: 2)
+    }
+    try { if let v = self._earliestDeparture {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
+    try { if let v = self._latestReturn {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+    } }()
+    if self.weekendsOnly != false {
+      try visitor.visitSingularBoolField(value: self.weekendsOnly, fieldNumber: 5)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1107,6 +1219,58 @@ nonisolated extension FlexibleDates: SwiftProtobuf.Message, SwiftProtobuf._Messa
   public static func ==(lhs: FlexibleDates, rhs: FlexibleDates) -> Bool {
     if lhs.minTripDays != rhs.minTripDays {return false}
     if lhs.maxTripDays != rhs.maxTripDays {return false}
+    if lhs._earliestDeparture != rhs._earliestDeparture {return false}
+    if lhs._latestReturn != rhs._latestReturn {return false}
+    if lhs.weekendsOnly != rhs.weekendsOnly {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension ScannedDatePair: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ScannedDatePair"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}departure_date\0\u{3}return_date\0\u{3}lowest_price\0\u{1}failure\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._departureDate) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._returnDate) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._lowestPrice) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.failure) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._departureDate {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try { if let v = self._returnDate {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try { if let v = self._lowestPrice {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
+    if !self.failure.isEmpty {
+      try visitor.visitSingularStringField(value: self.failure, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: ScannedDatePair, rhs: ScannedDatePair) -> Bool {
+    if lhs._departureDate != rhs._departureDate {return false}
+    if lhs._returnDate != rhs._returnDate {return false}
+    if lhs._lowestPrice != rhs._lowestPrice {return false}
+    if lhs.failure != rhs.failure {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1220,7 +1384,7 @@ nonisolated extension WatchlistDates: SwiftProtobuf.Message, SwiftProtobuf._Mess
 
 nonisolated extension WatchlistCheck: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WatchlistCheck"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}lowest_price\0\u{1}change\0\u{3}change_basis_points\0\u{3}checked_at_unix_ms\0\u{3}departure_date\0\u{3}return_date\0\u{3}offer_id\0\u{1}provider\0\u{1}simulated\0\u{1}stale\0\u{3}below_threshold\0\u{3}compared_price\0\u{3}exchange_rate\0\u{3}exchange_rate_date\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}lowest_price\0\u{1}change\0\u{3}change_basis_points\0\u{3}checked_at_unix_ms\0\u{3}departure_date\0\u{3}return_date\0\u{3}offer_id\0\u{1}provider\0\u{1}simulated\0\u{1}stale\0\u{3}below_threshold\0\u{3}compared_price\0\u{3}exchange_rate\0\u{3}exchange_rate_date\0\u{3}scanned_pairs\0\u{3}range_pairs\0")
 
   fileprivate class _StorageClass {
     var _lowestPrice: Money? = nil
@@ -1237,6 +1401,8 @@ nonisolated extension WatchlistCheck: SwiftProtobuf.Message, SwiftProtobuf._Mess
     var _comparedPrice: Money? = nil
     var _exchangeRate: String = String()
     var _exchangeRateDate: String = String()
+    var _scannedPairs: [ScannedDatePair] = []
+    var _rangePairs: Int32 = 0
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1261,6 +1427,8 @@ nonisolated extension WatchlistCheck: SwiftProtobuf.Message, SwiftProtobuf._Mess
       _comparedPrice = source._comparedPrice
       _exchangeRate = source._exchangeRate
       _exchangeRateDate = source._exchangeRateDate
+      _scannedPairs = source._scannedPairs
+      _rangePairs = source._rangePairs
     }
   }
 
@@ -1293,6 +1461,8 @@ nonisolated extension WatchlistCheck: SwiftProtobuf.Message, SwiftProtobuf._Mess
         case 12: try { try decoder.decodeSingularMessageField(value: &_storage._comparedPrice) }()
         case 13: try { try decoder.decodeSingularStringField(value: &_storage._exchangeRate) }()
         case 14: try { try decoder.decodeSingularStringField(value: &_storage._exchangeRateDate) }()
+        case 15: try { try decoder.decodeRepeatedMessageField(value: &_storage._scannedPairs) }()
+        case 16: try { try decoder.decodeSingularInt32Field(value: &_storage._rangePairs) }()
         default: break
         }
       }
@@ -1347,6 +1517,12 @@ nonisolated extension WatchlistCheck: SwiftProtobuf.Message, SwiftProtobuf._Mess
       if !_storage._exchangeRateDate.isEmpty {
         try visitor.visitSingularStringField(value: _storage._exchangeRateDate, fieldNumber: 14)
       }
+      if !_storage._scannedPairs.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._scannedPairs, fieldNumber: 15)
+      }
+      if _storage._rangePairs != 0 {
+        try visitor.visitSingularInt32Field(value: _storage._rangePairs, fieldNumber: 16)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1370,6 +1546,8 @@ nonisolated extension WatchlistCheck: SwiftProtobuf.Message, SwiftProtobuf._Mess
         if _storage._comparedPrice != rhs_storage._comparedPrice {return false}
         if _storage._exchangeRate != rhs_storage._exchangeRate {return false}
         if _storage._exchangeRateDate != rhs_storage._exchangeRateDate {return false}
+        if _storage._scannedPairs != rhs_storage._scannedPairs {return false}
+        if _storage._rangePairs != rhs_storage._rangePairs {return false}
         return true
       }
       if !storagesAreEqual {return false}

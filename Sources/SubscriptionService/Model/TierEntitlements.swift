@@ -8,8 +8,9 @@ public enum TierEntitlements {
     public static let trialDays = 14
 
     /// What `tier` allows. Trial and Pro: unlimited watchlists, 6 immediate
-    /// alerts a day, every deal, 3 preferred airports, no ads. Free (and an
-    /// unspecified tier): 5, 3, 20, 1, ads.
+    /// alerts a day, every deal, 3 preferred airports, no ads, 60 trips per
+    /// check of a flexible watchlist's date range. Free (and an unspecified
+    /// tier): 5, 3, 20, 1, ads, 8.
     public static func of(_ tier: Tier) -> Entitlements {
         var entitlements = Entitlements()
         entitlements.tier = tier
@@ -18,12 +19,14 @@ public enum TierEntitlements {
             entitlements.immediateAlertsPerDay = 6
             entitlements.preferredAirports = 3
             entitlements.ads = false
+            entitlements.flexibleDatePairs = 60
         default:
             entitlements.activeWatchlists = 5
             entitlements.immediateAlertsPerDay = 3
             entitlements.visibleDeals = 20
             entitlements.preferredAirports = 1
             entitlements.ads = true
+            entitlements.flexibleDatePairs = 8
         }
         return entitlements
     }

@@ -21,13 +21,7 @@ enum PriceCheck {
     ///
     /// - Returns: nil when a fixed trip's departure has passed (nothing left to check).
     static func searchRequest(for watchlist: WatchlistRecord, pro: Bool, today: CalendarDate) -> SearchFlightsRequest? {
-        var request = SearchFlightsRequest()
-        request.origin = watchlist.origin
-        request.destination = watchlist.destination
-        request.adults = 1
-        request.cabin = Cabin(rawValue: watchlist.cabin) ?? .economy
-        request.purpose = pro ? .proWatchlist : .freeWatchlist
-        request.userID = watchlist.userID
+        var request = baseRequest(for: watchlist, pro: pro)
         if watchlist.flexible {
             let departure = today.adding(days: flexibleLookAheadDays)
             request.departureDate = departure.message
@@ -41,6 +35,19 @@ enum PriceCheck {
             request.departureDate = departure
             if watchlist.returnDate != 0 { request.returnDate = LocalDateNumber.message(watchlist.returnDate) }
         }
+        return request
+    }
+
+    /// A search for the watchlist's route, cabin and one adult, with the
+    /// purpose that sets its cache lifetime and quota class; no dates yet.
+    static func baseRequest(for watchlist: WatchlistRecord, pro: Bool) -> SearchFlightsRequest {
+        var request = SearchFlightsRequest()
+        request.origin = watchlist.origin
+        request.destination = watchlist.destination
+        request.adults = 1
+        request.cabin = Cabin(rawValue: watchlist.cabin) ?? .economy
+        request.purpose = pro ? .proWatchlist : .freeWatchlist
+        request.userID = watchlist.userID
         return request
     }
 

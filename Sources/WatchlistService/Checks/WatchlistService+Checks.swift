@@ -19,6 +19,10 @@ extension WatchlistService {
         var checkID: String
         /// The lowest price in the threshold's currency when the two differ, with the rate; nil otherwise.
         var compared: ConvertMoneyResponse? = nil
+        /// A range's check: the trips scanned, how many the range holds, and where the next scan starts.
+        var scanned: [ScannedDatePair] = []
+        var rangePairs = 0
+        var nextCursor = 0
     }
 
     /// Checks one active watchlist now (on demand); records and publishes
@@ -131,6 +135,7 @@ extension WatchlistService {
     /// (cached) prices or no fares throw: such a check records and publishes
     /// nothing.
     func price(_ record: WatchlistRecord, owner: OwnerRecord, parent: RequestContext?) async throws(WatchlistError) -> PricedCheck {
+        if record.hasRange { return try await priceRange(record, owner: owner, parent: parent) }
         guard let search = PriceCheck.searchRequest(for: record, pro: owner.isPro, today: today(for: owner)) else {
             throw .invalidField("dates.fixed.departure_date", "has passed; there is nothing left to check")
         }
@@ -145,6 +150,12 @@ extension WatchlistService {
         guard let lowest = response.offers.min(by: { $0.price.minorUnits < $1.price.minorUnits }) else {
             throw .passedThrough(code: "no-fares-available", message: "search found no fares for \(record.origin)-\(record.destination)")
         }
+        return await priced(record, lowest: lowest, parent: parent)
+    }
+
+    /// The check of `record` whose lowest offer is `lowest`, with that price
+    /// in the threshold's currency when the two differ.
+    func priced(_ record: WatchlistRecord, lowest: FlightOffer, parent: RequestContext?) async -> PricedCheck {
         var priced = PricedCheck(watchlist: record, lowest: lowest, checkID: Self.newID("c-"))
         if let threshold = record.threshold, threshold.currency != lowest.price.currency {
             priced.compared = await compared(lowest.price, in: threshold.currency, watchlist: record.watchlistID, parent: parent)
@@ -200,6 +211,9 @@ extension WatchlistService {
         current.lastComparedCurrency = priced.compared?.converted.currency ?? ""
         current.lastExchangeRate = priced.compared?.rate ?? ""
         current.lastExchangeRateDate = priced.compared?.date ?? ""
+        current.lastScannedPairs = ScannedPairsText.text(priced.scanned)
+        current.lastRangePairs = priced.rangePairs
+        current.pairCursor = priced.nextCursor
         let checked = current
         try Self.catching { try checked.update(db) }
         guard let check = checked.lastCheck else { return CheckOutcome(watchlist: checked, thresholdCrossed: threshold.crossed) }

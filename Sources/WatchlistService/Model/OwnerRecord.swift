@@ -20,6 +20,10 @@ struct OwnerRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRe
     var activeLimit: Int?
     /// When this user's watchlists are next checked, Unix epoch ms.
     var nextCheckAtUnixMs: Int64
+    /// Trips one check of a flexible watchlist's range scans (the tier's
+    /// `flexible_date_pairs`, migration `watchlist-005-date-ranges`); nil
+    /// until learned (rows from before it: the next range check asks).
+    var datePairLimit: Int? = nil
 
     var tierValue: Tier { Tier(rawValue: tier) ?? .unspecified }
 

@@ -49,6 +49,17 @@ struct WatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, Persistab
     var lastComparedCurrency: String = ""
     var lastExchangeRate: String = ""
     var lastExchangeRateDate: String = ""
+    /// A flexible watchlist's range (migration `watchlist-005-date-ranges`): the earliest departure
+    /// and the latest day back, `yyyymmdd`; both 0 for the rolling window.
+    var rangeStart: Int = 0
+    var rangeEnd: Int = 0
+    /// Weekend trips only (Friday or Saturday out, Sunday or Monday back).
+    var weekendsOnly: Bool = false
+    /// Where the next check's scan of the range starts (``DatePairs/scanned(_:limit:cursor:)``).
+    var pairCursor: Int = 0
+    /// The latest check's scanned trips (``ScannedPairsText``) and how many trips the range held.
+    var lastScannedPairs: String = ""
+    var lastRangePairs: Int = 0
 
     var threshold: Money? {
         thresholdMinorUnits.map { Money(minorUnits: $0, currency: thresholdCurrency) }
@@ -64,6 +75,11 @@ struct WatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, Persistab
         if flexible {
             watchlist.dates.flexible.minTripDays = Int32(minTripDays)
             watchlist.dates.flexible.maxTripDays = Int32(maxTripDays)
+            if hasRange {
+                watchlist.dates.flexible.earliestDeparture = LocalDateNumber.message(rangeStart)
+                watchlist.dates.flexible.latestReturn = LocalDateNumber.message(rangeEnd)
+            }
+            watchlist.dates.flexible.weekendsOnly = weekendsOnly
         } else {
             watchlist.dates.fixed.departureDate = LocalDateNumber.message(departureDate)
             if returnDate != 0 { watchlist.dates.fixed.returnDate = LocalDateNumber.message(returnDate) }
@@ -98,7 +114,34 @@ struct WatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, Persistab
         if let lastComparedMinorUnits { check.comparedPrice = Money(minorUnits: lastComparedMinorUnits, currency: lastComparedCurrency) }
         check.exchangeRate = lastExchangeRate
         check.exchangeRateDate = lastExchangeRateDate
+        check.scannedPairs = ScannedPairsText.pairs(lastScannedPairs)
+        check.rangePairs = Int32(clamping: lastRangePairs)
         return check
+    }
+
+    /// A flexible watchlist with a date range (rather than the rolling window).
+    var hasRange: Bool { flexible && rangeStart != 0 && rangeEnd != 0 }
+
+    /// The trips the range holds from `today` on; empty without a range.
+    func datePairs(today: CalendarDate) -> [DatePair] {
+        let start = CalendarDate(LocalDateNumber.message(rangeStart)), end = CalendarDate(LocalDateNumber.message(rangeEnd))
+        guard hasRange, let start, let end else { return [] }
+        return DatePairs.candidates(from: start, to: end, minNights: minTripDays, maxNights: maxTripDays, weekendsOnly: weekendsOnly, today: today)
+    }
+
+    /// Migration `watchlist-005-date-ranges`: flexible watchlists' ranges and what their checks scanned.
+    static func migrateForDateRanges(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: "rangeStart", .integer).notNull().defaults(to: 0)
+            table.add(column: "rangeEnd", .integer).notNull().defaults(to: 0)
+            table.add(column: "weekendsOnly", .boolean).notNull().defaults(to: false)
+            table.add(column: "pairCursor", .integer).notNull().defaults(to: 0)
+            table.add(column: "lastScannedPairs", .text).notNull().defaults(to: "")
+            table.add(column: "lastRangePairs", .integer).notNull().defaults(to: 0)
+        }
+        try db.alter(table: OwnerRecord.databaseTableName) { table in
+            table.add(column: "datePairLimit", .integer)
+        }
     }
 
     /// Migration `watchlist-004-converted-checks`: a check's price in the threshold's currency, and its rate.

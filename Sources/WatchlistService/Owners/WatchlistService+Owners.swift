@@ -4,8 +4,9 @@ import Foundation
 import GRDB
 
 extension WatchlistService {
-    /// The user as the subscription service knows them now: time zone, tier
-    /// and the tier's active-watchlist limit (nil for unlimited).
+    /// The user as the subscription service knows them now: time zone, tier,
+    /// the tier's active-watchlist limit (nil for unlimited) and how many
+    /// trips of a range one check scans.
     func currentOwner(_ userID: String) async throws(WatchlistError) -> OwnerRecord {
         guard !userID.isEmpty else { throw .invalidField("user_id", "is required") }
         let found: GetUserResponse?
@@ -16,7 +17,9 @@ extension WatchlistService {
         }
         guard let response = found else { throw .unknownUser(userID) }
         let limit = response.entitlements.hasActiveWatchlists ? Int(response.entitlements.activeWatchlists) : nil
-        var owner = OwnerRecord(userID: userID, timeZone: response.user.timeZone, tier: response.user.tier.rawValue, activeLimit: limit, nextCheckAtUnixMs: 0)
+        var owner = OwnerRecord(
+            userID: userID, timeZone: response.user.timeZone, tier: response.user.tier.rawValue, activeLimit: limit, nextCheckAtUnixMs: 0,
+            datePairLimit: Self.datePairLimit(response.entitlements))
         owner.nextCheckAtUnixMs = Self.unixMs(owner.schedule.next(after: clock.now(), in: owner.zone))
         return owner
     }
@@ -29,6 +32,11 @@ extension WatchlistService {
             owner.nextCheckAtUnixMs = stored.nextCheckAtUnixMs
         }
         try owner.save(db)
+    }
+
+    /// The tier's trips per range check; nil from a subscription service that does not say (an older one).
+    static func datePairLimit(_ entitlements: Entitlements) -> Int? {
+        entitlements.flexibleDatePairs > 0 ? Int(entitlements.flexibleDatePairs) : nil
     }
 
     /// The user's local date now.

@@ -28,6 +28,7 @@ extension WatchlistService {
                 let wasPro = owner.isPro
                 owner.tier = event.current.rawValue
                 owner.activeLimit = limit
+                owner.datePairLimit = Self.datePairLimit(event.entitlements)
                 if owner.isPro != wasPro { owner.nextCheckAtUnixMs = Self.unixMs(owner.schedule.next(after: now, in: owner.zone)) }
                 try owner.update(db)
                 let changed = try Self.fitToLimit(event.userID, limit: limit, at: nowMs, in: db)

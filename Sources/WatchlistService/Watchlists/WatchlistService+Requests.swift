@@ -25,7 +25,8 @@ extension WatchlistService {
             flexible: dates.flexible, minTripDays: dates.minTripDays, maxTripDays: dates.maxTripDays,
             departureDate: dates.departure, returnDate: dates.return, cabin: cabin.rawValue,
             thresholdMinorUnits: threshold?.minorUnits, thresholdCurrency: threshold?.currency ?? "", alertMode: mode.rawValue,
-            muteUntilUnixMs: 0, active: true, inactiveReason: 0, createdAtUnixMs: nowMs, updatedAtUnixMs: nowMs
+            muteUntilUnixMs: 0, active: true, inactiveReason: 0, createdAtUnixMs: nowMs, updatedAtUnixMs: nowMs,
+            rangeStart: dates.rangeStart, rangeEnd: dates.rangeEnd, weekendsOnly: dates.weekendsOnly
         )
         try write { db throws(WatchlistError) in
             try Self.catching { try Self.save(owner, in: db) }
@@ -204,14 +205,13 @@ extension WatchlistService {
     /// write transaction that stores `record`, so two concurrent creates of
     /// one trip cannot both pass.
     static func refuseSameTrip(as record: WatchlistRecord, in db: Database) throws(WatchlistError) {
-        let same = try catching {
-            try WatchlistRecord.filter(
-                Column("userID") == record.userID && Column("watchlistID") != record.watchlistID
-                    && Column("origin") == record.origin && Column("destination") == record.destination && Column("cabin") == record.cabin
-                    && Column("flexible") == record.flexible && Column("minTripDays") == record.minTripDays && Column("maxTripDays") == record.maxTripDays
-                    && Column("departureDate") == record.departureDate && Column("returnDate") == record.returnDate
-            ).fetchOne(db)
-        }
+        let route: SQLExpression = Column("userID") == record.userID && Column("watchlistID") != record.watchlistID
+            && Column("origin") == record.origin && Column("destination") == record.destination && Column("cabin") == record.cabin
+        let trip: SQLExpression = Column("flexible") == record.flexible && Column("minTripDays") == record.minTripDays
+            && Column("maxTripDays") == record.maxTripDays && Column("departureDate") == record.departureDate && Column("returnDate") == record.returnDate
+        let range: SQLExpression = Column("rangeStart") == record.rangeStart && Column("rangeEnd") == record.rangeEnd
+            && Column("weekendsOnly") == record.weekendsOnly
+        let same = try catching { try WatchlistRecord.filter(route && trip && range).fetchOne(db) }
         guard let same else { return }
         throw .watchlistExists(same.watchlistID, route: "\(record.origin)→\(record.destination)", active: same.active)
     }
@@ -233,13 +233,20 @@ extension WatchlistService {
 extension WatchlistRecord {
     /// The dates in the table's form.
     var storedDates: StoredDates {
-        get { StoredDates(flexible: flexible, minTripDays: minTripDays, maxTripDays: maxTripDays, departure: departureDate, return: returnDate) }
+        get {
+            StoredDates(
+                flexible: flexible, minTripDays: minTripDays, maxTripDays: maxTripDays, departure: departureDate, return: returnDate,
+                rangeStart: rangeStart, rangeEnd: rangeEnd, weekendsOnly: weekendsOnly)
+        }
         set {
             flexible = newValue.flexible
             minTripDays = newValue.minTripDays
             maxTripDays = newValue.maxTripDays
             departureDate = newValue.departure
             returnDate = newValue.return
+            rangeStart = newValue.rangeStart
+            rangeEnd = newValue.rangeEnd
+            weekendsOnly = newValue.weekendsOnly
         }
     }
 
@@ -257,5 +264,12 @@ extension WatchlistRecord {
         lastSimulated = false
         lastStale = false
         belowThreshold = false
+        lastComparedMinorUnits = nil
+        lastComparedCurrency = ""
+        lastExchangeRate = ""
+        lastExchangeRateDate = ""
+        pairCursor = 0
+        lastScannedPairs = ""
+        lastRangePairs = 0
     }
 }

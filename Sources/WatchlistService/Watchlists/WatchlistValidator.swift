@@ -53,7 +53,9 @@ struct WatchlistValidator: Sendable {
             guard low >= 0, high <= maximumTripDays, low <= high, !(low == 0 && high > 0) else {
                 throw .invalidField("dates.flexible", "trip length \(low)–\(high) days is out of range (1–\(maximumTripDays), minimum ≤ maximum; 0–0 for one-way)")
             }
-            return StoredDates(flexible: true, minTripDays: low, maxTripDays: high, departure: 0, return: 0)
+            var stored = StoredDates(flexible: true, minTripDays: low, maxTripDays: high, departure: 0, return: 0)
+            try range(flexible, into: &stored, today: today)
+            return stored
         case .fixed(let fixed):
             guard fixed.hasDepartureDate else { throw .invalidField("dates.fixed.departure_date", "is required") }
             guard let departure = CalendarDate(fixed.departureDate) else {
@@ -73,6 +75,44 @@ struct WatchlistValidator: Sendable {
                 returning = LocalDateNumber.number(date.message)
             }
             return StoredDates(flexible: false, minTripDays: 0, maxTripDays: 0, departure: LocalDateNumber.number(departure.message), return: returning)
+        }
+    }
+
+    /// A flexible watchlist's range (docs/watchlist.md, "Flexible dates"):
+    /// both ends or neither, real dates, the end no earlier than the start nor
+    /// than `today` and at most ``maximumDaysAhead`` ahead, at most
+    /// ``DatePairs/maximumRangeDays`` long; weekend trips only with a range
+    /// and a trip length that fits a weekend; and at least one trip in it.
+    static func range(_ flexible: FlexibleDates, into stored: inout StoredDates, today: CalendarDate) throws(WatchlistError) {
+        let field = "dates.flexible"
+        guard flexible.hasEarliestDeparture || flexible.hasLatestReturn else {
+            guard !flexible.weekendsOnly else { throw .invalidField("\(field).weekends_only", "needs a range: earliest_departure and latest_return") }
+            return
+        }
+        guard flexible.hasEarliestDeparture else { throw .invalidField("\(field).earliest_departure", "is required with latest_return: a range has both ends") }
+        guard flexible.hasLatestReturn else { throw .invalidField("\(field).latest_return", "is required with earliest_departure: a range has both ends") }
+        guard let start = CalendarDate(flexible.earliestDeparture) else {
+            throw .invalidField("\(field).earliest_departure", "\(flexible.earliestDeparture.givenText) is not a real calendar date")
+        }
+        guard let end = CalendarDate(flexible.latestReturn) else {
+            throw .invalidField("\(field).latest_return", "\(flexible.latestReturn.givenText) is not a real calendar date")
+        }
+        guard start <= end else { throw .invalidField("\(field).latest_return", "\(end) is before the earliest departure \(start)") }
+        guard end >= today else { throw .invalidField("\(field).latest_return", "\(end) is in the past (today is \(today) in the user's time zone)") }
+        guard today.days(until: end) <= maximumDaysAhead else { throw .invalidField("\(field).latest_return", "\(end) is more than \(maximumDaysAhead) days ahead") }
+        guard start.days(until: end) < DatePairs.maximumRangeDays else {
+            throw .invalidField("\(field).latest_return", "the range \(start)–\(end) is longer than \(DatePairs.maximumRangeDays) days")
+        }
+        if flexible.weekendsOnly, stored.maxTripDays > 0, stored.minTripDays > 3 {
+            throw .invalidField("\(field).min_trip_days", "a weekend trip lasts 1–3 nights, not \(stored.minTripDays)–\(stored.maxTripDays)")
+        }
+        stored.rangeStart = LocalDateNumber.number(start.message)
+        stored.rangeEnd = LocalDateNumber.number(end.message)
+        stored.weekendsOnly = flexible.weekendsOnly
+        let trips = DatePairs.candidates(
+            from: start, to: end, minNights: stored.minTripDays, maxNights: stored.maxTripDays, weekendsOnly: stored.weekendsOnly, today: today)
+        guard !trips.isEmpty else {
+            throw .invalidField("\(field).latest_return", "the range \(max(start, today))–\(end) holds no \(stored.weekendsOnly ? "weekend " : "")trip of \(stored.minTripDays)–\(stored.maxTripDays) nights")
         }
     }
 
@@ -133,4 +173,8 @@ struct StoredDates: Sendable, Equatable {
     /// `yyyymmdd`, 0 when unset.
     var departure: Int
     var `return`: Int
+    /// A flexible range, `yyyymmdd`; both 0 for the rolling window.
+    var rangeStart: Int = 0
+    var rangeEnd: Int = 0
+    var weekendsOnly: Bool = false
 }

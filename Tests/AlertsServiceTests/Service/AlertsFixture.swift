@@ -19,6 +19,7 @@ final class FakeDirectory: Sendable {
     /// USD cents by "ORIGIN-DESTINATION"; none: no fares.
     let prices = Locked<[String: Int64]>([:])
     let searches = Locked<Int>(0)
+    let rateRequests = Locked<Int>(0)
 
     func serve(on bus: MessageBus) throws {
         try bus.serve(AirportLookupRequest.self) { request, _ in
@@ -27,6 +28,14 @@ final class FakeDirectory: Sendable {
             response.airport.iataCode = request.code.uppercased()
             response.airport.city = city
             response.airport.metroCode = Self.metros[request.code.uppercased()] ?? ""
+            return response
+        }
+        // Two of the ECB's reference rates of 2024-01-04 (the snapshot search ships).
+        try bus.serve(ExchangeRatesRequest.self) { _, _ in
+            self.rateRequests.update { $0 += 1 }
+            var response = ExchangeRatesResponse()
+            response.date = "2024-01-04"
+            response.ratesPerEuro = ["USD": "1.0953", "GBP": "0.86278"]
             return response
         }
         try bus.serve(SearchFlightsRequest.self) { request, _ in
