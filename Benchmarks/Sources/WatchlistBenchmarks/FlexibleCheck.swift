@@ -33,7 +33,7 @@ import WatchlistService
     WatchlistServiceEntry.descriptor.migrations.forEachMigration { name, migrate in migrations.register(name, migrate) }
     let database = try ServiceDatabase.inMemory(service: "watchlist", migrations: migrations)
     let today = CalendarDate.of(Date(), in: .gmt)
-    func number(_ date: CalendarDate) -> Int { date.year * 10_000 + date.month * 100 + date.day }
+    @Sendable func number(_ date: CalendarDate) -> Int { date.year * 10_000 + date.month * 100 + date.day }
     let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
     // A Pro user (60 trips a check), checked on demand only; a range of 5–9 nights from 30 days ahead, and one fixed trip.
     try await database.writer.write { db in
