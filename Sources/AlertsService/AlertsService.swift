@@ -130,7 +130,7 @@ actor AlertsService: ServiceBehaviour {
         // Subscribed here, before the node's hello, so the topics are routed to this node from the start.
         self.decisionStream = bus.subscribe(Self.decisionInputTypes)
         self.deletions = bus.subscribe(UserDeleted.self)
-        self.watchlistUpdates = channels.contains { $0.channel == .push } ? bus.subscribe([PriceChanged.self, WatchlistChanged.self]) : nil
+        self.watchlistUpdates = channels.contains { $0.channel == .push } ? bus.subscribe([PriceChanged.self, WatchlistChanged.self, TierChanged.self]) : nil
         (self.acceptedSignal, self.acceptedContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         AlertsMetrics.makeAll()
     }

@@ -20,7 +20,7 @@ extension AlertsService {
         let collapseID: String
         let expiresAt: Date
         if kind == .watchlistUpdate {
-            collapseID = Self.watchlistID(ofSilentPush: row.alertID).map { "watchlist.\($0)" } ?? ""
+            collapseID = Self.watchlistID(ofSilentPush: row.alertID).map { $0 == SilentPushPayload.accountSubject ? "account" : "watchlist.\($0)" } ?? ""
             expiresAt = Date(unixMilliseconds: row.createdAtUnixMs).addingTimeInterval(silentPushLifetime)
         } else {
             collapseID = alert.map { $0.origin.isEmpty ? "" : "\($0.origin)-\($0.destination)" } ?? ""

@@ -15,7 +15,7 @@ extension AlertsService {
     /// An undelivered silent push is useless after this: the app refreshes on launch anyway.
     static let silentPushLifetime: TimeInterval = 3_600
 
-    /// Follows `PriceChanged` and `WatchlistChanged` until the subscription ends.
+    /// Follows `PriceChanged`, `WatchlistChanged` and `TierChanged` until the subscription ends.
     func followWatchlistUpdates(_ subscription: EventSubscription<any BusEvent>) async {
         for await delivery in subscription {
             let payload: SilentPushPayload?
@@ -23,6 +23,7 @@ extension AlertsService {
             switch delivery.event {
             case let event as PriceChanged: (payload, userID) = (SilentPushPayload(event), event.userID)
             case let event as WatchlistChanged: (payload, userID) = (SilentPushPayload(event), event.watchlist.userID)
+            case let event as TierChanged: (payload, userID) = (SilentPushPayload(event), event.userID)
             default: continue
             }
             await enqueueSilentPush(payload, userID: userID, key: InboxKey(delivery.metadata.id))

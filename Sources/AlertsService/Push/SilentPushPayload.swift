@@ -2,8 +2,9 @@ import FareLensMessages
 import Foundation
 
 /// A silent push (docs/push.md § Silent pushes): `content-available: 1`
-/// and only what changed on one watchlist, for the app to refresh in the
-/// background. No alert, sound or badge.
+/// and only what changed on one watchlist — or on the account, when its
+/// tier changed (with the preferred airports a downgrade removed) — for the
+/// app to refresh in the background. No alert, sound or badge.
 ///
 /// ```json
 /// {"aps":{"content-available":1},"change":"price_changed","checked_at":"2026-06-10T16:00:00Z",
@@ -11,11 +12,18 @@ import Foundation
 ///  "previous_price":{"currency":"USD","formatted":"$700","minor_units":70000},"watchlist_id":"w-…"}
 /// ```
 struct SilentPushPayload: Sendable, Equatable {
-    /// "price_changed", "created", "updated", "deleted", "deactivated", "activated".
+    /// "price_changed", "created", "updated", "deleted", "deactivated", "activated", "tier_changed".
     var change: String
+    /// The watchlist changed; ``accountSubject`` for a change of the account.
     var watchlistID: String
     var lowestPrice: Money?
     var previousPrice: Money?
+    /// A tier change: the new tier ("FREE", "PRO", "TRIAL") and the preferred airports it removed.
+    var tier: String?
+    var removedPreferredAirports: [String] = []
+
+    /// What a change of the account is keyed by in place of a watchlist id (no watchlist id is this).
+    static let accountSubject = "account"
     /// When the check ran (price changes) or the change happened.
     var at: Date
 
@@ -40,6 +48,17 @@ struct SilentPushPayload: Sendable, Equatable {
         at = Date(unixMilliseconds: event.atUnixMs)
     }
 
+    /// The payload for a tier change: the app refreshes its entitlements and, after a
+    /// downgrade, learns which preferred airports were removed (issue #60).
+    init(_ event: TierChanged) {
+        change = "tier_changed"
+        watchlistID = Self.accountSubject
+        let names: [Tier: String] = [.trial: "TRIAL", .pro: "PRO", .free: "FREE"]
+        tier = names[event.current] ?? "UNSPECIFIED"
+        removedPreferredAirports = event.removedPreferredAirports
+        at = Date(unixMilliseconds: event.atUnixMs)
+    }
+
     func jsonBytes() -> [UInt8] {
         var writer = JSONText()
         writer.open()
@@ -51,7 +70,12 @@ struct SilentPushPayload: Sendable, Equatable {
         writer.member("checked_at", JSONText.rfc3339(at))
         if let lowestPrice { Self.price(lowestPrice, as: "lowest_price", into: &writer) }
         if let previousPrice { Self.price(previousPrice, as: "previous_price", into: &writer) }
-        writer.member("watchlist_id", watchlistID)
+        if let tier {
+            writer.member("removed_preferred_airports", removedPreferredAirports)
+            writer.member("tier", tier)
+        } else {
+            writer.member("watchlist_id", watchlistID)
+        }
         writer.close()
         return writer.bytes
     }

@@ -99,3 +99,35 @@ import Testing
         #expect(headers["apns-push-type"] == "background" && headers["apns-priority"] == "5" && headers["apns-collapse-id"] == "watchlist.w-1")
     }
 }
+
+/// A tier change reaches the app as a silent push (issue #60): a downgrade names the preferred airports it removed.
+@Suite struct TierChangePushTests {
+    @Test("a downgrade to Free published on the bus is one silent push per device, naming the tier and the airports removed, collapsed per account")
+    func downgradeTold() async throws {
+        let push = RecordingChannel(.push)
+        let fixture = try AlertsFixture(channels: [push])
+        let ana = try await fixture.user("ana@example.com")
+        _ = try await DeviceRegistryTests.register(fixture, ana, PushKit.token(1))
+        _ = try await DeviceRegistryTests.register(fixture, ana, PushKit.token(2))
+        let running = Task { try await fixture.alerts.run() }
+        var change = TierChanged()
+        change.userID = ana
+        change.previous = .trial
+        change.current = .free
+        change.cause = .trialExpired
+        change.removedPreferredAirports = ["LHR", "CDG"]
+        change.atUnixMs = AlertsFixture.noonNewYork.unixMilliseconds
+        try await fixture.bus.publish(change)
+        try await waitUntil("the tier change's silent pushes") { push.received.get().count >= 2 }
+        running.cancel()
+        _ = try? await running.value
+        let sent = push.received.get()
+        #expect(sent.count == 2 && sent.allSatisfy { $0.kind == .watchlistUpdate && $0.collapseID == "account" })
+        let body = try #require(try JSONSerialization.jsonObject(with: sent[0].body) as? [String: Any])
+        #expect((body["aps"] as? [String: Int]) == ["content-available": 1])
+        #expect(body["change"] as? String == "tier_changed" && body["tier"] as? String == "FREE")
+        #expect(body["removed_preferred_airports"] as? [String] == ["LHR", "CDG"])
+        #expect(body["watchlist_id"] == nil)
+        #expect(try fixture.rows(ana).isEmpty, "not an alert: no decision")
+    }
+}
