@@ -139,7 +139,12 @@ enum AlertPolicy {
     private static func why(_ candidate: AlertCandidate) -> String {
         switch candidate.kind {
         case .exceptionalDeal: "exceptional deal (score \(candidate.dealScore)) from a preferred airport"
-        case .thresholdCrossed: "price at or below the watchlist's threshold"
+        case .thresholdCrossed:
+            if let compared = candidate.comparedPrice {
+                "price at or below the watchlist's threshold: ≈ \(compared.headline) at the ECB rate of \(candidate.exchangeRateDate)"
+            } else {
+                "price at or below the watchlist's threshold"
+            }
         case .priceDrop: "price dropped \(percent(candidate.discountBasisPoints)) since the last check"
         default: "alert"
         }

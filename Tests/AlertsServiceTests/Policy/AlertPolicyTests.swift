@@ -212,6 +212,9 @@ import Testing
         let convertedContent = AlertWording.content(for: converted, city: "Tokyo", at: now)
         #expect(convertedContent.title == "Tokyo fell to $98")
         #expect(convertedContent.body == "≈ €89.47 at the ECB rate of 2024-01-04: at or below your €90 target.")
+        // The decision's reason names the converted price and the rate's day too.
+        let reason = Self.decideFresh(converted, at: Self.local(2026, 6, 10, 12, 0)).reason
+        #expect(reason.hasPrefix("Sent: price at or below the watchlist's threshold: ≈ €89.47 at the ECB rate of 2024-01-04 ("), "\(reason)")
         var simulated = deal
         simulated.simulated = true
         #expect(AlertWording.content(for: simulated, city: "Tokyo", at: now).body.hasSuffix("Simulated market fare."))
