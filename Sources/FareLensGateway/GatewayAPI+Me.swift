@@ -26,17 +26,8 @@ extension GatewayAPI {
         if let destination = request.uri.queryParameters.get("destination") { feed.filter.destination = String(destination) }
         if let nonstop = try request.boolean("nonstop_only") { feed.filter.nonstopOnly = nonstop }
         var page = try await call(feed)
-        // "≈ in the traveller's currency" (issue #60): only when they chose one; a feed is never refused for want of rates.
         // An empty page asks nothing more.
-        if !page.items.isEmpty {
-            var user = GetUserRequest()
-            user.userID = feed.userID
-            let currency = try await call(user).user.currency
-            if !currency.isEmpty {
-                let parent = RequestContext(deadline: .now + bus.configuration.defaultDeadline, traceID: RequestTrace.current ?? .random(), isAdmin: false)
-                if let table = await rates.current(bus, parent: parent) { page.approximate(in: currency, with: table) }
-            }
-        }
+        if !page.items.isEmpty, let (currency, table) = try await approximation(for: feed.userID) { page.approximate(in: currency, with: table) }
         return try ProtoJSON.response(page, to: request, cacheable: true)
     }
 
@@ -62,6 +53,21 @@ extension GatewayAPI {
         search.userID = try context.userID()
         // A traveller's search is always a person's: the watchlist and sweep purposes are the services' own.
         search.purpose = .userSearch
-        return try ProtoJSON.response(try await call(search), to: request)
+        var answer = try await call(search)
+        if !answer.offers.isEmpty, let (currency, table) = try await approximation(for: search.userID) { answer.approximate(in: currency, with: table) }
+        return try ProtoJSON.response(answer, to: request)
+    }
+
+    /// "≈ in the traveller's currency" (issue #60): the user's chosen currency and the rates to convert
+    /// into it; nil when they chose none or no rates are known (an answer is never refused for want of them).
+    func approximation(for userID: String) async throws -> (String, ExchangeRateTable)? {
+        let currency = try await currencies.currency(of: userID) {
+            var user = GetUserRequest()
+            user.userID = userID
+            return try await call(user).user.currency
+        }
+        guard !currency.isEmpty else { return nil }
+        let parent = RequestContext(deadline: .now + bus.configuration.defaultDeadline, traceID: RequestTrace.current ?? .random(), isAdmin: false)
+        return await rates.current(bus, parent: parent).map { (currency, $0) }
     }
 }

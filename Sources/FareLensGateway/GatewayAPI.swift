@@ -18,8 +18,10 @@ struct GatewayAPI: Sendable {
     let apple: AppleIdentityVerifier?
     /// Real time, for access tokens.
     let now: @Sendable () -> Date
-    /// The rates "≈" prices are converted with (the feed).
+    /// The rates "≈" prices are converted with (the feed, searches).
     let rates: ExchangeRatesCache
+    /// The currency each user chose, kept a minute.
+    let currencies: UserCurrencies
 
     /// Sends `request` with the bus's deadline; a bus error becomes its problem.
     func call<R: BusRequest>(_ request: R) async throws -> R.Response where R.Response: Sendable {
@@ -63,7 +65,12 @@ struct GatewayAPI: Sendable {
         on(auth, "v1/auth", .post, "apple", signInWithApple)
 
         on(me, "v1/me", .get, "") { try await forward(GetUserRequest.self, user: \.userID, $0, $1) }
-        on(me, "v1/me", .patch, "") { try await forward(UpdateUserRequest.self, user: \.userID, fromBody: true, $0, $1) }
+        on(me, "v1/me", .patch, "") { request, context in
+            let response = try await forward(UpdateUserRequest.self, user: \.userID, fromBody: true, request, context)
+            // A new currency shows in this gateway's next answer, not a minute later.
+            await currencies.forget(try context.userID())
+            return response
+        }
         on(me, "v1/me", .delete, "", deleteAccount)
         on(me, "v1/me", .get, "entitlements") { try await forward(GetEntitlementsRequest.self, user: \.userID, $0, $1) }
         on(me, "v1/me", .get, "watchlists", listWatchlists)

@@ -44,3 +44,14 @@ extension DealFeedResponse {
         }
     }
 }
+
+extension SearchFlightsResponse {
+    /// Each offer's price also in `currency` (`approximate_price`), when the rates convert it and it is not already in it.
+    public mutating func approximate(in currency: String, with rates: ExchangeRateTable) {
+        for index in offers.indices where offers[index].price.currency != currency {
+            guard let converted = try? rates.convert(offers[index].price, to: currency) else { continue }
+            offers[index].approximatePrice = converted
+            offers[index].approximateRateDate = rates.date.description
+        }
+    }
+}

@@ -46,4 +46,29 @@ struct GatewayCurrencyTests {
             }
         }
     }
+
+    @Test("a search's offers carry ≈ in the chosen currency at the rates' date; a new currency shows in the next answer (PATCH forgets the kept one)", arguments: GatewayShape.allCases)
+    func searchApproximated(shape: GatewayShape) async throws {
+        try await GatewayHarness.with(shape) { _, api in
+            let token = try #require(try await api.signUp("ana@example.com").string("access_token"))
+            let day = CalendarDate.of(Date(), in: .gmt).adding(days: 40)
+            let body = #"{"origin":"JFK","destination":"LAX","departure_date":{"year":\#(day.year),"month":\#(day.month),"day":\#(day.day)},"adults":1}"#
+            #expect(try await api.send(.PATCH, "/v1/me", token: token, json: #"{"currency":"EUR"}"#).status == 200)
+            let euro = try await api.send(.POST, "/v1/search", token: token, json: body)
+            let offers = euro.json["offers"] as? [[String: Any]] ?? []
+            #expect(euro.status == 200 && !offers.isEmpty, "\(euro.text)")
+            for offer in offers where (offer["price"] as? [String: Any])?["currency"] as? String != "EUR" {
+                #expect((offer["approximate_price"] as? [String: Any])?["currency"] as? String == "EUR", "\(offer)")
+                #expect(offer["approximate_rate_date"] as? String == "2024-01-04", "the shipped snapshot's day: \(offer)")
+            }
+            #expect(offers.contains { $0["approximate_price"] != nil }, "JFK's fares are in dollars")
+            let offerCurrencies = Set(offers.compactMap { ($0["price"] as? [String: Any])?["currency"] as? String })
+            let own = try #require(offerCurrencies.first)
+            #expect(try await api.send(.PATCH, "/v1/me", token: token, json: #"{"currency":"\#(own)"}"#).status == 200)
+            let plain = try await api.send(.POST, "/v1/search", token: token, json: body)
+            #expect(plain.status == 200)
+            let same = (plain.json["offers"] as? [[String: Any]] ?? []).filter { ($0["price"] as? [String: Any])?["currency"] as? String == own }
+            #expect(!same.isEmpty && same.allSatisfy { $0["approximate_price"] == nil }, "no ≈ for a fare already in the chosen currency")
+        }
+    }
 }

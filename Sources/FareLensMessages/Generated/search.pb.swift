@@ -590,67 +590,104 @@ public nonisolated struct FlightJourney: Sendable {
 }
 
 /// One bookable offer.
-public nonisolated struct FlightOffer: Sendable {
+public nonisolated struct FlightOffer: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// Stable for as long as the search result is cached; used by BookingOptions.
-  public var offerID: String = String()
+  public var offerID: String {
+    get {_storage._offerID}
+    set {_uniqueStorage()._offerID = newValue}
+  }
 
   /// The main (validating) carrier, two-character IATA code.
-  public var carrier: String = String()
+  public var carrier: String {
+    get {_storage._carrier}
+    set {_uniqueStorage()._carrier = newValue}
+  }
 
   /// Every segment's flight number, outbound then return, e.g. ["BA117", "BA178"].
-  public var flightNumbers: [String] = []
+  public var flightNumbers: [String] {
+    get {_storage._flightNumbers}
+    set {_uniqueStorage()._flightNumbers = newValue}
+  }
 
   public var outbound: FlightJourney {
-    get {_outbound ?? FlightJourney()}
-    set {_outbound = newValue}
+    get {_storage._outbound ?? FlightJourney()}
+    set {_uniqueStorage()._outbound = newValue}
   }
   /// Returns true if `outbound` has been explicitly set.
-  public var hasOutbound: Bool {self._outbound != nil}
+  public var hasOutbound: Bool {_storage._outbound != nil}
   /// Clears the value of `outbound`. Subsequent reads from it will return its default value.
-  public mutating func clearOutbound() {self._outbound = nil}
+  public mutating func clearOutbound() {_uniqueStorage()._outbound = nil}
 
   /// Unset for a one-way trip.
   public var inbound: FlightJourney {
-    get {_inbound ?? FlightJourney()}
-    set {_inbound = newValue}
+    get {_storage._inbound ?? FlightJourney()}
+    set {_uniqueStorage()._inbound = newValue}
   }
   /// Returns true if `inbound` has been explicitly set.
-  public var hasInbound: Bool {self._inbound != nil}
+  public var hasInbound: Bool {_storage._inbound != nil}
   /// Clears the value of `inbound`. Subsequent reads from it will return its default value.
-  public mutating func clearInbound() {self._inbound = nil}
+  public mutating func clearInbound() {_uniqueStorage()._inbound = nil}
 
-  public var cabin: Cabin = .unspecified
+  public var cabin: Cabin {
+    get {_storage._cabin}
+    set {_uniqueStorage()._cabin = newValue}
+  }
 
   /// Total for all travellers, taxes included.
   public var price: Money {
-    get {_price ?? Money()}
-    set {_price = newValue}
+    get {_storage._price ?? Money()}
+    set {_uniqueStorage()._price = newValue}
   }
   /// Returns true if `price` has been explicitly set.
-  public var hasPrice: Bool {self._price != nil}
+  public var hasPrice: Bool {_storage._price != nil}
   /// Clears the value of `price`. Subsequent reads from it will return its default value.
-  public mutating func clearPrice() {self._price = nil}
+  public mutating func clearPrice() {_uniqueStorage()._price = nil}
 
   /// The provider that quoted it, e.g. "simulated", "amadeus", "travelpayouts".
-  public var provider: String = String()
+  public var provider: String {
+    get {_storage._provider}
+    set {_uniqueStorage()._provider = newValue}
+  }
 
   /// True for the simulated market; every screen must say so.
-  public var simulated: Bool = false
+  public var simulated: Bool {
+    get {_storage._simulated}
+    set {_uniqueStorage()._simulated = newValue}
+  }
 
   /// Where to book (the provider's or airline's page); empty if the provider gives none.
-  public var bookingLink: String = String()
+  public var bookingLink: String {
+    get {_storage._bookingLink}
+    set {_uniqueStorage()._bookingLink = newValue}
+  }
+
+  /// The price in the traveller's chosen currency (User.currency), converted
+  /// at the ECB rate of `approximate_rate_date` and rounded half to even;
+  /// unset when none is chosen, it is the offer's own, or no rate is known.
+  /// Filled by the gateway for the app's searches (docs/api.md), not by search.
+  public var approximatePrice: Money {
+    get {_storage._approximatePrice ?? Money()}
+    set {_uniqueStorage()._approximatePrice = newValue}
+  }
+  /// Returns true if `approximatePrice` has been explicitly set.
+  public var hasApproximatePrice: Bool {_storage._approximatePrice != nil}
+  /// Clears the value of `approximatePrice`. Subsequent reads from it will return its default value.
+  public mutating func clearApproximatePrice() {_uniqueStorage()._approximatePrice = nil}
+
+  public var approximateRateDate: String {
+    get {_storage._approximateRateDate}
+    set {_uniqueStorage()._approximateRateDate = newValue}
+  }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _outbound: FlightJourney? = nil
-  fileprivate var _inbound: FlightJourney? = nil
-  fileprivate var _price: Money? = nil
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 public nonisolated struct SearchFlightsResponse: Sendable {
@@ -1900,78 +1937,146 @@ nonisolated extension FlightJourney: SwiftProtobuf.Message, SwiftProtobuf._Messa
 
 nonisolated extension FlightOffer: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".FlightOffer"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}offer_id\0\u{1}carrier\0\u{3}flight_numbers\0\u{1}outbound\0\u{1}inbound\0\u{1}cabin\0\u{1}price\0\u{1}provider\0\u{1}simulated\0\u{3}booking_link\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}offer_id\0\u{1}carrier\0\u{3}flight_numbers\0\u{1}outbound\0\u{1}inbound\0\u{1}cabin\0\u{1}price\0\u{1}provider\0\u{1}simulated\0\u{3}booking_link\0\u{3}approximate_price\0\u{3}approximate_rate_date\0")
+
+  fileprivate class _StorageClass {
+    var _offerID: String = String()
+    var _carrier: String = String()
+    var _flightNumbers: [String] = []
+    var _outbound: FlightJourney? = nil
+    var _inbound: FlightJourney? = nil
+    var _cabin: Cabin = .unspecified
+    var _price: Money? = nil
+    var _provider: String = String()
+    var _simulated: Bool = false
+    var _bookingLink: String = String()
+    var _approximatePrice: Money? = nil
+    var _approximateRateDate: String = String()
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _offerID = source._offerID
+      _carrier = source._carrier
+      _flightNumbers = source._flightNumbers
+      _outbound = source._outbound
+      _inbound = source._inbound
+      _cabin = source._cabin
+      _price = source._price
+      _provider = source._provider
+      _simulated = source._simulated
+      _bookingLink = source._bookingLink
+      _approximatePrice = source._approximatePrice
+      _approximateRateDate = source._approximateRateDate
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularStringField(value: &self.offerID) }()
-      case 2: try { try decoder.decodeSingularStringField(value: &self.carrier) }()
-      case 3: try { try decoder.decodeRepeatedStringField(value: &self.flightNumbers) }()
-      case 4: try { try decoder.decodeSingularMessageField(value: &self._outbound) }()
-      case 5: try { try decoder.decodeSingularMessageField(value: &self._inbound) }()
-      case 6: try { try decoder.decodeSingularEnumField(value: &self.cabin) }()
-      case 7: try { try decoder.decodeSingularMessageField(value: &self._price) }()
-      case 8: try { try decoder.decodeSingularStringField(value: &self.provider) }()
-      case 9: try { try decoder.decodeSingularBoolField(value: &self.simulated) }()
-      case 10: try { try decoder.decodeSingularStringField(value: &self.bookingLink) }()
-      default: break
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularStringField(value: &_storage._offerID) }()
+        case 2: try { try decoder.decodeSingularStringField(value: &_storage._carrier) }()
+        case 3: try { try decoder.decodeRepeatedStringField(value: &_storage._flightNumbers) }()
+        case 4: try { try decoder.decodeSingularMessageField(value: &_storage._outbound) }()
+        case 5: try { try decoder.decodeSingularMessageField(value: &_storage._inbound) }()
+        case 6: try { try decoder.decodeSingularEnumField(value: &_storage._cabin) }()
+        case 7: try { try decoder.decodeSingularMessageField(value: &_storage._price) }()
+        case 8: try { try decoder.decodeSingularStringField(value: &_storage._provider) }()
+        case 9: try { try decoder.decodeSingularBoolField(value: &_storage._simulated) }()
+        case 10: try { try decoder.decodeSingularStringField(value: &_storage._bookingLink) }()
+        case 11: try { try decoder.decodeSingularMessageField(value: &_storage._approximatePrice) }()
+        case 12: try { try decoder.decodeSingularStringField(value: &_storage._approximateRateDate) }()
+        default: break
+        }
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
-    if !self.offerID.isEmpty {
-      try visitor.visitSingularStringField(value: self.offerID, fieldNumber: 1)
-    }
-    if !self.carrier.isEmpty {
-      try visitor.visitSingularStringField(value: self.carrier, fieldNumber: 2)
-    }
-    if !self.flightNumbers.isEmpty {
-      try visitor.visitRepeatedStringField(value: self.flightNumbers, fieldNumber: 3)
-    }
-    try { if let v = self._outbound {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
-    } }()
-    try { if let v = self._inbound {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
-    } }()
-    if self.cabin != .unspecified {
-      try visitor.visitSingularEnumField(value: self.cabin, fieldNumber: 6)
-    }
-    try { if let v = self._price {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
-    } }()
-    if !self.provider.isEmpty {
-      try visitor.visitSingularStringField(value: self.provider, fieldNumber: 8)
-    }
-    if self.simulated != false {
-      try visitor.visitSingularBoolField(value: self.simulated, fieldNumber: 9)
-    }
-    if !self.bookingLink.isEmpty {
-      try visitor.visitSingularStringField(value: self.bookingLink, fieldNumber: 10)
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if !_storage._offerID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._offerID, fieldNumber: 1)
+      }
+      if !_storage._carrier.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._carrier, fieldNumber: 2)
+      }
+      if !_storage._flightNumbers.isEmpty {
+        try visitor.visitRepeatedStringField(value: _storage._flightNumbers, fieldNumber: 3)
+      }
+      try { if let v = _storage._outbound {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+      } }()
+      try { if let v = _storage._inbound {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+      } }()
+      if _storage._cabin != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._cabin, fieldNumber: 6)
+      }
+      try { if let v = _storage._price {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
+      } }()
+      if !_storage._provider.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._provider, fieldNumber: 8)
+      }
+      if _storage._simulated != false {
+        try visitor.visitSingularBoolField(value: _storage._simulated, fieldNumber: 9)
+      }
+      if !_storage._bookingLink.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._bookingLink, fieldNumber: 10)
+      }
+      try { if let v = _storage._approximatePrice {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
+      } }()
+      if !_storage._approximateRateDate.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._approximateRateDate, fieldNumber: 12)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: FlightOffer, rhs: FlightOffer) -> Bool {
-    if lhs.offerID != rhs.offerID {return false}
-    if lhs.carrier != rhs.carrier {return false}
-    if lhs.flightNumbers != rhs.flightNumbers {return false}
-    if lhs._outbound != rhs._outbound {return false}
-    if lhs._inbound != rhs._inbound {return false}
-    if lhs.cabin != rhs.cabin {return false}
-    if lhs._price != rhs._price {return false}
-    if lhs.provider != rhs.provider {return false}
-    if lhs.simulated != rhs.simulated {return false}
-    if lhs.bookingLink != rhs.bookingLink {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._offerID != rhs_storage._offerID {return false}
+        if _storage._carrier != rhs_storage._carrier {return false}
+        if _storage._flightNumbers != rhs_storage._flightNumbers {return false}
+        if _storage._outbound != rhs_storage._outbound {return false}
+        if _storage._inbound != rhs_storage._inbound {return false}
+        if _storage._cabin != rhs_storage._cabin {return false}
+        if _storage._price != rhs_storage._price {return false}
+        if _storage._provider != rhs_storage._provider {return false}
+        if _storage._simulated != rhs_storage._simulated {return false}
+        if _storage._bookingLink != rhs_storage._bookingLink {return false}
+        if _storage._approximatePrice != rhs_storage._approximatePrice {return false}
+        if _storage._approximateRateDate != rhs_storage._approximateRateDate {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
