@@ -25,4 +25,34 @@ struct WatchlistOutputTests {
         #expect(row.thresholdWarning == nil)
         #expect(row.comparedPrice == "≈ 374.34 EUR at 0.91299187 (ECB 2024-01-04)" || row.comparedPrice == "≈ €374.34 at 0.91299187 (ECB 2024-01-04)", "\(row.comparedPrice ?? "nil")")
     }
+
+    @Test("a flexible range reads as its length and dates, or as weekends; a range's check says which trip was cheapest of how many scanned and how many the range holds")
+    func ranges() {
+        var flexible = FlexibleDates()
+        (flexible.minTripDays, flexible.maxTripDays) = (5, 9)
+        #expect(WatchlistOutput.flexibleText(flexible) == "any 5–9 d")
+        flexible.earliestDeparture = CalendarDate(year: 2027, month: 3, day: 1)!.message
+        flexible.latestReturn = CalendarDate(year: 2027, month: 5, day: 31)!.message
+        #expect(WatchlistOutput.flexibleText(flexible) == "any 5–9 d 2027-03-01..2027-05-31")
+        (flexible.minTripDays, flexible.maxTripDays) = (0, 0)
+        flexible.weekendsOnly = true
+        #expect(WatchlistOutput.flexibleText(flexible) == "weekends 2027-03-01..2027-05-31")
+
+        var watchlist = Watchlist()
+        watchlist.dates.flexible = flexible
+        watchlist.lastCheck.lowestPrice = Money(minorUnits: 41_000, currency: "USD")
+        watchlist.lastCheck.departureDate = CalendarDate(year: 2027, month: 3, day: 5)!.message
+        watchlist.lastCheck.returnDate = CalendarDate(year: 2027, month: 3, day: 7)!.message
+        var priced = ScannedDatePair()
+        priced.lowestPrice = watchlist.lastCheck.lowestPrice
+        var none = ScannedDatePair()
+        none.failure = "no-fares-available"
+        watchlist.lastCheck.scannedPairs = [priced, none, priced]
+        watchlist.lastCheck.rangePairs = 52
+        let row = WatchlistOutput.Row(watchlist)
+        #expect(row.scan == "cheapest 2027-03-05 → 2027-03-07 of 3 trips scanned (2 with fares; 52 in the range)")
+        #expect(row.tripsScanned == 3 && row.tripsInRange == 52)
+        #expect(WatchlistOutput.Row(Watchlist()).scan == nil)
+    }
 }
+
