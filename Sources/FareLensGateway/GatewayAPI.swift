@@ -68,7 +68,7 @@ struct GatewayAPI: Sendable {
         on(me, "v1/me", .patch, "") { request, context in
             let response = try await forward(UpdateUserRequest.self, user: \.userID, fromBody: true, request, context)
             // A new currency shows in this gateway's next answer, not a minute later.
-            await currencies.forget(try context.userID())
+            currencies.forget(try context.userID())
             return response
         }
         on(me, "v1/me", .delete, "", deleteAccount)
