@@ -172,4 +172,28 @@ struct WatchlistRangeTests {
             #expect(try fixture.rows(user).first?.lastPriceMinorUnits == nil)
         }
     }
+
+    @Test("a check whose trips all had no fares records nothing but moves the scan on: the next check asks the next trips and finds the fare there")
+    func emptyTripsMoveOn() async throws {
+        let fixture = try WatchlistFixture(bus: MessageBus())
+        try await fixture.running {
+            let user = try await fixture.user(tier: .free)
+            let id = try await fixture.watchlists.create(addRequest(user) { request in
+                request.dates.flexible = FlexibleDates()
+                request.dates.flexible.earliestDeparture = Self.day("2026-10-01").message
+                request.dates.flexible.latestReturn = Self.day("2026-10-31").message
+            }).watchlist.watchlistID
+            // Only the 10th trip has a fare; a Free check scans 8.
+            fixture.search.tripPrices.set(["2026-10-10/": 44_000])
+            var check = CheckWatchlistNowRequest()
+            check.userID = user
+            check.watchlistID = id
+            let error = await #expect(throws: WatchlistError.self) { try await fixture.watchlists.checkNow(check) }
+            #expect(error?.code == "no-fares-available")
+            #expect(try fixture.rows(user).first?.lastPriceMinorUnits == nil && fixture.rows(user).first?.pairCursor == 8)
+            let found = try await fixture.watchlists.checkNow(check).watchlist.lastCheck
+            #expect(found.lowestPrice == usd(44_000) && found.departureDate == Self.day("2026-10-10").message)
+        }
+    }
 }
+

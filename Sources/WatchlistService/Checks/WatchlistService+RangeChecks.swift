@@ -39,15 +39,35 @@ extension WatchlistService {
             }
             scanned.append(entry)
         }
+        let nextCursor = DatePairs.nextCursor(after: record.pairCursor, count: trips.count, limit: limit)
         guard let lowest else {
             if let unavailable { throw .searchUnavailable(unavailable) }
+            // Search answered for every trip and none had fares: the next check asks the next trips, not these
+            // again (otherwise a range whose first trips have no fares would never be scanned further).
+            moveCursor(of: record, to: nextCursor)
             throw .passedThrough(code: "no-fares-available", message: "search found no fresh fares for any of the \(asked.count) trips scanned")
         }
         var priced = await priced(record, lowest: lowest, parent: parent)
         priced.scanned = scanned
         priced.rangePairs = trips.count
-        priced.nextCursor = DatePairs.nextCursor(after: record.pairCursor, count: trips.count, limit: limit)
+        priced.nextCursor = nextCursor
         return priced
+    }
+
+    /// Moves the watchlist's scan on to `cursor` after a check that found nothing (and so records nothing),
+    /// unless the watchlist changed meanwhile.
+    private func moveCursor(of record: WatchlistRecord, to cursor: Int) {
+        do {
+            try write { db throws(WatchlistError) in
+                try Self.catching {
+                    try db.execute(
+                        sql: "UPDATE watchlist SET pairCursor = ? WHERE watchlistID = ? AND pairCursor = ? AND rangeStart = ? AND rangeEnd = ?",
+                        arguments: [cursor, record.watchlistID, record.pairCursor, record.rangeStart, record.rangeEnd])
+                }
+            }
+        } catch {
+            logger.warning("the range's scan stays where it was", metadata: ["watchlist": "\(record.watchlistID)", "error": "\(error)"])
+        }
     }
 
     /// Why one trip of a range has no price: a code for the check's report, and what search said.
