@@ -67,7 +67,6 @@ extension GatewayAPI {
             return try await call(user).user.currency
         }
         guard !currency.isEmpty else { return nil }
-        let parent = RequestContext(deadline: .now + bus.configuration.defaultDeadline, traceID: RequestTrace.current ?? .random(), isAdmin: false)
-        return await rates.current(bus, parent: parent).map { (currency, $0) }
+        return await rates.current(bus, parent: requestContext()).map { (currency, $0) }
     }
 }

@@ -23,11 +23,15 @@ struct GatewayAPI: Sendable {
     /// The currency each user chose, kept a minute.
     let currencies: UserCurrencies
 
+    /// The context of a request the gateway makes for the app: the bus's deadline from now, the HTTP request's trace.
+    func requestContext() -> FareLensBus.RequestContext {
+        FareLensBus.RequestContext(deadline: .now + bus.configuration.defaultDeadline, traceID: RequestTrace.current ?? .random(), isAdmin: false)
+    }
+
     /// Sends `request` with the bus's deadline; a bus error becomes its problem.
     func call<R: BusRequest>(_ request: R) async throws -> R.Response where R.Response: Sendable {
-        let parent = RequestContext(deadline: .now + bus.configuration.defaultDeadline, traceID: RequestTrace.current ?? .random(), isAdmin: false)
         do {
-            return try await bus.request(request, parent: parent)
+            return try await bus.request(request, parent: requestContext())
         } catch {
             throw Problem.from(error)
         }
