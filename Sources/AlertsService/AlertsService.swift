@@ -6,23 +6,26 @@ import Foundation
 import GRDB
 import Logging
 
-/// The alerts service's actor: the alert policy of SPEC § 5, every decision
-/// recorded with its reason, the daily digest, and delivery through a
-/// durable outbox (docs/alerts.md).
+/// The alerts service's intake actor: the alert policy of SPEC § 5, every
+/// decision recorded with its reason, and the user's alert settings (mutes,
+/// pauses). Delivery (``AlertDelivery``: the outbox, channels, retries,
+/// devices) and the daily digest (``AlertDigest``) are actors of their own,
+/// which this one builds and runs (docs/alerts.md, "Three actors").
 ///
-/// Its state is `alerts.sqlite` (tables `alert`, `outbox`, `route_mute`,
-/// `alert_pause`, `channel_state`), written only from this actor. It follows
-/// `ExceptionalDeal`, `ThresholdCrossed`, `PriceChanged` and `TrialEnding`
-/// through the inbox (exactly once), as one stream so that they compete for
-/// a user's cap whatever their topic, and asks subscription for the users and their settings, the
-/// airport directory for city names and search to re-check a fare just
-/// before delivery; it erases a user's alerts on `UserDeleted`.
+/// Its tables in `alerts.sqlite` are `alert` (decisions), `route_mute`,
+/// `alert_pause` and `set_aside_event`; it inserts the outbox rows of the
+/// alerts it accepts in the same transaction. It follows `ExceptionalDeal`,
+/// `ThresholdCrossed`, `PriceChanged` and `TrialEnding` through the inbox
+/// (exactly once), as one stream so that they compete for a user's cap
+/// whatever their topic, and asks subscription for the users and their
+/// settings, and the airport directory for city names; it erases a user's
+/// alerts on `UserDeleted`.
 ///
 /// `run()` publishes queued events, follows those topics, and every
-/// `deliveryTick` sends the digests that are due and delivers what the
-/// outbox holds; the first tick runs at once, so an alert accepted before a
+/// `deliveryTick` has the digest send what is due and delivery pass over
+/// the outbox; the first tick runs at once, so an alert accepted before a
 /// crash is delivered on start.
-actor AlertsService: ServiceBehaviour {
+actor AlertsService: ServiceBehaviour, AlertsTables {
     private enum State {
         /// Built, `run()` not yet called.
         case idle
@@ -44,16 +47,19 @@ actor AlertsService: ServiceBehaviour {
     let database: ServiceDatabase
     let bus: MessageBus
     let clock: any WallClock
-    /// Real time, for the wire: when a retry is due (``deliverDue()``).
+    /// Real time: how long to wait before asking an away neighbour again.
     let transport: TransportClock
-    /// `AlertDelivered` and `AlertDeliveryFailed`, at most once by design.
+    /// Events published at most once by design (set-aside events, delivery's outcomes, removed devices).
     let events: DeferredPublisher
     /// `AlertDecided`, published from the decisions' rows (``DecidedAlertsStore``):
     /// none is lost between a decision's commit and its publish.
     nonisolated let decidedEvents: DecidedAlerts
-    let channels: [any AlertDeliveryChannel]
-    let recheck: PriceRecheck
-    let backoff: Backoff
+    /// The channels' kinds: an accepted alert gets an outbox row for each.
+    let channelKinds: [Int]
+    /// The outbox, its channels and retries, devices and silent pushes.
+    let delivery: AlertDelivery
+    /// The daily digest.
+    let digest: AlertDigest
     let deliveryTick: Duration
     /// Decisions older than this are deleted (`alerts.retentionDays`).
     let retention: TimeInterval
@@ -64,13 +70,6 @@ actor AlertsService: ServiceBehaviour {
     var cities: [String: String] = [:]
     /// Metro codes by airport code, from the same answers ("" for an airport in no metro).
     var metros: [String: String] = [:]
-    /// Whether an outbox pass runs (two never overlap) and whether another was asked for meanwhile.
-    var passes = OutboxPasses()
-    /// The outbox's pending rows as last counted, and when (the gauge
-    /// `farelens_alerts_outbox_pending`). Counted by a delivery pass at most
-    /// once a second: the count reads every pending row's index entry, and
-    /// while a backlog drains a pass starts every few milliseconds.
-    var outboxDepth: (pending: Int, at: Date)?
     /// The users whose policy state a batch reads from the database; the rest start empty.
     nonisolated let usersWithState = UsersWithPolicyState()
     /// Search's exchange rates, for "≈" in the recipient's currency (asked at most every 10 minutes of the clock).
@@ -84,9 +83,6 @@ actor AlertsService: ServiceBehaviour {
     private let deletions: EventSubscription<UserDeleted>
     /// `PriceChanged` and `WatchlistChanged`, for silent pushes; nil without a push channel.
     private let watchlistUpdates: EventSubscription<any BusEvent>?
-    /// Poked after alerts are accepted, so they go out at once rather than at the next tick.
-    let acceptedSignal: AsyncStream<Void>
-    let acceptedContinuation: AsyncStream<Void>.Continuation
 
     /// Inbox consumer names.
     static let dealConsumer = "alerts.exceptional-deal"
@@ -117,11 +113,17 @@ actor AlertsService: ServiceBehaviour {
         self.bus = bus
         self.clock = clock
         self.transport = transport
-        self.events = DeferredPublisher(bus: bus, owner: "alerts", logger: logger)
-        self.decidedEvents = DecidedAlerts(database: database, bus: bus, batchSize: Self.batchSize, logger: logger)
-        self.channels = channels
-        self.backoff = backoff
-        self.recheck = recheck ?? { row in await Self.searchRecheck(row, bus: bus, now: clock.now()) }
+        let events = DeferredPublisher(bus: bus, owner: "alerts", logger: logger)
+        let decidedEvents = DecidedAlerts(database: database, bus: bus, batchSize: Self.batchSize, logger: logger)
+        self.events = events
+        self.decidedEvents = decidedEvents
+        let channelKinds = channels.map(\.channel.rawValue)
+        self.channelKinds = channelKinds
+        let delivery = AlertDelivery(
+            database: database, clock: clock, transport: transport, events: events, decidedEvents: decidedEvents, channels: channels,
+            recheck: recheck ?? { row in await AlertDelivery.searchRecheck(row, bus: bus, now: clock.now()) }, backoff: backoff, logger: logger)
+        self.delivery = delivery
+        self.digest = AlertDigest(database: database, clock: clock, channelKinds: channelKinds, decidedEvents: decidedEvents, delivery: delivery, logger: logger)
         self.exchangeRates = ExchangeRatesCache(now: { clock.now().timeIntervalSince1970 })
         self.deliveryTick = deliveryTick
         self.retention = retention
@@ -130,8 +132,7 @@ actor AlertsService: ServiceBehaviour {
         // Subscribed here, before the node's hello, so the topics are routed to this node from the start.
         self.decisionStream = bus.subscribe(Self.decisionInputTypes)
         self.deletions = bus.subscribe(UserDeleted.self)
-        self.watchlistUpdates = channels.contains { $0.channel == .push } ? bus.subscribe([PriceChanged.self, WatchlistChanged.self, TierChanged.self]) : nil
-        (self.acceptedSignal, self.acceptedContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        self.watchlistUpdates = delivery.pushes ? bus.subscribe([PriceChanged.self, WatchlistChanged.self, TierChanged.self]) : nil
         AlertsMetrics.makeAll()
     }
 
@@ -142,12 +143,12 @@ actor AlertsService: ServiceBehaviour {
         try bus.serve(PauseAlertsRequest.self) { request, _ in try await self.pause(request) }
         try bus.serve(ResumeAlertsRequest.self) { request, _ in try await self.resume(request) }
         try bus.serve(AlertSettingsRequest.self) { request, _ in try await self.settings(request) }
-        try bus.serve(ReplayAlertsRequest.self) { request, _ in try await self.replay(request) }
+        try bus.serve(ReplayAlertsRequest.self) { request, _ in try await self.delivery.replay(request) }
         try bus.serve(SetAsideEventsRequest.self) { _, _ in try await self.setAsideEvents() }
         try bus.serve(RetrySetAsideRequest.self) { request, _ in try await self.retrySetAside(request) }
-        try bus.serve(RegisterDeviceRequest.self) { request, _ in try await self.registerDevice(request) }
-        try bus.serve(UnregisterDeviceRequest.self) { request, _ in try await self.unregisterDevice(request) }
-        try bus.serve(ListDevicesRequest.self) { request, _ in try await self.listDevices(request) }
+        try bus.serve(RegisterDeviceRequest.self) { request, _ in try await self.delivery.registerDevice(request) }
+        try bus.serve(UnregisterDeviceRequest.self) { request, _ in try await self.delivery.unregisterDevice(request) }
+        try bus.serve(ListDevicesRequest.self) { request, _ in try await self.delivery.listDevices(request) }
     }
 
     /// Follows the inputs, sends due digests and delivers the outbox every
@@ -161,16 +162,16 @@ actor AlertsService: ServiceBehaviour {
             group.addTask { await self.decidedEvents.run() }
             group.addTask { await self.follow(self.decisionStream) }
             group.addTask { for await delivery in self.deletions { await self.erase(delivery.event.userID) } }
-            if let updates = self.watchlistUpdates { group.addTask { await self.followWatchlistUpdates(updates) } }
-            group.addTask { for await _ in self.acceptedSignal { await self.deliverAllDue() } }
+            if let updates = self.watchlistUpdates { group.addTask { await self.delivery.followWatchlistUpdates(updates) } }
+            group.addTask { await self.delivery.followPokes() }
             group.addTask {
                 while !Task.isCancelled {
-                    await self.sendDueDigests()
-                    await self.deliverAllDue()
+                    await self.digest.sendDueDigests()
+                    await self.delivery.deliverAllDue()
                     await self.applyRetentionIfDue()
                     try? await self.clock.sleep(for: self.deliveryTick)  // safe: the clock's time, the outbox's polling tick (tests call deliverDue directly); ends on cancellation
                 }
-                self.acceptedContinuation.finish()
+                self.delivery.finish()
                 self.decisionStream.cancel()
                 self.deletions.cancel()
                 self.watchlistUpdates?.cancel()
@@ -180,24 +181,6 @@ actor AlertsService: ServiceBehaviour {
     }
 
     // MARK: Helpers
-
-    /// A write transaction for a request, awaited (``ServiceDatabase/writeToEnd(_:storageError:)``):
-    /// the database's writer is often in the middle of a batch of decisions
-    /// (up to about 20 ms), and a blocking write held the actor, and one of
-    /// the pool's threads, until it was done. `body`'s own errors come out
-    /// as they are, any other failure as `storage`.
-    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws(AlertsError) -> T) async throws(AlertsError) -> T {
-        try await database.writeToEnd(body, storageError: AlertsError.storage)
-    }
-
-    func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws(AlertsError) -> T {
-        try database.read(body, storageError: AlertsError.storage)
-    }
-
-    /// Runs `body`, passing an ``AlertsError`` through and turning any other error into `storage`.
-    static func catching<T>(_ body: () throws -> T) throws(AlertsError) -> T {
-        do { return try body() } catch let error as AlertsError { throw error } catch { throw .storage(error) }
-    }
 
     /// "a", the decision time in 12 hex digits of Unix milliseconds, and 16
     /// random hex digits: ordered by time, so new rows go to the end of the

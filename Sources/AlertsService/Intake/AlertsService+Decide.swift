@@ -58,10 +58,10 @@ extension AlertsService {
                 previousRows = rows
             }
             // Started before the previous batch is announced, so the writer goes from one transaction to the next.
-            recording = (Task { await self.record(prepared) }, batch)
-            // Lets the recording task onto the actor now, so the writer starts this transaction while the previous
-            // batch is announced and the next prepared; without it the writer sat idle 2.6-4.1 ms a batch (docs/performance.md).
-            await Task.yield()
+            // Detached, and `record` is nonisolated: the transaction starts at once on the pool, while this actor
+            // announces the previous batch and prepares the next. (A task isolated to this actor waited for the
+            // actor first: the writer sat idle 2.6-4.1 ms a batch unless this loop yielded; docs/performance.md.)
+            recording = (Task.detached { await self.record(prepared) }, batch)
             if let previous { announcing = finish(previousRows, previous.batch, after: announcing) }
             // Nothing more to prepare meanwhile: this batch is finished now, not when the next event comes.
             if !batches.hasWaitingDeliveries, let last = recording {
@@ -110,7 +110,7 @@ extension AlertsService {
         let instant = clock.now()
         // Handed over, not shared: the wording is then written into the candidates in place, not into a copy of each.
         var prepared = await Self.prepared(
-            consume pending, recipients: recipients, cities: cities, metros: metros, channels: channels.map(\.channel.rawValue),
+            consume pending, recipients: recipients, cities: cities, metros: metros, channels: channelKinds,
             usersWithState: usersWithState, rates: rates, at: instant
         )
         prepared.contents = contents
@@ -231,7 +231,7 @@ extension AlertsService {
     /// (``FareLensStore/DatabaseFailure/isCausedByData(_:)``), which trying again cannot change, is not
     /// retried: its events are decided one at a time and the one that fails
     /// alone is set aside (``recordOneByOne(_:)``).
-    func record(_ prepared: PreparedDecisions) async -> [AlertRow]? {
+    nonisolated func record(_ prepared: PreparedDecisions) async -> [AlertRow]? {
         var attempts = 0
         let recorded = await retryingEverySecond(
             "alert decisions not recorded; trying again every second", level: .error, metadata: ["events": "\(prepared.pending.count)"], isFinal: DatabaseFailure.isCausedByData
@@ -256,7 +256,7 @@ extension AlertsService {
     /// was sent (`AlertDecided` is published by ``decidedEvents``).
     nonisolated func announce(_ rows: [AlertRow]) {
         AlertsMetrics.decided(rows)
-        if rows.contains(where: { $0.decision == AlertDecision.sent.rawValue }) { acceptedContinuation.yield() }
+        if rows.contains(where: { $0.decision == AlertDecision.sent.rawValue }) { delivery.poke() }
     }
 
     /// The transaction of ``record(_:)``: each event once (the inbox, or for

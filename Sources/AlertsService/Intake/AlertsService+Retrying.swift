@@ -19,7 +19,7 @@ extension AlertsService {
     /// cancelled, and a failure that comes from the cancellation (a stop)
     /// is not logged: the caller decides nothing and its events stay
     /// unacknowledged.
-    func retryingEverySecond<T, Failure: Error>(
+    nonisolated(nonsending) func retryingEverySecond<T, Failure: Error>(
         _ message: Logger.Message, level: Logger.Level, metadata: Logger.Metadata,
         isFinal: (Failure) -> Bool = { _ in false },
         _ attempt: () async throws(Failure) -> T

@@ -20,7 +20,7 @@ extension AlertsService {
     /// Nil when cancelled meanwhile: the events recorded so far are
     /// announced, the rest are left unsettled (redelivered, the inbox skips
     /// the recorded ones).
-    func recordOneByOne(_ prepared: PreparedDecisions, failure: any Error) async -> [AlertRow]? {
+    nonisolated func recordOneByOne(_ prepared: PreparedDecisions, failure: any Error) async -> [AlertRow]? {
         guard prepared.pending.count > 1 else {
             guard let only = prepared.pending.first else { return [] }
             return await setAside(only, content: prepared.contents.event(for: only.key), failure: failure)
@@ -49,7 +49,7 @@ extension AlertsService {
     /// without its decisions; logged at error and counted
     /// (`farelens_alerts_events_set_aside_total`). This write is waited out
     /// like a decision's. Nil when cancelled first.
-    func setAside(_ event: PendingEvent, content: (any BusEvent)?, failure: any Error) async -> [AlertRow]? {
+    nonisolated func setAside(_ event: PendingEvent, content: (any BusEvent)?, failure: any Error) async -> [AlertRow]? {
         let now = clock.now()
         let row = Self.setAsideRow(event, content: content, failure: failure, at: now, logger: logger)
         let recorded = await retryingEverySecond("alert event not set aside; trying again every second", level: .error, metadata: ["event": "\(event.key.publisher)/\(event.key.sequence)"]) {

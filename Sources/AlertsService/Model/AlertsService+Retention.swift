@@ -18,9 +18,9 @@ extension AlertsService {
         return true
     }
 
-    /// Deletes decisions decided more than ``retention`` before `now`, with
-    /// their outbox rows (delivered, dead-lettered or still pending: after
-    /// that long a fare alert is worthless), and mutes and pauses that have
+    /// Deletes decisions decided more than ``retention`` before `now`, after
+    /// delivery has deleted their outbox rows (``AlertDelivery/applyRetention(cutoff:)``),
+    /// and mutes and pauses that have
     /// ended, and events set aside as long ago (their content may name a
     /// user, and a fare that old is worthless). Alert ids begin with their
     /// decision time, so the old rows are a prefix of the primary key: no
@@ -34,12 +34,10 @@ extension AlertsService {
         let setAsideCutoffMs = now.addingTimeInterval(-retention).unixMilliseconds
         let usersWithState = usersWithState
         do {
+            try await delivery.applyRetention(cutoff: String(cutoff))
             let deleted = try await database.writeToEnd { db in
                 // Loaded again by the next batch, without the users whose state has expired.
                 usersWithState.forget()
-                try db.execute(sql: "DELETE FROM outbox WHERE alertID < ?", arguments: [String(cutoff)])
-                // Silent pushes: "s" and the same 12 hex digits of milliseconds.
-                try db.execute(sql: "DELETE FROM outbox WHERE alertID >= 's' AND alertID < ?", arguments: ["s" + cutoff.dropFirst()])
                 try db.execute(sql: "DELETE FROM alert WHERE alertID < ?", arguments: [String(cutoff)])
                 let alerts = db.changesCount
                 try db.execute(sql: "DELETE FROM route_mute WHERE mutedUntilUnixMs <= ?", arguments: [nowMs])

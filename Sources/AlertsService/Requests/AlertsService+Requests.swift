@@ -125,28 +125,23 @@ extension AlertsService {
         return response
     }
 
-    /// Erases everything about a deleted user: decisions, outbox rows, mutes,
-    /// pause, devices, and the user's set-aside events (their content names the user).
+    /// Erases everything about a deleted user: first delivery's part (outbox
+    /// rows and devices, ``AlertDelivery/erase(_:)``), so nothing more is
+    /// sent to them, then decisions, mutes, pause, and the user's set-aside
+    /// events (their content names the user).
     func erase(_ userID: String) async {
         do {
-            let (erased, devices) = try await database.writeToEnd { db in
+            _ = try await delivery.erase(userID)
+            let erased = try await database.writeToEnd { db in
                 _ = try RouteMuteRow.filter(Column("userID") == userID).deleteAll(db)
                 _ = try AlertPauseRow.deleteOne(db, key: userID)
-                _ = try OutboxRow.filter(Column("userID") == userID).deleteAll(db)
                 _ = try SetAsideEventRow.filter(Column("userID") == userID).deleteAll(db)
-                let devices = try DeviceRow.tokens(of: userID, in: db)
-                _ = try DeviceRow.filter(Column("userID") == userID).deleteAll(db)
-                return (try AlertRow.filter(Column("userID") == userID).deleteAll(db), devices)
+                return try AlertRow.filter(Column("userID") == userID).deleteAll(db)
             }
-            announceRemoved(devices.map { (userID, $0) }, reason: "user-deleted")
             logger.info("deleted user's alerts erased", metadata: ["user": "\(userID)", "alerts": "\(erased)"])
         } catch {
             logger.error("deleted user's alerts not erased", metadata: ["user": "\(userID)", "error": "\(error)"])
         }
-    }
-
-    static func requireUser(_ userID: String) throws(AlertsError) {
-        guard !userID.isEmpty else { throw .invalidField("user_id", "is required") }
     }
 
     /// Upper-cased three-letter codes.

@@ -21,7 +21,7 @@ import Testing
         let decided = await fixture.alerts.decide([fixture.crossing(ana, sequence: 1), fixture.crossing(ben, sequence: 2)])
         #expect(decided.map(\.decision) == [AlertDecision.sent.rawValue, AlertDecision.sent.rawValue])
         #expect(try fixture.outbox().filter { $0.channel == AlertChannel.push.rawValue }.map(\.address).sorted() == [PushKit.token(1), PushKit.token(2)])
-        await fixture.alerts.deliverDue()
+        await fixture.alerts.delivery.deliverDue()
         #expect(webhook.received.get().count == 2)
         let pushed = push.received.get().sorted { $0.device?.token ?? "" < $1.device?.token ?? "" }
         try #require(pushed.count == 2)
@@ -51,9 +51,9 @@ import Testing
         kit.stub.script([.error(status: 500, reason: "InternalServerError")], for: PushKit.token(2))
         kit.stub.script([.error(status: 410, reason: "Unregistered", timestamp: registeredMs - 60_000)], for: PushKit.token(3))
         let first = try #require(await fixture.alerts.decide([fixture.crossing(ana, sequence: 1)]).first)
-        #expect(await fixture.alerts.deliverDue() == 3)
+        #expect(await fixture.alerts.delivery.deliverDue() == 3)
         fixture.clock.advance(by: 10)
-        #expect(await fixture.alerts.deliverDue() == 1)
+        #expect(await fixture.alerts.delivery.deliverDue() == 1)
         let rows = try fixture.outbox().sorted { $0.address < $1.address }
         #expect(rows.map(\.status) == [.deviceRemoved, .delivered, .deviceRemoved])
         #expect(rows.map(\.lastError) == ["APNs 410 Unregistered", "", "APNs 410 Unregistered"])
@@ -75,7 +75,7 @@ import Testing
 
         let second = try #require(await fixture.alerts.decide([fixture.crossing(ana, "JFK", "LAX", sequence: 2)]).first)
         #expect(second.alertID != first.alertID)
-        #expect(await fixture.alerts.deliverDue() == 2)
+        #expect(await fixture.alerts.delivery.deliverDue() == 2)
         #expect(Set(kit.stub.delivered.filter { $0.body.range(of: Data(second.alertID.utf8)) != nil }.map(\.token)) == [PushKit.token(2), PushKit.token(3)])
         await kit.finish(client)
     }
@@ -91,7 +91,7 @@ import Testing
         unregister.userID = ana
         unregister.token = PushKit.token(1)
         _ = try await fixture.bus.request(unregister)
-        await fixture.alerts.deliverDue()
+        await fixture.alerts.delivery.deliverDue()
         #expect(push.received.get().isEmpty)
         #expect(try fixture.outbox().map(\.status) == [.deviceRemoved])
         #expect(try fixture.outbox()[0].lastError == "device no longer registered to this user; not sent")

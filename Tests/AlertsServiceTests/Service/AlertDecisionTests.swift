@@ -112,18 +112,18 @@ import Testing
         let user = try await fixture.user("cy@example.com")
         let held = await fixture.alerts.decide([fixture.crossing(user, sequence: 1), fixture.crossing(user, "JFK", "LAX", cents: 30_000, sequence: 2)])
         #expect(held.map(\.decisionValue) == [.held, .held])
-        #expect(await fixture.alerts.sendDueDigests().isEmpty)
+        #expect(await fixture.alerts.digest.sendDueDigests().isEmpty)
         fixture.clock.advance(by: 8 * 3_600 - 1)  // 06:59:59
-        #expect(await fixture.alerts.sendDueDigests().isEmpty)
+        #expect(await fixture.alerts.digest.sendDueDigests().isEmpty)
         fixture.clock.advance(by: 1)  // 07:00
-        let digests = await fixture.alerts.sendDueDigests()
+        let digests = await fixture.alerts.digest.sendDueDigests()
         #expect(digests.count == 1)
         #expect(digests[0].kindValue == .dailyDigest && digests[0].title == "Your FareLens digest: 2 alerts")
         #expect(digests[0].body == "Los Angeles fell to $300 · Tokyo fell to $650")  // equal queue scores: the lower price first, as the policy ranks
         let carried = try fixture.rows(user).filter { $0.kindValue != .dailyDigest }
         #expect(carried.allSatisfy { $0.digestAlertID == digests[0].alertID && $0.message.deliveryState == .inDigest })
-        #expect(await fixture.alerts.sendDueDigests().isEmpty)
-        await fixture.alerts.deliverDue()
+        #expect(await fixture.alerts.digest.sendDueDigests().isEmpty)
+        await fixture.alerts.delivery.deliverDue()
         #expect(fixture.channel.deliveredIDs == [digests[0].alertID])
     }
 

@@ -33,7 +33,7 @@ import Testing
         let request = Task { try await fixture.alerts.unmute(unmute) }
         try await Task.sleep(for: .milliseconds(50))  // safe: a head start for the request to reach the actor and start its write
         // Any actor-isolated access: behind a blocking write it waited until the writer was free (2 s here).
-        _ = await fixture.alerts.outboxDepth
+        _ = await fixture.alerts.delivery.outboxDepth
         #expect(!holderEnded.get(), "the actor was held until the writer was free")
         released.set(true)
         try await holding.value

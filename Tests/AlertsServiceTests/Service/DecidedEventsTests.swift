@@ -130,7 +130,7 @@ import Testing
         defer { relay.cancel() }
         let risen = try #require(await fixture.alerts.decide([fixture.crossing(user, cents: 65_000, sequence: 1)]).first)
         fixture.directory.prices.set(["JFK-NRT": 65_001])
-        await fixture.alerts.deliverDue()
+        await fixture.alerts.delivery.deliverDue()
         let received = try await Self.deliveries(2, of: decided)
         #expect(received.map(\.id.sequence) == [1, 2])
         #expect(received.map(\.alert.alertID) == [risen.alertID, risen.alertID])

@@ -18,14 +18,14 @@ import Testing
         let user = try await fixture.user("ana@example.com")
         _ = await fixture.alerts.decide([fixture.crossing(user, sequence: 1)])
         fixture.channel.script.set([.retry(reason: "HTTP 503", retryAfter: nil)])
-        #expect(await fixture.alerts.deliverDue() == 1)
+        #expect(await fixture.alerts.delivery.deliverDue() == 1)
         #expect(try fixture.outbox()[0].nextAttemptAtUnixMs == fixture.wire.now().addingTimeInterval(10).unixMilliseconds)
         fixture.clock.advance(by: 3 * 86_400)
-        #expect(await fixture.alerts.deliverDue() == 0, "the business clock moved; the backoff is real time")
+        #expect(await fixture.alerts.delivery.deliverDue() == 0, "the business clock moved; the backoff is real time")
         fixture.wire.advance(by: 9)
-        #expect(await fixture.alerts.deliverDue() == 0)
+        #expect(await fixture.alerts.delivery.deliverDue() == 0)
         fixture.wire.advance(by: 1)
-        #expect(await fixture.alerts.deliverDue() == 1)
+        #expect(await fixture.alerts.delivery.deliverDue() == 1)
         #expect(try fixture.rows(user)[0].message.deliveryState == .delivered)
     }
 
@@ -36,12 +36,12 @@ import Testing
         let alert = try #require(await fixture.alerts.decide([fixture.crossing(user, cents: 65_000, sequence: 1)]).first)
         fixture.directory.prices.set(["JFK-NRT": 65_000])
         fixture.channel.script.set([.uncertain(reason: "timed out after 5 s; the receiver may have it")])
-        #expect(await fixture.alerts.deliverDue() == 1)
+        #expect(await fixture.alerts.delivery.deliverDue() == 1)
         #expect(fixture.directory.searches.get() == 1, "re-checked once, before the first attempt")
         // The fare rises; a re-check now would drop it as stale, although the receiver may have it.
         fixture.directory.prices.set(["JFK-NRT": 90_000])
         fixture.clock.advance(by: 10)
-        #expect(await fixture.alerts.deliverDue() == 1)
+        #expect(await fixture.alerts.delivery.deliverDue() == 1)
         #expect(fixture.directory.searches.get() == 1, "not re-checked after an attempt left")
         #expect(fixture.channel.deliveredIDs == [alert.alertID, alert.alertID])
         #expect(Set(fixture.channel.received.get().map(\.body)).count == 1)
@@ -57,7 +57,7 @@ import Testing
         _ = await fixture.alerts.decide([fixture.crossing(user, sequence: 1)])
         fixture.channel.script.set([.uncertain(reason: "timed out after 5 s; the receiver may have it"), .retry(reason: "HTTP 503", retryAfter: nil), .retry(reason: "HTTP 503", retryAfter: nil)])
         for _ in 0 ..< 3 {
-            #expect(await fixture.alerts.deliverDue() == 1)
+            #expect(await fixture.alerts.delivery.deliverDue() == 1)
             fixture.clock.advance(by: 60)
         }
         let row = try fixture.outbox()[0]

@@ -29,16 +29,16 @@ final class GatedChannel: AlertDeliveryChannel {
         }
         let decided = await fixture.alerts.decide(pending)
         #expect(decided.count == 20 && decided.allSatisfy { $0.decisionValue == .sent })
-        let pass = Task { await fixture.alerts.deliverDue() }
-        try await gate.waitForArrivals(AlertsService.deliveryConcurrency)
-        #expect(gate.arrivals == AlertsService.deliveryConcurrency)
+        let pass = Task { await fixture.alerts.delivery.deliverDue() }
+        try await gate.waitForArrivals(AlertDelivery.deliveryConcurrency)
+        #expect(gate.arrivals == AlertDelivery.deliveryConcurrency)
         pass.cancel()
         gate.open()
         let attempted = try await withTimeLimit("the pass returned") { await pass.value }
-        #expect(attempted == AlertsService.deliveryConcurrency)
+        #expect(attempted == AlertDelivery.deliveryConcurrency)
         let outbox = try fixture.outbox()
-        #expect(outbox.filter { $0.status == .delivered }.count == AlertsService.deliveryConcurrency)
-        #expect(outbox.filter { $0.status == .pending && $0.attempts == 0 }.count == 20 - AlertsService.deliveryConcurrency)
+        #expect(outbox.filter { $0.status == .delivered }.count == AlertDelivery.deliveryConcurrency)
+        #expect(outbox.filter { $0.status == .pending && $0.attempts == 0 }.count == 20 - AlertDelivery.deliveryConcurrency)
     }
 
     @Test("stopping the service does not cancel an attempt in flight: it finishes and is recorded as delivered, so a restart does not send it again")
@@ -47,7 +47,7 @@ final class GatedChannel: AlertDeliveryChannel {
         let fixture = try AlertsFixture(channels: [channel])
         let user = try await fixture.user("gil@example.com")
         _ = await fixture.alerts.decide([fixture.crossing(user, sequence: 1)])
-        let pass = Task { await fixture.alerts.deliverDue() }
+        let pass = Task { await fixture.alerts.delivery.deliverDue() }
         try await channel.gate.waitForArrivals(1)
         pass.cancel()
         channel.gate.open()
@@ -64,12 +64,12 @@ final class GatedChannel: AlertDeliveryChannel {
         let service = AlertsFixture.service(database: fixture.database, bus: fixture.bus, clock: fixture.clock, channels: [fixture.channel], logger: logger)
         let stopped = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return await service.sendDueDigests()
+            return await service.digest.sendDueDigests()
         }
         #expect(await stopped.value.isEmpty)
         #expect(lines.get().filter { $0.hasPrefix("error") } == [])
         // Not cancelled, the same pass runs and logs nothing either.
-        #expect(await service.sendDueDigests().isEmpty)
+        #expect(await service.digest.sendDueDigests().isEmpty)
         #expect(lines.get().filter { $0.hasPrefix("error") } == [])
     }
 }

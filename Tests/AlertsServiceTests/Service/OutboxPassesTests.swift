@@ -30,11 +30,11 @@ import Testing
         let ana = try await fixture.user("ana-passes@example.com")
         let bo = try await fixture.user("bo-passes@example.com")
         _ = await fixture.alerts.decide([fixture.crossing(ana, sequence: 1)])
-        let first = Task { await fixture.alerts.deliverDue() }
+        let first = Task { await fixture.alerts.delivery.deliverDue() }
         try await channel.gate.waitForArrivals(1)
         _ = await fixture.alerts.decide([fixture.crossing(bo, sequence: 2)])
         // A pass runs: this call only asks it for one more.
-        #expect(await fixture.alerts.deliverDue() == 0)
+        #expect(await fixture.alerts.delivery.deliverDue() == 0)
         channel.gate.open()
         let attempted = try await withTimeLimit("the first call's passes ended") { await first.value }
         #expect(attempted == 2)

@@ -13,14 +13,14 @@ import Testing
         let user = try await fixture.user("ana@example.com")
         let alert = try #require(await fixture.alerts.decide([fixture.crossing(user, sequence: 1)]).first)
         fixture.channel.script.set([.retry(reason: "HTTP 503", retryAfter: nil), .retry(reason: "HTTP 429", retryAfter: .seconds(30)), .retry(reason: "HTTP 500", retryAfter: nil)])
-        #expect(await fixture.alerts.deliverDue() == 1)
+        #expect(await fixture.alerts.delivery.deliverDue() == 1)
         #expect(try fixture.outbox()[0].nextAttemptAtUnixMs == fixture.clock.now().addingTimeInterval(10).unixMilliseconds)
-        #expect(await fixture.alerts.deliverDue() == 0)  // not due yet
+        #expect(await fixture.alerts.delivery.deliverDue() == 0)  // not due yet
         fixture.clock.advance(by: 10)
-        #expect(await fixture.alerts.deliverDue() == 1)
+        #expect(await fixture.alerts.delivery.deliverDue() == 1)
         #expect(try fixture.outbox()[0].nextAttemptAtUnixMs == fixture.clock.now().addingTimeInterval(30).unixMilliseconds)
         fixture.clock.advance(by: 30)
-        #expect(await fixture.alerts.deliverDue() == 1)
+        #expect(await fixture.alerts.delivery.deliverDue() == 1)
         let dead = try fixture.outbox()[0]
         #expect(dead.status == .deadLettered && dead.lastError == "HTTP 500; gave up after 3 attempts")
         #expect(try fixture.rows(user)[0].message.deliveryState == .deadLettered)
@@ -28,7 +28,7 @@ import Testing
         var replay = ReplayAlertsRequest()
         replay.alertID = alert.alertID
         #expect(try await fixture.bus.request(replay).alertIds == [alert.alertID])
-        #expect(await fixture.alerts.deliverDue() == 1)
+        #expect(await fixture.alerts.delivery.deliverDue() == 1)
         #expect(fixture.channel.deliveredIDs == Array(repeating: alert.alertID, count: 4))
         #expect(fixture.channel.received.get().map(\.attempt) == [1, 2, 3, 1])
         #expect(Set(fixture.channel.received.get().map(\.body)).count == 1)
@@ -45,19 +45,19 @@ import Testing
         let user = try await fixture.user("ben@example.com", tier: .pro)
         _ = await fixture.alerts.decide([fixture.crossing(user, sequence: 1)])
         fixture.channel.script.set([.failed(reason: "HTTP 400")])
-        await fixture.alerts.deliverDue()
+        await fixture.alerts.delivery.deliverDue()
         #expect(try fixture.outbox()[0].status == .deadLettered)
         _ = await fixture.alerts.decide([fixture.crossing(user, "JFK", "LAX", sequence: 2)])
         fixture.channel.script.set([.endpointGone(reason: "HTTP 410")])
-        await fixture.alerts.deliverDue()
+        await fixture.alerts.delivery.deliverDue()
         _ = await fixture.alerts.decide([fixture.crossing(user, "JFK", "SFO", sequence: 3)])
-        await fixture.alerts.deliverDue()
+        await fixture.alerts.delivery.deliverDue()
         #expect(fixture.channel.received.get().count == 2)  // the third was never attempted: the channel is off
         #expect(try fixture.outbox().map(\.status) == [.deadLettered, .endpointDisabled, .endpointDisabled])
         var replay = ReplayAlertsRequest()
         replay.sinceUnixMs = 0
         #expect(try await fixture.bus.request(replay).alertIds.count == 3)
-        await fixture.alerts.deliverDue()
+        await fixture.alerts.delivery.deliverDue()
         #expect(try fixture.outbox().allSatisfy { $0.status == .delivered })
         #expect(fixture.channel.received.get().count == 5)
     }
@@ -69,7 +69,7 @@ import Testing
         let risen = try #require(await fixture.alerts.decide([fixture.crossing(user, cents: 65_000, sequence: 1)]).first)
         let held = try #require(await fixture.alerts.decide([fixture.crossing(user, "JFK", "LAX", cents: 30_000, sequence: 2)]).first)
         fixture.directory.prices.set(["JFK-NRT": 65_001, "JFK-LAX": 30_000])
-        await fixture.alerts.deliverDue()
+        await fixture.alerts.delivery.deliverDue()
         #expect(fixture.channel.deliveredIDs == [held.alertID])
         let rows = Dictionary(uniqueKeysWithValues: try fixture.rows(user).map { ($0.alertID, $0) })
         #expect(rows[risen.alertID]?.decisionValue == .stalePrice)
@@ -86,7 +86,7 @@ import Testing
         let fixture = try AlertsFixture()
         let user = try await fixture.user("dee@example.com")
         let alert = try #require(await fixture.alerts.decide([fixture.crossing(user, sequence: 1)]).first)
-        await fixture.alerts.deliverDue()  // no price for the route: search answers no-fares-available
+        await fixture.alerts.delivery.deliverDue()  // no price for the route: search answers no-fares-available
         #expect(fixture.channel.deliveredIDs == [alert.alertID])
         #expect(fixture.directory.searches.get() == 1)
     }
@@ -110,16 +110,16 @@ import Testing
         let fixture = try AlertsFixture()
         let user = try await fixture.user("dee@example.com", tier: .pro)
         _ = await fixture.alerts.decide([fixture.crossing(user, "JFK", "NRT", sequence: 1)])
-        await fixture.alerts.deliverDue()
-        #expect(await fixture.alerts.outboxDepth?.pending == 1)
+        await fixture.alerts.delivery.deliverDue()
+        #expect(await fixture.alerts.delivery.outboxDepth?.pending == 1)
         _ = await fixture.alerts.decide([fixture.crossing(user, "JFK", "LAX", sequence: 2), fixture.crossing(user, "JFK", "SFO", sequence: 3)])
-        await fixture.alerts.deliverDue()
-        #expect(await fixture.alerts.outboxDepth?.pending == 1)  // the same instant: not counted again
+        await fixture.alerts.delivery.deliverDue()
+        #expect(await fixture.alerts.delivery.outboxDepth?.pending == 1)  // the same instant: not counted again
         fixture.clock.advance(by: 1)
         let three = (4...6).map { fixture.crossing(user, "JFK", ["LHR", "CDG", "SYD"][Int($0) - 4], sequence: UInt64($0)) }
         #expect(await fixture.alerts.decide(three).map(\.decisionValue) == [.sent, .sent, .sent])
-        await fixture.alerts.deliverDue()
-        #expect(await fixture.alerts.outboxDepth?.pending == 3)
+        await fixture.alerts.delivery.deliverDue()
+        #expect(await fixture.alerts.delivery.outboxDepth?.pending == 3)
         #expect(fixture.channel.received.get().count == 6)
     }
 
@@ -133,7 +133,7 @@ import Testing
         _ = await fixture.alerts.decide([fixture.crossing(ana, sequence: 1), fixture.crossing(ben, sequence: 2)])
         webhook.script.set([.retry(reason: "HTTP 503", retryAfter: nil)])
         let firstPass = fixture.clock.now().unixMilliseconds
-        #expect(await fixture.alerts.deliverDue() == 4)
+        #expect(await fixture.alerts.delivery.deliverDue() == 4)
         // The webhook's first attempt, whichever alert it was for, is the one retried.
         let retriedID = try #require(webhook.received.get().first?.alertID)
         let alerts = try fixture.rows(ana) + fixture.rows(ben)
@@ -143,7 +143,7 @@ import Testing
         #expect(retried.deliveryState == .pending && retried.deliveryError == "HTTP 503" && retried.attempts == 1 && retried.deliveredAtUnixMs == 0)
         #expect(other.deliveryState == .delivered && other.deliveryError == "" && other.attempts == 1 && other.deliveredAtUnixMs == firstPass)
         fixture.clock.advance(by: 10)
-        #expect(await fixture.alerts.deliverDue() == 1)
+        #expect(await fixture.alerts.delivery.deliverDue() == 1)
         let after = try #require((try fixture.rows(ana) + fixture.rows(ben)).first { $0.alertID == retriedID }).message
         #expect(after.deliveryState == .delivered && after.deliveryError == "" && after.attempts == 2 && after.deliveredAtUnixMs == firstPass)
     }

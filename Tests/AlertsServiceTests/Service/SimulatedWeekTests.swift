@@ -151,14 +151,14 @@ import Testing
                 }
             }
             _ = await alerts.decide(pending)
-            _ = await alerts.sendDueDigests()
-            await alerts.deliverAllDue()
+            _ = await alerts.digest.sendDueDigests()
+            await alerts.delivery.deliverAllDue()
             fixture.clock.advance(by: 37 * 60)
         }
         // A day more for the last digests and retries, then stop.
         for _ in 0..<48 {
-            _ = await alerts.sendDueDigests()
-            await alerts.deliverAllDue()
+            _ = await alerts.digest.sendDueDigests()
+            await alerts.delivery.deliverAllDue()
             fixture.clock.advance(by: 30 * 60)
         }
         // Three attempts are allowed (the fixture's policy): an alert unlucky three times is a dead letter; replay sends those again.
@@ -173,7 +173,7 @@ import Testing
             try await waitUntil("nothing is left pending in the outbox") {
                 // Retries of replayed alerts are due minutes later on the simulated clock.
                 fixture.clock.advance(by: 60)
-                await alerts.deliverAllDue()
+                await alerts.delivery.deliverAllDue()
                 return await count(OutboxRow.Status.pending.rawValue) == 0
             }
         }

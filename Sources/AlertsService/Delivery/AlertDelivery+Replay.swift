@@ -3,7 +3,7 @@ import FareLensMessages
 import Foundation
 import GRDB
 
-extension AlertsService {
+extension AlertDelivery {
     /// Puts dead-lettered alerts back into the outbox — one by id, or every
     /// one decided since a time — with their attempts reset and the same id
     /// and body, and switches channels disabled by a 410 back on. Only dead

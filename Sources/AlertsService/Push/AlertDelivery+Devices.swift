@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 
 /// The device registry: where a user's pushes go (docs/push.md § Devices).
-extension AlertsService {
+extension AlertDelivery {
     /// Registers `request.device` for `request.userID`, or updates it: the
     /// token is the key, so the same phone signed in as another user moves
     /// to that user (its pushes are theirs from now on).

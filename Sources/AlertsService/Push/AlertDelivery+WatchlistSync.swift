@@ -10,7 +10,7 @@ import GRDB
 /// ``watchlistSyncConsumer``), and a newer change of one watchlist replaces
 /// a silent push to the same device still waiting, so a phone that was off
 /// gets the latest diff, once.
-extension AlertsService {
+extension AlertDelivery {
     static let watchlistSyncConsumer = "alerts.watchlist-sync"
     /// An undelivered silent push is useless after this: the app refreshes on launch anyway.
     static let silentPushLifetime: TimeInterval = 3_600
@@ -55,7 +55,7 @@ extension AlertsService {
                 }
                 return tokens.count
             }
-            if queued > 0 { acceptedContinuation.yield() }
+            if queued > 0 { poke() }
         } catch is CancellationError {
             return
         } catch {

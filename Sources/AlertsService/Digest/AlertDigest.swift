@@ -1,9 +1,36 @@
 import FareLensMessages
+import FareLensServiceKit
+import FareLensStore
 import Foundation
 import GRDB
+import Logging
 
-/// The daily digest: held and capped alerts, sent together when the user's quiet hours end.
-extension AlertsService {
+/// The alerts service's digest actor: held and capped alerts, sent together
+/// when the user's quiet hours end.
+///
+/// It owns the held alerts' digest columns (`digestDueAtUnixMs`,
+/// `digestAlertID`, their `IN_DIGEST` state) once intake has set them, and
+/// inserts each digest's own alert and outbox rows in the same transaction,
+/// then pokes delivery.
+actor AlertDigest: AlertsTables {
+    let database: ServiceDatabase
+    let clock: any WallClock
+    /// The channels a digest goes out on (each gets an outbox row).
+    let channelKinds: [Int]
+    /// `AlertDecided` for each digest, published from its row.
+    nonisolated let decidedEvents: DecidedAlerts
+    let delivery: AlertDelivery
+    let logger: Logger
+
+    init(database: ServiceDatabase, clock: any WallClock, channelKinds: [Int], decidedEvents: DecidedAlerts, delivery: AlertDelivery, logger: Logger) {
+        self.database = database
+        self.clock = clock
+        self.channelKinds = channelKinds
+        self.decidedEvents = decidedEvents
+        self.delivery = delivery
+        self.logger = logger
+    }
+
     /// Sends every digest that is due: for each user with held or capped
     /// alerts whose digest time (the end of their quiet hours after the
     /// decision) has come, one `DAILY_DIGEST` alert carrying them, best first,
@@ -15,7 +42,7 @@ extension AlertsService {
     func sendDueDigests() async -> [AlertRow] {
         let now = clock.now()
         let nowMs = now.unixMilliseconds
-        let channelKinds = channels.map(\.channel.rawValue)
+        let channelKinds = channelKinds
         let digests: [AlertRow]
         do {
             let decidedEvents = decidedEvents
@@ -29,9 +56,9 @@ extension AlertsService {
                         .order(Column("queueScore").desc, Column("priceMinorUnits"), Column("decidedAtUnixMs")).fetchAll(db)
                     guard let first = carried.first else { continue }
                     let content = AlertWording.digest(carried.map(\.title))
-                    var digest = AlertRow(digestOf: carried, content: content, id: Self.newAlertID(at: now), at: now, template: first)
+                    var digest = AlertRow(digestOf: carried, content: content, id: AlertsService.newAlertID(at: now), at: now, template: first)
                     try digest.insertFast(db, sequence: sequences.take())
-                    try Self.enqueue(digest, channels: channelKinds, carried: carried.map(\.alertID), at: now, in: db)
+                    try AlertsService.enqueue(digest, channels: channelKinds, carried: carried.map(\.alertID), at: now, in: db)
                     for var row in carried {
                         row.digestDueAtUnixMs = 0
                         row.digestAlertID = digest.alertID
@@ -50,7 +77,7 @@ extension AlertsService {
             logger.error("digests not sent; next tick tries again", metadata: ["error": "\(error)"])
             return []
         }
-        if !digests.isEmpty { acceptedContinuation.yield() }
+        if !digests.isEmpty { delivery.poke() }
         return digests
     }
 }

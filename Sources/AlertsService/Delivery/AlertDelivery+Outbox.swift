@@ -6,7 +6,7 @@ import Foundation
 import GRDB
 
 /// The durable outbox: what was accepted is delivered, across crashes, once per channel.
-extension AlertsService {
+extension AlertDelivery {
     /// Alerts handed to channels at the same time at most.
     static let deliveryConcurrency = 16
     /// Rows taken per pass.

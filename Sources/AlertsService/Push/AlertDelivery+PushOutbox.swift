@@ -4,7 +4,7 @@ import GRDB
 
 /// Push in the outbox pass: what a push row hands to the APNs channel, rows
 /// whose device left, and the devices APNs says are gone (docs/push.md).
-extension AlertsService {
+extension AlertDelivery {
     /// How long an undelivered push is worth showing after its decision: APNs keeps it until then for a
     /// phone that is off. An alert row does not keep its deal's own expiry; a day is the policy's horizon
     /// (a route's next drop may be alerted 12 hours later).

@@ -3,7 +3,7 @@ import FareLensMessages
 import Foundation
 
 /// The re-check just before delivery: phantom fares are what users of deal apps resent most.
-extension AlertsService {
+extension AlertDelivery {
     /// How old a price search may answer from its cache and still count.
     static let recheckFreshness: TimeInterval = 30 * 60
 
