@@ -63,6 +63,10 @@ extension ServiceFailure where Kind == AlertsErrorKind {
     public static func subscriptionUnavailable(_ reason: String) -> AlertsError {
         .init(.subscriptionUnavailable, "the user's alert settings cannot be asked now: \(reason)")
     }
+    /// Subscription failed to answer with `cause` (kept as ``underlying``).
+    public static func subscriptionUnavailable(cause: any Error) -> AlertsError {
+        .init(.subscriptionUnavailable, "the user's alert settings cannot be asked now: \(cause)", underlying: cause)
+    }
     /// A push token that APNs would refuse: not 64 hexadecimal digits.
     public static func invalidDeviceToken(_ field: String) -> AlertsError {
         .init(.invalidDeviceToken, field: field, "\(field): an APNs device token is 64 hexadecimal digits")

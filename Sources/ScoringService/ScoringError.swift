@@ -38,6 +38,10 @@ extension ServiceFailure where Kind == ScoringErrorKind {
     public static func unavailable(_ service: String, _ reason: String) -> ScoringError {
         .init(.unavailable, "\(service) cannot be asked now: \(reason)")
     }
+    /// `service` failed to answer with `cause` (kept as ``underlying``).
+    public static func unavailable(_ service: String, cause: any Error) -> ScoringError {
+        .init(.unavailable, "\(service) cannot be asked now: \(cause)", underlying: cause)
+    }
     /// The service's database failed.
     public static func storage(_ reason: String) -> ScoringError {
         .init(.storage, "storage: \(reason)")

@@ -54,6 +54,10 @@ extension ServiceFailure where Kind == SubscriptionErrorKind {
     public static func airportsUnavailable(_ reason: String) -> SubscriptionError {
         .init(.airportsUnavailable, "airport codes cannot be checked now: \(reason)")
     }
+    /// Search's directory failed to answer with `cause` (kept as ``underlying``).
+    public static func airportsUnavailable(cause: any Error) -> SubscriptionError {
+        .init(.airportsUnavailable, "airport codes cannot be checked now: \(cause)", underlying: cause)
+    }
     /// A password too short, or too long for bcrypt.
     public static func weakPassword(_ reason: String) -> SubscriptionError {
         .init(.weakPassword, field: "password", "password: \(reason)")

@@ -79,9 +79,18 @@ extension ServiceFailure where Kind == WatchlistErrorKind {
     public static func subscriptionUnavailable(_ reason: String) -> WatchlistError {
         .init(.subscriptionUnavailable, "the user's tier cannot be checked now: \(reason)")
     }
+    /// Subscription failed to answer with `cause` (kept as ``underlying``).
+    public static func subscriptionUnavailable(cause: any Error) -> WatchlistError {
+        .init(.subscriptionUnavailable, "the user's tier cannot be checked now: \(cause)", underlying: cause)
+    }
     /// Search could not be asked, or had only stale prices.
     public static func searchUnavailable(_ reason: String) -> WatchlistError {
         .init(.searchUnavailable, "no live price now: \(reason)")
+    }
+    /// Search failed to answer with `cause` (kept as ``underlying``); `what`
+    /// says what could not be had, "no live price now" by default.
+    public static func searchUnavailable(cause: any Error, what: String = "no live price now") -> WatchlistError {
+        .init(.searchUnavailable, "\(what): \(cause)", underlying: cause)
     }
     /// The service's database failed.
     public static func storage(_ reason: String) -> WatchlistError {

@@ -68,14 +68,14 @@ actor WatchlistService: ServiceBehaviour {
                 do {
                     return try await AirportLookupRequest.place(code, on: bus)
                 } catch {
-                    throw .searchUnavailable("airport codes cannot be checked: \(error)")
+                    throw .searchUnavailable(cause: error, what: "airport codes cannot be checked now")
                 }
             },
             currencies: { () throws(WatchlistError) in
                 do {
                     return Set(try await bus.request(ExchangeRatesRequest()).ratesPerEuro.keys).union(["EUR"])
                 } catch {
-                    throw .searchUnavailable("the exchange rates cannot be asked now: \(error)")
+                    throw .searchUnavailable(cause: error, what: "the exchange rates cannot be asked now")
                 }
             })
         self.checkTick = checkTick

@@ -241,5 +241,16 @@ struct DealFeedTests {
         let error = await #expect(throws: ScoringError.self) { try await fixture.service.dealFeed(request) }
         #expect(error?.code == "invalid-cursor" && error?.field == "cursor")
     }
-}
 
+    @Test("subscription away: the feed is refused service-unavailable, keeping the bus's service-unavailable as its cause, not only its text (issue #64)")
+    func subscriptionAway() async throws {
+        // The fake subscription answers on another bus: scoring's GetUser finds nobody to ask.
+        let fixture = try ScoringFixture(neighboursOn: MessageBus())
+        var request = DealFeedRequest()
+        request.userID = "u-newyork"
+        let error = await #expect(throws: ScoringError.self) { try await fixture.service.dealFeed(request) }
+        #expect(error?.code == "service-unavailable", "\(String(describing: error))")
+        let cause = try #require(error?.underlying as? BusError, "the cause, not its text: \(String(describing: error?.underlying))")
+        #expect(cause.kind == .serviceUnavailable)
+    }
+}

@@ -182,7 +182,7 @@ extension AlertsService {
         do {
             found = try await GetUserRequest.user(userID, on: bus)
         } catch {
-            throw .subscriptionUnavailable("\(error)")
+            throw .subscriptionUnavailable(cause: error)
         }
         guard found != nil else { throw .unknownUser(userID) }
     }

@@ -28,7 +28,7 @@ extension ScoringService {
         do {
             found = try await GetUserRequest.user(request.userID, on: bus, parent: context)
         } catch {
-            throw .unavailable("subscription", "\(error)")
+            throw .unavailable("subscription", cause: error)
         }
         guard let user = found else { throw .unknownUser(request.userID) }
         let watchlists = await activeWatchlists(request.userID, context: context)

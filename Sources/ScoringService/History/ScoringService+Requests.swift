@@ -93,7 +93,7 @@ extension ScoringService {
         do {
             known = try await AirportLookupRequest.place(code, on: bus)
         } catch {
-            throw .unavailable("search's airport directory", "\(error)")
+            throw .unavailable("search's airport directory", cause: error)
         }
         guard let known else { throw .unknownAirport(code, field: field) }
         return known

@@ -18,7 +18,7 @@ struct BusAirportChecker: AirportChecker {
         do {
             return try await AirportLookupRequest.isKnown(code, on: bus)
         } catch {
-            throw .airportsUnavailable("\(error)")
+            throw .airportsUnavailable(cause: error)
         }
     }
 }

@@ -144,7 +144,7 @@ extension WatchlistService {
             response = try await bus.request(search, parent: parent)
         } catch {
             if error.kind == .remote, let code = error.remoteCode { throw .passedThrough(code: code, message: error.message) }
-            throw .searchUnavailable("\(error)")
+            throw .searchUnavailable(cause: error)
         }
         guard !response.stale else { throw .searchUnavailable(response.staleReason.isEmpty ? "only cached prices" : response.staleReason) }
         guard let lowest = response.offers.min(by: { $0.price.minorUnits < $1.price.minorUnits }) else {

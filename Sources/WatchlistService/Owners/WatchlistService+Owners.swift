@@ -13,7 +13,7 @@ extension WatchlistService {
         do {
             found = try await GetUserRequest.user(userID, on: bus)
         } catch {
-            throw .subscriptionUnavailable("\(error)")
+            throw .subscriptionUnavailable(cause: error)
         }
         guard let response = found else { throw .unknownUser(userID) }
         let limit = response.entitlements.hasActiveWatchlists ? Int(response.entitlements.activeWatchlists) : nil

@@ -59,4 +59,17 @@ import Testing
         #expect(!AlertsService.isRefusal(.serviceUnavailable("subscription")))
         #expect(!AlertsService.isRefusal(.overloaded("subscription", limit: 64)))
     }
+
+    @Test("a pause asked while subscription is away is refused subscription-unavailable, keeping the bus's service-unavailable as its cause (issue #64)")
+    func pauseRefusedWithItsCause() async throws {
+        // The alerts service alone on a bus of its own: nobody answers GetUser there.
+        let fixture = try AlertsFixture(alertsBus: MessageBus())
+        var pause = PauseAlertsRequest()
+        pause.userID = "u-away"
+        pause.hours = 24
+        let error = await #expect(throws: AlertsError.self) { try await fixture.alerts.pause(pause) }
+        #expect(error?.code == "subscription-unavailable", "\(String(describing: error))")
+        let cause = try #require(error?.underlying as? BusError, "the cause, not its text: \(String(describing: error?.underlying))")
+        #expect(cause.kind == .serviceUnavailable)
+    }
 }
