@@ -23,7 +23,8 @@ struct FareLensCtl: AsyncParsableCommand {
 
     /// Runs the command line with the global options written before the
     /// subcommand moved to where the subcommand reads them.
-    /// Refuses a negative value first (``NegativeArguments``).
+    /// Refuses a negative value first (``NegativeArguments``), and a word
+    /// that names no subcommand of its group (``UnknownSubcommands``).
     ///
     /// A reader that goes away (`| head`) ends a command quietly
     /// (``CtlRun/emit(_:)``), not with `SIGPIPE`. With `--json` a usage error
@@ -32,6 +33,7 @@ struct FareLensCtl: AsyncParsableCommand {
         StandardStreams.ignoreBrokenPipeSignal()
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let refusal = NegativeArguments.refusal(in: arguments) { CtlRun.fail(.usage(refusal)) }
+        if let refusal = UnknownSubcommands.refusal(in: arguments) { CtlRun.fail(.usage(refusal)) }
         var command: any ParsableCommand
         do {
             command = try parseAsRoot(GlobalOptions.hoisted(arguments))

@@ -35,6 +35,23 @@ struct CommandRefusalsTests {
         #expect(said.contains(message), "\(arguments): \(said.isEmpty ? "parsed" : said)")
     }
 
+    @Test("a word naming no subcommand of its group is refused naming it and the group's subcommands (ArgumentParser named the first option instead: 'Unknown option --socket'); known lines are left to the parser")
+    func unknownSubcommands() {
+        #expect(
+            UnknownSubcommands.refusal(in: ["users", "add", "--socket", "/tmp/s", "--json"])
+                == "unknown subcommand 'add' of 'farelensctl users'; it has: create, show, list, tier, currency, delete")
+        #expect(UnknownSubcommands.refusal(in: ["--socket", "/tmp/s", "--json", "users", "add"])?.hasPrefix("unknown subcommand 'add' of 'farelensctl users'") == true)
+        #expect(UnknownSubcommands.refusal(in: ["--timeout-ms=500", "stauts"])?.hasPrefix("unknown subcommand 'stauts' of 'farelensctl'; it has: status, services,") == true)
+        #expect(UnknownSubcommands.refusal(in: ["analytics", "repotr", "--json"]) == "unknown subcommand 'repotr' of 'farelensctl analytics'; it has: report, opt-out, opt-in, delete")
+        // Left to ArgumentParser: a known line, a leaf's own words, help, a group with a default subcommand, other options.
+        for line in [
+            ["users", "create", "--email", "a@example.com"], ["search", "LHR", "JFK", "2027-01-10"], ["help", "users"], ["users", "--help"],
+            ["clock"], ["clock", "advance", "1h"], ["--generate-completion-script", "bash"], ["--version"], [],
+        ] {
+            #expect(UnknownSubcommands.refusal(in: line) == nil, "\(line)")
+        }
+    }
+
     @Test("a word that is '-' and a digit is refused naming it (ArgumentParser read -1h as -1 and --help); other words starting with '-' are left to the parser")
     func negativeWords() {
         #expect(NegativeArguments.refusal(in: ["clock", "advance", "-1h"]) == "invalid-value: '-1h' is negative; farelensctl takes no negative values (a clock only moves forward)")
