@@ -193,27 +193,67 @@ public final class APNsStub: Sendable {
 
     /// The answer to one whole request: the checks, then the script.
     func answer(method: HTTPMethod, path: String, headers: HTTPHeaders, body: Data) async -> (Reply, index: Int) {
+        let request = Self.parts(path: path, headers: headers)
+        let refusal: Reply?
+        switch knownTokenRefusal(request.fields) {
+        case .known(let known): refusal = known ?? checkWithKnownToken(method: method, token: request.token, headers: request.fields, body: body)
+        case .unknown: refusal = await checkWithNewToken(method: method, token: request.token, headers: request.fields, body: body)
+        }
+        return record(token: request.token, fields: request.fields, body: body, refusal: refusal)
+    }
+
+    /// The answer to a request whose provider token the stub has verified
+    /// before, without waiting (on the stream's event loop); nil when the
+    /// token's signature must be verified first (``answer(method:path:headers:body:)``).
+    func answerWithKnownToken(method: HTTPMethod, path: String, headers: HTTPHeaders, body: Data) -> (Reply, index: Int)? {
+        let request = Self.parts(path: path, headers: headers)
+        guard case .known(let refusal) = knownTokenRefusal(request.fields) else { return nil }
+        return record(token: request.token, fields: request.fields, body: body, refusal: refusal ?? checkWithKnownToken(method: method, token: request.token, headers: request.fields, body: body))
+    }
+
+    /// The device token from the path, and the headers by lower-case name.
+    private static func parts(path: String, headers: HTTPHeaders) -> (token: String, fields: [String: String]) {
         let token = path.hasPrefix("/3/device/") ? String(path.dropFirst("/3/device/".count)) : ""
-        let fields = Dictionary(headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
-        let reply: Reply
-        if let refusal = await check(method: method, token: token, headers: fields, body: body) {
-            reply = refusal
-        } else {
-            reply = state.withLock { state in
-                for key in ["\(token)/\(fields["apns-push-type"] ?? "")", "\(token)/*"] {
-                    if let next = state.scriptByToken[key]?.first {
-                        state.scriptByToken[key]?.removeFirst()
-                        return next
-                    }
-                }
-                return state.script.isEmpty ? .ok : state.script.removeFirst()
+        return (token, Dictionary(headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last }))
+    }
+
+    /// The script's answer for a request that passed the checks (or `refusal`), recorded.
+    private func record(token: String, fields: [String: String], body: Data, refusal: Reply?) -> (Reply, index: Int) {
+        state.withLock { state in
+            let reply: Reply
+            if let refusal {
+                reply = refusal
+            } else {
+                reply = Self.scripted(token: token, pushType: fields["apns-push-type"] ?? "", in: &state)
+            }
+            state.requests.append(Request(token: token, headers: fields, body: body, reply: reply))
+            return (reply, state.requests.count - 1)
+        }
+    }
+
+    private static func scripted(token: String, pushType: String, in state: inout State) -> Reply {
+        for key in ["\(token)/\(pushType)", "\(token)/*"] {
+            if let next = state.scriptByToken[key]?.first {
+                state.scriptByToken[key]?.removeFirst()
+                return next
             }
         }
-        let index = state.withLock { state in
-            state.requests.append(Request(token: token, headers: fields, body: body, reply: reply))
-            return state.requests.count - 1
-        }
-        return (reply, index)
+        return state.script.isEmpty ? .ok : state.script.removeFirst()
+    }
+
+    /// Whether the request's provider token was verified before (its
+    /// signature, issuer and header are checked once, as APNs sees one token
+    /// for up to an hour), and if so its refusal for the token's age, or nil.
+    private enum TokenCheck {
+        case known(Reply?)
+        case unknown
+    }
+
+    private func knownTokenRefusal(_ headers: [String: String]) -> TokenCheck {
+        guard let authorization = headers["authorization"], authorization.lowercased().hasPrefix("bearer ") else { return .unknown }
+        let jwt = String(authorization.dropFirst("bearer ".count))
+        guard let known = state.withLock({ $0.verifiedTokens[jwt] }) else { return .unknown }
+        return .known(now().timeIntervalSince(known.issuedAt) <= 3600 ? nil : .error(status: 403, reason: "ExpiredProviderToken"))
     }
 
     /// The answer to request `index` could not be written.
@@ -230,11 +270,10 @@ public final class APNsStub: Sendable {
         return try? JSONDecoder().decode([String: String].self, from: data)
     }
 
-    private func check(method: HTTPMethod, token: String, headers: [String: String], body: Data) async -> Reply? {
-        guard method == .POST else { return .error(status: 405, reason: "MethodNotAllowed") }
-        guard token.utf8.count == 64, token.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || (0x41...0x46).contains($0) }) else {
-            return .error(status: 400, reason: "BadDeviceToken")
-        }
+    /// Every check of a request whose provider token is not known yet: the token's signature, issuer,
+    /// header and age (then it is known), then the checks of every request.
+    private func checkWithNewToken(method: HTTPMethod, token: String, headers: [String: String], body: Data) async -> Reply? {
+        if let early = checkBeforeToken(method: method, token: token, headers: headers) { return early }
         guard let authorization = headers["authorization"], authorization.lowercased().hasPrefix("bearer ") else {
             return .error(status: 403, reason: "MissingProviderToken")
         }
@@ -245,13 +284,7 @@ public final class APNsStub: Sendable {
         }
         let jwt = String(authorization.dropFirst("bearer ".count))
         do {
-            // A token's signature is checked once (APNs, too, sees the same token on every push for up to an hour); its age on every push.
-            let claims: Claims
-            if let known = state.withLock({ $0.verifiedTokens[jwt] }) {
-                claims = Claims(iss: IssuerClaim(value: known.issuer), iat: IssuedAtClaim(value: known.issuedAt))
-            } else {
-                claims = try await keys.verify(jwt, as: Claims.self)
-            }
+            let claims = try await keys.verify(jwt, as: Claims.self)
             guard claims.iss.value == teamID, Self.header(of: jwt) == ["alg": "ES256", "kid": keyID, "typ": "JWT"] || Self.header(of: jwt) == ["alg": "ES256", "kid": keyID] else {
                 return .error(status: 403, reason: "InvalidProviderToken")
             }
@@ -261,6 +294,23 @@ public final class APNsStub: Sendable {
         } catch {
             return .error(status: 403, reason: "InvalidProviderToken")
         }
+        return checkAfterToken(headers: headers, body: body)
+    }
+
+    /// The checks of a request whose provider token is known (``knownTokenRefusal(_:)``).
+    private func checkWithKnownToken(method: HTTPMethod, token: String, headers: [String: String], body: Data) -> Reply? {
+        checkBeforeToken(method: method, token: token, headers: headers) ?? checkAfterToken(headers: headers, body: body)
+    }
+
+    private func checkBeforeToken(method: HTTPMethod, token: String, headers: [String: String]) -> Reply? {
+        guard method == .POST else { return .error(status: 405, reason: "MethodNotAllowed") }
+        guard token.utf8.count == 64, token.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || (0x41...0x46).contains($0) }) else {
+            return .error(status: 400, reason: "BadDeviceToken")
+        }
+        return nil
+    }
+
+    private func checkAfterToken(headers: [String: String], body: Data) -> Reply? {
         guard let topic = headers["apns-topic"] else { return .error(status: 400, reason: "MissingTopic") }
         guard topic == self.topic else { return .error(status: 400, reason: "TopicDisallowed") }
         let type = headers["apns-push-type"]
@@ -278,70 +328,4 @@ public final class APNsStub: Sendable {
         }
         return nil
     }
-}
-
-/// One HTTP/2 stream of the stub, seen as HTTP/1 parts.
-/// Not Sendable: its state lives on the stream channel's event loop; the answer comes back to it in a `NIOLoopBound`.
-private final class APNsStubStreamHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    private let stub: APNsStub
-    private var head: HTTPRequestHead?
-    private var body = Data()
-
-    init(stub: APNsStub) { self.stub = stub }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            self.head = head
-        case .body(let buffer):
-            body.append(contentsOf: buffer.readableBytesView)
-        case .end:
-            guard let head else { return }
-            let body = body
-            let loop = context.eventLoop
-            let bound = NIOLoopBound((self, context), eventLoop: loop)
-            Task { [stub] in
-                let (reply, index) = await stub.answer(method: head.method, path: head.uri, headers: head.headers, body: body)
-                loop.execute {
-                    let (handler, context) = bound.value
-                    handler.respond(reply, id: head.headers.first(name: "apns-id"), context: context) { [stub] heard in
-                        if !heard { stub.markUnheard(index) }
-                    }
-                }
-            }
-        }
-    }
-
-    /// Writes `reply`; `written` learns whether its end reached an open stream.
-    private func respond(_ reply: Reply, id: String?, context: ChannelHandlerContext, written: @escaping @Sendable (Bool) -> Void) {
-        let promise = context.eventLoop.makePromise(of: Void.self)
-        promise.futureResult.whenComplete { written((try? $0.get()) != nil) }
-        var headers = HTTPHeaders()
-        headers.add(name: "apns-id", value: id ?? UUID().uuidString)
-        switch reply {
-        case .ok:
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .ok, headers: headers))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
-        case .error(let status, let reason, let timestamp):
-            var json = #"{"reason":"\#(reason)""#
-            if let timestamp { json += #","timestamp":\#(timestamp)"# }
-            json += "}"
-            headers.add(name: "content-type", value: "application/json")
-            let buffer = ByteBuffer(string: json)
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .init(statusCode: status), headers: headers))), promise: nil)
-            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
-        case .resetStream:
-            // Closing a stream channel before its response resets the stream (RST_STREAM CANCEL).
-            context.close(promise: nil)
-            promise.succeed()
-        case .hang:
-            promise.succeed()
-        }
-    }
-
-    private typealias Reply = APNsStub.Reply
 }
