@@ -136,7 +136,7 @@ let package = Package(
         .target(
             name: "FareLensWire",
             dependencies: [
-                "FareLensBus", "FareLensMessages", nioCore, nioPosix, log, metrics, lifecycle, protobuf, grdb, heapModule, "CSQLiteSettings",
+                "FareLensBus", "FareLensMessages", "FareLensStore", nioCore, nioPosix, log, metrics, lifecycle, protobuf, grdb, heapModule,
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
             swiftSettings: strict

@@ -28,8 +28,22 @@ public struct ServiceDatabase: Sendable {
     /// - Throws: ``StoreError`` naming the directory or file at fault.
     public static func open(service: String, directory: String, migrations: ServiceMigrations, checkpointing: WALCheckpointing = WALCheckpointing()) throws(StoreError) -> ServiceDatabase {
         try DataDirectory.check(directory)
-        SQLiteProcessSettings.apply()
         let path = URL(fileURLWithPath: directory).appendingPathComponent("\(service).sqlite").path
+        return try open(service: service, path: path, migrations: migrations, checkpointing: checkpointing)
+    }
+
+    /// Opens (creating if needed) and migrates the database file at `path`,
+    /// as ``open(service:directory:migrations:checkpointing:)`` does for a
+    /// service's: for the node's own files (the bridge's outbox journal)
+    /// that are no service's. `service` labels its connections. Like every
+    /// pool GRDB opens, the file is in WAL mode with `synchronous = NORMAL`:
+    /// a commit survives a crash of the process.
+    ///
+    /// - Throws: ``StoreError`` naming the file at fault.
+    public static func open(
+        service: String, path: String, migrations: ServiceMigrations, checkpointing: WALCheckpointing = WALCheckpointing()
+    ) throws(StoreError) -> ServiceDatabase {
+        SQLiteProcessSettings.apply()
         let pool: DatabasePool
         do {
             var configuration = Configuration()

@@ -1,3 +1,4 @@
+import FareLensStore
 import GRDB
 
 extension OutboxJournal {
@@ -8,9 +9,9 @@ extension OutboxJournal {
     /// (created with `CREATE TABLE IF NOT EXISTS`, same columns) and no
     /// migration record; `ifNotExists` lets the first run adopt them as they
     /// are, rows included.
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("bridge-001-outbox") { db in
+    static var migrations: ServiceMigrations {
+        var migrations = ServiceMigrations()
+        migrations.register("bridge-001-outbox") { db in
             try db.create(table: OutboxRecord.databaseTableName, options: .ifNotExists) { table in
                 table.column("peer", .text).notNull()
                 table.column("tag", .integer).notNull()
@@ -18,12 +19,12 @@ extension OutboxJournal {
                 table.primaryKey(["peer", "tag"])
             }
         }
-        migrator.registerMigration("bridge-002-known-peers") { db in
+        migrations.register("bridge-002-known-peers") { db in
             try db.create(table: KnownPeerRecord.databaseTableName, options: .ifNotExists) { table in
                 table.primaryKey("name", .text)
                 table.column("hello", .blob).notNull()
             }
         }
-        return migrator
+        return migrations
     }
 }

@@ -1,5 +1,5 @@
-internal import CSQLiteSettings
 import FareLensMessages
+import FareLensStore
 import Foundation
 import GRDB
 public import Logging
@@ -13,11 +13,14 @@ public import Logging
 /// also remembers each node's hello, so after a restart it knows who is away
 /// and which topics they want.
 ///
-/// One SQLite file per node (`<dataDir>/bridge-outbox.sqlite`), WAL,
-/// `synchronous = NORMAL`: a committed row survives a process crash. The
-/// schema comes from named migrations (``migrator``).
+/// One SQLite file per node (`<dataDir>/bridge-outbox.sqlite`), opened
+/// through the same database layer as the services' own
+/// (``FareLensStore/ServiceDatabase``): WAL, `synchronous = NORMAL` (a
+/// committed row survives a process crash), its log checkpointed off the
+/// writer, the schema from named migrations (``migrations``).
 public final class OutboxJournal: Sendable {
-    private let queue: DatabaseQueue
+    private let database: ServiceDatabase
+    private var queue: any DatabaseWriter { database.writer }
     private let logger: Logger
 
     /// Opens (creating if needed) the journal at `path` and applies the
@@ -25,16 +28,10 @@ public final class OutboxJournal: Sendable {
     ///
     /// - Throws: ``OutboxJournalError`` naming the file when it cannot be opened.
     public init(path: String, logger: Logger) throws(OutboxJournalError) {
-        // SQLite's process-wide settings, before its first use (docs/decisions/0018).
-        _ = farelens_sqlite_configure_once()
         do {
-            var configuration = Configuration()
-            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-            queue = try DatabaseQueue(path: path, configuration: configuration)
-            try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
-            try Self.migrator.migrate(queue)
+            database = try ServiceDatabase.open(service: "bridge-outbox", path: path, migrations: Self.migrations)
         } catch {
-            throw OutboxJournalError(path: path, reason: String(describing: error))
+            throw OutboxJournalError(path: path, reason: String(describing: error), underlying: error)
         }
         self.logger = logger
     }
@@ -149,5 +146,13 @@ public struct OutboxJournalError: Error, Sendable, CustomStringConvertible {
     public let path: String
     /// Why, from SQLite.
     public let reason: String
+    /// The database layer's error (a ``FareLensStore/StoreError``).
+    public let underlying: (any Error)?
     public var description: String { "durable outbox journal \(path): \(reason)" }
+
+    public init(path: String, reason: String, underlying: (any Error)? = nil) {
+        self.path = path
+        self.reason = reason
+        self.underlying = underlying
+    }
 }
