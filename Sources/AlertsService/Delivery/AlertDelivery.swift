@@ -12,7 +12,8 @@ import Logging
 /// `device`. Intake (``AlertsService``) and the digest (``AlertDigest``)
 /// insert outbox rows in the transaction that accepts their alerts — so
 /// none is lost between a decision and its delivery — and then ``poke()``
-/// this actor; every change of a row after that is made here.
+/// this actor; every change of a row after that is made here. The rows of
+/// silent pushes, which are no alerts, it inserts itself.
 actor AlertDelivery: AlertsTables {
     let database: ServiceDatabase
     let clock: any WallClock
