@@ -35,14 +35,6 @@ actor AlertsService: ServiceBehaviour, AlertsTables {
         case stopped
     }
 
-    /// Looks a fare up again just before delivery: the lowest current price
-    /// per person for the alert's route, dates and cabin, or nil when it
-    /// cannot be known (no dates, search unavailable, stale prices).
-    typealias PriceRecheck = @Sendable (AlertRow) async -> Money?
-    /// The delay before the next attempt after `attempt` failed, honouring a
-    /// receiver's `Retry-After`; nil when no attempt is left (dead letter).
-    typealias Backoff = @Sendable (_ attempt: Int, _ retryAfter: Duration?) -> Duration?
-
     private var state = State.idle
     let database: ServiceDatabase
     let bus: MessageBus
@@ -106,7 +98,7 @@ actor AlertsService: ServiceBehaviour, AlertsTables {
 
     init(
         database: ServiceDatabase, bus: MessageBus, clock: any WallClock, transport: TransportClock = .system, channels: [any AlertDeliveryChannel],
-        backoff: @escaping Backoff, recheck: PriceRecheck? = nil, deliveryTick: Duration = .seconds(1),
+        backoff: @escaping AlertDelivery.Backoff, recheck: AlertDelivery.PriceRecheck? = nil, deliveryTick: Duration = .seconds(1),
         retention: TimeInterval = 90 * 86_400, gathering: Duration = AlertDeliverySettings.defaultGatheringWindow, logger: Logger
     ) {
         self.database = database

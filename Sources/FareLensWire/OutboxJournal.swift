@@ -20,7 +20,7 @@ public import Logging
 /// writer, the schema from named migrations (``migrations``).
 public final class OutboxJournal: Sendable {
     private let database: ServiceDatabase
-    private var queue: any DatabaseWriter { database.writer }
+    private var writer: any DatabaseWriter { database.writer }
     private let logger: Logger
 
     /// Opens (creating if needed) the journal at `path` and applies the
@@ -67,7 +67,7 @@ public final class OutboxJournal: Sendable {
     /// keeps in memory after a restart).
     func tags(peer: String) -> [UInt64] {
         do {
-            return try queue.read { db in
+            return try writer.read { db in
                 try OutboxRecord.filter(OutboxRecord.Columns.peer == peer)
                     .select(OutboxRecord.Columns.tag, as: Int64.self)
                     .order(OutboxRecord.Columns.tag)
@@ -84,7 +84,7 @@ public final class OutboxJournal: Sendable {
     /// oldest first. A row that cannot be read or decoded is logged and skipped.
     func envelopes(peer: String, tags: ClosedRange<UInt64>) -> [(tag: UInt64, envelope: WireEnvelope)] {
         do {
-            let records = try queue.read { db in
+            let records = try writer.read { db in
                 try OutboxRecord.filter(OutboxRecord.Columns.peer == peer)
                     .filter((Int64(bitPattern: tags.lowerBound) ... Int64(bitPattern: tags.upperBound)).contains(OutboxRecord.Columns.tag))
                     .order(OutboxRecord.Columns.tag)
@@ -120,7 +120,7 @@ public final class OutboxJournal: Sendable {
     /// The nodes remembered from earlier runs.
     func knownPeers() -> [WireHello] {
         do {
-            let records = try queue.read { db in try KnownPeerRecord.order(KnownPeerRecord.Columns.name).fetchAll(db) }
+            let records = try writer.read { db in try KnownPeerRecord.order(KnownPeerRecord.Columns.name).fetchAll(db) }
             return try records.map { try $0.decoded() }
         } catch {
             logger.error("cannot read the known nodes from the outbox journal", metadata: ["error": "\(error)"])
@@ -131,7 +131,7 @@ public final class OutboxJournal: Sendable {
     @discardableResult
     private func write(_ what: String, _ body: (Database) throws -> Void) -> Bool {
         do {
-            try queue.write(body)
+            try writer.write(body)
             return true
         } catch {
             logger.error("durable outbox journal: cannot \(what); the event is kept in memory only", metadata: ["error": "\(error)"])

@@ -18,21 +18,23 @@ enum GlobalOptions {
     static func hoisted(_ arguments: [String]) -> [String] {
         var leading: [String] = []
         var index = arguments.startIndex
-        while index < arguments.endIndex {
-            let token = arguments[index]
-            let name = token.split(separator: "=", maxSplits: 1).first.map(String.init) ?? token
-            if flags.contains(token) || (valued.contains(name) && token.contains("=")) {
-                leading.append(token)
-                index += 1
-            } else if valued.contains(token), index + 1 < arguments.endIndex {
-                leading.append(contentsOf: arguments[index...index + 1])
-                index += 2
-            } else {
-                break
-            }
+        while index < arguments.endIndex, let words = words(at: index, in: arguments) {
+            leading.append(contentsOf: arguments[index..<index + words])
+            index += words
         }
         // Only when a subcommand follows: `--json --version` is the root's business.
         guard !leading.isEmpty, index < arguments.endIndex, !arguments[index].hasPrefix("-") else { return arguments }
         return Array(arguments[index...]) + leading
+    }
+
+    /// How many words the global option at `index` takes (`--json`,
+    /// `--socket=S`: 1; `--socket S`: 2), or nil when the word there is not
+    /// a global option (or lacks its value).
+    static func words(at index: Int, in arguments: [String]) -> Int? {
+        let token = arguments[index]
+        let name = token.split(separator: "=", maxSplits: 1).first.map(String.init) ?? token
+        if flags.contains(token) || (valued.contains(name) && token.contains("=")) { return 1 }
+        if valued.contains(token), index + 1 < arguments.endIndex { return 2 }
+        return nil
     }
 }

@@ -19,16 +19,11 @@ enum UnknownSubcommands {
         var path = [root._commandName]
         var index = arguments.startIndex
         while index < arguments.endIndex {
+            if let words = GlobalOptions.words(at: index, in: arguments) {
+                index += words
+                continue
+            }
             let word = arguments[index]
-            let name = word.split(separator: "=", maxSplits: 1).first.map(String.init) ?? word
-            if GlobalOptions.flags.contains(word) || (GlobalOptions.valued.contains(name) && word.contains("=")) {
-                index += 1
-                continue
-            }
-            if GlobalOptions.valued.contains(word) {
-                index += 2
-                continue
-            }
             if word.hasPrefix("-") { return nil }
             let subcommands = command.configuration.subcommands
             guard !subcommands.isEmpty, command.configuration.defaultSubcommand == nil, word != "help" else { return nil }

@@ -13,6 +13,23 @@ import Testing
 struct WatchlistRangeTests {
     static func day(_ text: String) -> CalendarDate { CalendarDate(iso: text)! }  // safe: literals of this file
 
+    /// A one-way watchlist for `user` departing any day from `first` to `last` (ISO dates).
+    static func oneWayRange(_ user: String, _ first: String, _ last: String) -> CreateWatchlistRequest {
+        addRequest(user) { request in
+            request.dates.flexible = FlexibleDates()
+            request.dates.flexible.earliestDeparture = day(first).message
+            request.dates.flexible.latestReturn = day(last).message
+        }
+    }
+
+    /// "Check now" for `user`'s watchlist `id`.
+    static func checkRequest(_ user: String, _ id: String) -> CheckWatchlistNowRequest {
+        var check = CheckWatchlistNowRequest()
+        check.userID = user
+        check.watchlistID = id
+        return check
+    }
+
     @Test("a range's trips: every departure from the later of its start and today, each length within min–max, back by its end")
     func candidates() {
         let today = Self.day("2027-03-04")
@@ -98,17 +115,11 @@ struct WatchlistRangeTests {
             try await fixture.running {
                 let user = try await fixture.user(tier: .free)
                 // October 2026, one-way: 31 trips.
-                let created = try await fixture.watchlists.create(addRequest(user) { request in
-                    request.dates.flexible = FlexibleDates()
-                    request.dates.flexible.earliestDeparture = Self.day("2026-10-01").message
-                    request.dates.flexible.latestReturn = Self.day("2026-10-31").message
-                }).watchlist
+                let created = try await fixture.watchlists.create(Self.oneWayRange(user, "2026-10-01", "2026-10-31")).watchlist
                 #expect(created.dates.flexible.earliestDeparture == Self.day("2026-10-01").message)
                 fixture.search.setPrice("JFK-NRT", 50_000)
                 fixture.search.tripPrices.set(["2026-10-06/": 41_000, "2026-10-12/": 39_000])
-                var check = CheckWatchlistNowRequest()
-                check.userID = user
-                check.watchlistID = created.watchlistID
+                let check = Self.checkRequest(user, created.watchlistID)
 
                 let first = try await fixture.watchlists.checkNow(check).watchlist.lastCheck
                 let asked = fixture.search.requests.get()
@@ -140,9 +151,7 @@ struct WatchlistRangeTests {
             }).watchlist.watchlistID
             // No route price: only the trips given one have fares.
             fixture.search.tripPrices.set(["2026-11-03/2026-11-10": 70_000, "2026-11-04/2026-11-09": 65_000])
-            var check = CheckWatchlistNowRequest()
-            check.userID = user
-            check.watchlistID = id
+            let check = Self.checkRequest(user, id)
             let result = try await fixture.watchlists.checkNow(check).watchlist.lastCheck
             #expect(result.scannedPairs.count == 60 && result.rangePairs > 60)
             #expect(result.lowestPrice == usd(65_000))
@@ -159,14 +168,8 @@ struct WatchlistRangeTests {
         let fixture = try WatchlistFixture(bus: MessageBus())
         try await fixture.running {
             let user = try await fixture.user()
-            let id = try await fixture.watchlists.create(addRequest(user) { request in
-                request.dates.flexible = FlexibleDates()
-                request.dates.flexible.earliestDeparture = Self.day("2026-10-01").message
-                request.dates.flexible.latestReturn = Self.day("2026-10-03").message
-            }).watchlist.watchlistID
-            var check = CheckWatchlistNowRequest()
-            check.userID = user
-            check.watchlistID = id
+            let id = try await fixture.watchlists.create(Self.oneWayRange(user, "2026-10-01", "2026-10-03")).watchlist.watchlistID
+            let check = Self.checkRequest(user, id)
             let error = await #expect(throws: WatchlistError.self) { try await fixture.watchlists.checkNow(check) }
             #expect(error?.code == "no-fares-available", "\(String(describing: error))")
             #expect(try fixture.rows(user).first?.lastPriceMinorUnits == nil)
@@ -178,16 +181,10 @@ struct WatchlistRangeTests {
         let fixture = try WatchlistFixture(bus: MessageBus())
         try await fixture.running {
             let user = try await fixture.user(tier: .free)
-            let id = try await fixture.watchlists.create(addRequest(user) { request in
-                request.dates.flexible = FlexibleDates()
-                request.dates.flexible.earliestDeparture = Self.day("2026-10-01").message
-                request.dates.flexible.latestReturn = Self.day("2026-10-31").message
-            }).watchlist.watchlistID
+            let id = try await fixture.watchlists.create(Self.oneWayRange(user, "2026-10-01", "2026-10-31")).watchlist.watchlistID
             // Only the 10th trip has a fare; a Free check scans 8.
             fixture.search.tripPrices.set(["2026-10-10/": 44_000])
-            var check = CheckWatchlistNowRequest()
-            check.userID = user
-            check.watchlistID = id
+            let check = Self.checkRequest(user, id)
             let error = await #expect(throws: WatchlistError.self) { try await fixture.watchlists.checkNow(check) }
             #expect(error?.code == "no-fares-available")
             #expect(try fixture.rows(user).first?.lastPriceMinorUnits == nil && fixture.rows(user).first?.pairCursor == 8)

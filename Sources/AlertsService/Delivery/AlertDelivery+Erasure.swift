@@ -8,17 +8,14 @@ import GRDB
 extension AlertDelivery {
     /// Deletes `userID`'s outbox rows and devices, and announces each device
     /// removed (`DeviceRemoved`, reason `user-deleted`).
-    ///
-    /// - Returns: the outbox rows deleted.
-    func erase(_ userID: String) async throws -> Int {
-        let (rows, devices) = try await database.writeToEnd { db in
-            let rows = try OutboxRow.filter(Column("userID") == userID).deleteAll(db)
+    func erase(_ userID: String) async throws {
+        let devices = try await database.writeToEnd { db in
+            _ = try OutboxRow.filter(Column("userID") == userID).deleteAll(db)
             let devices = try DeviceRow.tokens(of: userID, in: db)
             _ = try DeviceRow.filter(Column("userID") == userID).deleteAll(db)
-            return (rows, devices)
+            return devices
         }
         announceRemoved(devices.map { (userID, $0) }, reason: "user-deleted")
-        return rows
     }
 
     /// Deletes the outbox rows of alerts whose id sorts before `cutoff` ("a"

@@ -15,6 +15,14 @@ import Logging
 /// this actor; every change of a row after that is made here. The rows of
 /// silent pushes, which are no alerts, it inserts itself.
 actor AlertDelivery: AlertsTables {
+    /// Looks a fare up again just before delivery: the lowest current price
+    /// per person for the alert's route, dates and cabin, or nil when it
+    /// cannot be known (no dates, search unavailable, stale prices).
+    typealias PriceRecheck = @Sendable (AlertRow) async -> Money?
+    /// The delay before the next attempt after `attempt` failed, honouring a
+    /// receiver's `Retry-After`; nil when no attempt is left (dead letter).
+    typealias Backoff = @Sendable (_ attempt: Int, _ retryAfter: Duration?) -> Duration?
+
     let database: ServiceDatabase
     let clock: any WallClock
     /// Real time, for the wire: when a retry is due (``deliverDue()``).
@@ -24,8 +32,8 @@ actor AlertDelivery: AlertsTables {
     /// `AlertDecided` again when a re-check finds an alert's price stale (its decision becomes `STALE_PRICE`).
     nonisolated let decidedEvents: DecidedAlerts
     let channels: [any AlertDeliveryChannel]
-    let recheck: AlertsService.PriceRecheck
-    let backoff: AlertsService.Backoff
+    let recheck: PriceRecheck
+    let backoff: Backoff
     let logger: Logger
     /// Whether an outbox pass runs (two never overlap) and whether another was asked for meanwhile.
     var passes = OutboxPasses()
@@ -40,7 +48,7 @@ actor AlertDelivery: AlertsTables {
 
     init(
         database: ServiceDatabase, clock: any WallClock, transport: TransportClock, events: DeferredPublisher, decidedEvents: DecidedAlerts,
-        channels: [any AlertDeliveryChannel], recheck: @escaping AlertsService.PriceRecheck, backoff: @escaping AlertsService.Backoff,
+        channels: [any AlertDeliveryChannel], recheck: @escaping PriceRecheck, backoff: @escaping Backoff,
         logger: Logger
     ) {
         self.database = database

@@ -131,7 +131,7 @@ extension AlertsService {
     /// events (their content names the user).
     func erase(_ userID: String) async {
         do {
-            _ = try await delivery.erase(userID)
+            try await delivery.erase(userID)
             let erased = try await database.writeToEnd { db in
                 _ = try RouteMuteRow.filter(Column("userID") == userID).deleteAll(db)
                 _ = try AlertPauseRow.deleteOne(db, key: userID)
