@@ -1,5 +1,4 @@
 import CompressNIO
-import Crypto
 import FareLensMessages
 import Foundation
 import Hummingbird
@@ -20,14 +19,17 @@ enum ProtoJSON {
     static func response(
         _ message: some SwiftProtobuf.Message, to request: Request, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], cacheable: Bool = false
     ) throws -> Response {
-        let json: [UInt8]
+        let rendered: RenderedJSONMemo.Rendered
         do {
-            json = try ProtoJSONWithDefaults.fareLens.utf8(of: message)
+            rendered = try memo.rendered(message)
         } catch {
             throw Problem(.internalServerError, code: "internal", "the response could not be written")
         }
-        return raw(json, to: request, status: status, headers: headers, cacheable: cacheable)
+        return raw(rendered.json, tag: rendered.tag, to: request, status: status, headers: headers, cacheable: cacheable)
     }
+
+    /// The bodies of recent answers, so a repeat is not printed again.
+    static let memo = RenderedJSONMemo()
 
     /// A 2xx response to `request` with `text` (JSON) as its body; see ``response(_:to:status:headers:cacheable:)``.
     static func raw(
@@ -37,13 +39,15 @@ enum ProtoJSON {
     }
 
     /// A 2xx response to `request` with `json` (UTF-8) as its body; see ``response(_:to:status:headers:cacheable:)``.
+    /// `tag`, when given, is `json`'s entity tag, already computed.
     static func raw(
-        _ json: [UInt8], to request: Request, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], cacheable: Bool = false
+        _ json: [UInt8], tag knownTag: String? = nil, to request: Request, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:],
+        cacheable: Bool = false
     ) -> Response {
         var fields = headers
         fields[.contentType] = "application/json"
         if cacheable {
-            let tag = "\"" + SHA256.hash(data: json).prefix(16).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() + "\""
+            let tag = knownTag ?? RenderedJSONMemo.entityTag(of: json)
             fields[.eTag] = tag
             fields[.cacheControl] = "private, no-cache"
             if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag || $0 == "*" }) {

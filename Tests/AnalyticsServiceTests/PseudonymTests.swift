@@ -48,6 +48,17 @@ struct PseudonymTests {
         #expect(both.all("u-1") == [both.current("u-1"), one.current("u-1")])
     }
 
+    @Test("a keyring that remembers two users gives every user of many, asked again and again, the pseudonyms the keys make")
+    func remembered() {
+        let keys = [PseudonymKey(version: 1, secret: Data(repeating: 1, count: 32)), PseudonymKey(version: 2, secret: Data(repeating: 2, count: 32))]
+        let keyring = PseudonymKeyring(keys, remembered: 2)
+        let users = (0..<7).map { "u-\($0)" }
+        for user in users + users.reversed() + users {
+            #expect(keyring.all(user) == [PseudonymKeyring.pseudonym(user, keys[1]), PseudonymKeyring.pseudonym(user, keys[0])], "\(user)")
+            #expect(keyring.current(user) == PseudonymKeyring.pseudonym(user, keys[1]))
+        }
+    }
+
     @Test("after rotating to key 2, DeleteUserData erases the user's events recorded under key 1 and under key 2, and only theirs")
     func rotation() async throws {
         let database = try AnalyticsFixture.newDatabase()
