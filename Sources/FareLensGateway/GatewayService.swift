@@ -99,7 +99,7 @@ final class GatewayService: ServiceBehaviour {
                 Task { await group.triggerGracefulShutdown() }
             }
         } catch {
-            let failure = ListenError(server: "the gateway", keys: "gateway.listen, --http-listen", host: host, port: port, reason: "\(error)")
+            let failure = ListenError(server: "the gateway", keys: "gateway.listen, --http-listen", host: host, port: port, cause: error)
             logger.critical("\(failure)")
             throw failure
         }

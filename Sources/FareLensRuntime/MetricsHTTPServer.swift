@@ -38,7 +38,7 @@ struct MetricsHTTPServer: Service {
                 .bind(host: host, port: port).get()
             try await channel.close()
         } catch {
-            throw ListenError(server: "the metrics endpoint", keys: "metrics.listen, --metrics-listen", host: host, port: port, reason: "\(error)")
+            throw ListenError(server: "the metrics endpoint", keys: "metrics.listen, --metrics-listen", host: host, port: port, cause: error)
         }
     }
 
@@ -55,7 +55,7 @@ struct MetricsHTTPServer: Service {
                 }
                 .bind(host: host, port: port).get()
         } catch {
-            throw ListenError(server: "the metrics endpoint", keys: "metrics.listen, --metrics-listen", host: host, port: port, reason: "\(error)")
+            throw ListenError(server: "the metrics endpoint", keys: "metrics.listen, --metrics-listen", host: host, port: port, cause: error)
         }
         let actual = channel.localAddress?.port ?? port
         logger.info("metrics endpoint listening", metadata: ["address": "http://\(host):\(actual)/metrics"])

@@ -8,15 +8,23 @@ public struct ListenError: Error, CustomStringConvertible, Sendable {
     public let keys: String
     public let host: String
     public let port: Int
-    /// The system's reason.
+    /// The system's reason, as text.
     public let reason: String
+    /// The error the server's bind threw, kept as itself (NIO's `IOError` for a port in use).
+    public let underlying: (any Error)?
 
-    public init(server: String, keys: String, host: String, port: Int, reason: String) {
+    /// A failure to listen, caused by `underlying`; `reason` is its text.
+    public init(server: String, keys: String, host: String, port: Int, cause underlying: any Error) {
+        self.init(server: server, keys: keys, host: host, port: port, reason: "\(underlying)", underlying: underlying)
+    }
+
+    public init(server: String, keys: String, host: String, port: Int, reason: String, underlying: (any Error)? = nil) {
         self.server = server
         self.keys = keys
         self.host = host
         self.port = port
         self.reason = reason
+        self.underlying = underlying
     }
 
     /// Whether the address is taken by another process.

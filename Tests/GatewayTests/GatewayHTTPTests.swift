@@ -79,5 +79,8 @@ struct GatewayHTTPTests {
             try await withTimeLimit("the node stopped") { try await node.run(handleSignals: false) }
         }
         #expect("\(failure.map { "\($0)" } ?? "")".contains("the gateway cannot listen on 127.0.0.1:\(port) (gateway.listen, --http-listen): the address is in use"))
+        // The bind's own error is kept as the cause, not only its text.
+        let listen = try #require(failure as? ListenError, "\(String(describing: failure))")
+        #expect((listen.underlying as? IOError)?.errnoCode == EADDRINUSE, "\(String(describing: listen.underlying))")
     }
 }

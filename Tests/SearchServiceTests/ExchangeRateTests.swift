@@ -79,6 +79,17 @@ struct ExchangeRateTests {
         return (keeper, database)
     }
 
+    @Test("a fetch from an address nothing listens on fails unreachable, keeping the HTTP client's error as its cause")
+    func unreachable() async throws {
+        let clock = ManualWallClock(Date(timeIntervalSince1970: 1_795_824_000))
+        // Port 1 on loopback: nothing listens there, so the connection is refused at once.
+        let (keeper, _) = try Self.keeper(url: "http://127.0.0.1:1/eurofxref-daily.xml", clock: clock)
+        #expect(await keeper.refresh() == false)
+        let failure = try #require(await keeper.lastFailure)
+        #expect(failure.code == .unreachable && failure.underlying != nil, "\(failure)")
+        #expect(await keeper.status().lastError == failure.reason && !failure.reason.isEmpty)
+    }
+
     @Test("a fetch reads the day's file and keeps it across a restart; a failed or malformed fetch keeps the rates it had and says why; old rates are answered as stale")
     func fetching() async throws {
         let fresh = """
@@ -105,9 +116,13 @@ struct ExchangeRateTests {
             #expect(await keeper.refresh() == false)
             status = await keeper.status()
             #expect(status.date == "2026-11-27" && status.lastError.contains("503"), "the rates it had are kept")
+            #expect(await keeper.lastFailure?.code == .httpStatus)
             server.respond(to: "/eurofxref-daily.xml", with: StubResponse(body: Data("<html>maintenance</html>".utf8)))
             #expect(await keeper.refresh() == false)
             #expect(await keeper.status().lastError.contains("no dated Cube"))
+            // The parser's own error is kept as the cause, not only its text.
+            let unreadable = try #require(await keeper.lastFailure)
+            #expect(unreadable.code == .unreadable && (unreadable.underlying as? ExchangeRateError)?.code == .invalidRates)
 
             // A restart finds the fetched file, not the snapshot.
             let again = try ExchangeRateKeeper(url: nil, interval: .zero, database: database, transport: TransportClock(following: clock), logger: quietLogger())

@@ -32,6 +32,23 @@ struct NeighbourAwayTests {
         #expect(cause.kind == .serviceUnavailable)
     }
 
+    @Test("search away during a flexible range's check: search-unavailable, its cause the bus's service-unavailable, and nothing recorded")
+    func searchAwayDuringRange() async throws {
+        let fixture = try WatchlistFixture(bus: MessageBus())
+        try await fixture.running {
+            let user = try await fixture.user()
+            let id = try await fixture.watchlists.create(WatchlistRangeTests.oneWayRange(user, "2026-10-01", "2026-10-03")).watchlist.watchlistID
+            fixture.search.away.set(true)
+            let refusal = await Self.refusal { () async throws(WatchlistError) in
+                _ = try await fixture.watchlists.checkNow(WatchlistRangeTests.checkRequest(user, id))
+            }
+            #expect(refusal?.code == "search-unavailable", "\(String(describing: refusal))")
+            let cause = try #require(refusal?.underlying as? BusError, "the cause, not its text: \(String(describing: refusal?.underlying))")
+            #expect(cause.kind == .serviceUnavailable)
+            #expect(try fixture.rows(user).first?.lastPriceMinorUnits == nil)
+        }
+    }
+
     /// The error `body` throws; nil when it succeeds.
     static func refusal(_ body: () async throws(WatchlistError) -> Void) async -> WatchlistError? {
         do throws(WatchlistError) {

@@ -17,6 +17,8 @@ final class FakeSearch: Sendable {
     let prices = Locked<[String: Int64]>([:])
     /// When set, every search fails with this code.
     let failure = Locked<String?>(nil)
+    /// When set, every search fails as a search that is away does: the bus's `service-unavailable`, not a code of search's.
+    let away = Locked(false)
     /// The `pricing_currency` a lookup answers, by code; none (not said) for others.
     let pricingCurrencies = Locked<[String: String]>([:])
     let requests = Locked<[SearchFlightsRequest]>([])
@@ -69,6 +71,7 @@ final class FakeSearch: Sendable {
             self.requests.update { $0.append(request) }
             if let gate = self.gates.get()["\(request.origin)-\(request.destination)"] { await gate.wait() }
             if let code = self.failure.get() { throw FakeSearchError(code: code, message: "search failed (\(code))") }
+            if self.away.get() { throw BusError(kind: .serviceUnavailable, remoteCode: nil, message: "search is away") }
             guard let cents = self.tripPrices.get()[Self.tripKey(request)] ?? self.prices.get()["\(request.origin)-\(request.destination)"] else {
                 throw FakeSearchError(code: "no-fares-available", message: "no fares")
             }

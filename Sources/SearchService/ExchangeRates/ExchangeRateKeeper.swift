@@ -19,7 +19,9 @@ import Metrics
 actor ExchangeRateKeeper {
     private(set) var table: ExchangeRateTable
     private var fetchedAtUnixMs: Int64 = 0
-    private var lastError = ""
+    /// Why the latest fetch failed, with what caused it; nil after a fetch that succeeded.
+    private(set) var lastFailure: ExchangeRateFailure?
+    private var lastError: String { lastFailure?.reason ?? "" }
     private let url: String?
     private let interval: Duration
     private let http: ProviderHTTP
@@ -69,24 +71,24 @@ actor ExchangeRateKeeper {
         request.headers.add(name: "Accept", value: "application/xml, text/xml")
         do throws(ExchangeRateFailure) {
             let response: ProviderResponse
-            do { response = try await http.exchange(request) } catch { throw ExchangeRateFailure("\(error)") }
-            guard response.status == 200 else { throw ExchangeRateFailure("\(url) answered HTTP \(response.status)") }
+            do { response = try await http.exchange(request) } catch { throw ExchangeRateFailure(.unreachable, "\(error)", cause: error) }
+            guard response.status == 200 else { throw ExchangeRateFailure(.httpStatus, "\(url) answered HTTP \(response.status)") }
             let parsed: ExchangeRateTable
-            do { parsed = try ECBReferenceRates.parse(response.body, source: url) } catch { throw ExchangeRateFailure(error.message) }
+            do { parsed = try ECBReferenceRates.parse(response.body, source: url) } catch { throw ExchangeRateFailure(.unreadable, error.message, cause: error) }
             let now = Int64((transport.now().timeIntervalSince1970 * 1000).rounded())
             do {
                 try await database.writer.write { db in
                     try ExchangeRateFileRecord(id: 1, source: url, xml: response.body, fetchedAtUnixMs: now).save(db)
                 }
-            } catch { throw ExchangeRateFailure("the rates could not be kept: \(error)") }
+            } catch { throw ExchangeRateFailure(.notKept, "the rates could not be kept: \(error)", cause: error) }
             if parsed.date >= table.date { table = parsed }
             fetchedAtUnixMs = now
-            lastError = ""
+            lastFailure = nil
             logger.info("exchange rates fetched", metadata: ["date": "\(parsed.date)", "currencies": "\(parsed.perEuro.count)", "source": "\(url)"])
             report()
             return true
         } catch {
-            lastError = error.reason
+            lastFailure = error
             logger.warning("exchange rates not fetched; keeping those of \(table.date)", metadata: ["error": "\(error.reason)"])
             report()
             return false
@@ -136,10 +138,30 @@ actor ExchangeRateKeeper {
     }
 }
 
-/// Why a fetch failed, in words that carry no secret (the ECB's file needs none).
+/// Why a fetch failed: a code, words that carry no secret (the ECB's file
+/// needs none), and the failure that caused it, kept as itself.
 struct ExchangeRateFailure: Error {
+    enum Code: String, Sendable {
+        /// The request did not get an answer (refused, timed out, TLS).
+        case unreachable = "unreachable"
+        /// The server answered with a status other than 200.
+        case httpStatus = "http-status"
+        /// The body is not the ECB's reference-rates file.
+        case unreadable = "unreadable"
+        /// The rates could not be written to the database.
+        case notKept = "not-kept"
+    }
+
+    let code: Code
     let reason: String
-    init(_ reason: String) { self.reason = reason }
+    /// What failed beneath: the HTTP client's error, the parser's, the database's; nil for a status.
+    let underlying: (any Error)?
+
+    init(_ code: Code, _ reason: String, cause underlying: (any Error)? = nil) {
+        self.code = code
+        self.reason = reason
+        self.underlying = underlying
+    }
 }
 
 /// The file last fetched, as table `exchangeRateFile` keeps it (migration `search-003-exchange-rates`): one row.

@@ -23,7 +23,7 @@ extension WatchlistService {
         var scanned: [ScannedDatePair] = []
         scanned.reserveCapacity(asked.count)
         var lowest: FlightOffer?
-        var unavailable: String?
+        var unavailable: TripFailure?
         for trip in asked {
             guard !Task.isCancelled else { throw .searchUnavailable("the service is stopping") }
             var entry = ScannedDatePair()
@@ -35,13 +35,13 @@ extension WatchlistService {
                 if lowest.map({ offer.price.minorUnits < $0.price.minorUnits }) ?? true { lowest = offer }
             case .failure(let failure):
                 entry.failure = failure.code
-                if failure.code == "search-unavailable" { unavailable = failure.message }
+                if failure.code == "search-unavailable" { unavailable = failure }
             }
             scanned.append(entry)
         }
         let nextCursor = DatePairs.nextCursor(after: record.pairCursor, count: trips.count, limit: limit)
         guard let lowest else {
-            if let unavailable { throw .searchUnavailable(unavailable) }
+            if let unavailable { throw unavailable.underlying.map { .searchUnavailable(cause: $0) } ?? .searchUnavailable(unavailable.message) }
             // Search answered for every trip and none had fares: the next check asks the next trips, not these
             // again (otherwise a range whose first trips have no fares would never be scanned further).
             moveCursor(of: record, to: nextCursor)
@@ -70,10 +70,12 @@ extension WatchlistService {
         }
     }
 
-    /// Why one trip of a range has no price: a code for the check's report, and what search said.
+    /// Why one trip of a range has no price: a code for the check's report,
+    /// what search said, and the bus's error when search could not answer.
     struct TripFailure: Error {
         let code: String
         let message: String
+        var underlying: BusError?
     }
 
     /// The cheapest fresh offer search has for one trip of `record`.
@@ -86,7 +88,7 @@ extension WatchlistService {
             response = try await bus.request(search, parent: parent)
         } catch {
             if error.kind == .remote, let code = error.remoteCode { return .failure(TripFailure(code: code, message: error.message)) }
-            return .failure(TripFailure(code: "search-unavailable", message: "\(error)"))
+            return .failure(TripFailure(code: "search-unavailable", message: "\(error)", underlying: error))
         }
         guard !response.stale else { return .failure(TripFailure(code: "stale", message: response.staleReason)) }
         guard let offer = response.offers.min(by: { $0.price.minorUnits < $1.price.minorUnits }) else {
