@@ -106,7 +106,7 @@ actor AlertsService: ServiceBehaviour, AlertsTables {
         self.clock = clock
         self.transport = transport
         let events = DeferredPublisher(bus: bus, owner: "alerts", logger: logger)
-        let decidedEvents = DecidedAlerts(database: database, bus: bus, batchSize: Self.batchSize, logger: logger)
+        let decidedEvents = DecidedAlerts(database: database, bus: bus, batchSize: Self.batchSize, transport: transport, logger: logger)
         self.events = events
         self.decidedEvents = decidedEvents
         let channelKinds = channels.map(\.channel.rawValue)

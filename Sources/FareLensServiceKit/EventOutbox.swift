@@ -35,9 +35,9 @@ import Metrics
 /// lost between its commit and their publish.
 ///
 /// The events wait in an ``EventOutboxStore``: the `event_outbox` table
-/// (``init(owner:database:bus:types:clock:batchSize:retryDelays:logger:)``),
+/// (``init(owner:database:bus:types:clock:batchSize:retryDelays:transport:logger:)``),
 /// or a service's own table whose rows are its events
-/// (``init(owner:store:bus:batchSize:forgetEvery:retryDelays:logger:)``),
+/// (``init(owner:store:bus:batchSize:forgetEvery:retryDelays:transport:logger:)``),
 /// whose transactions hand the relay what they wrote
 /// (``committed(first:count:in:event:)``) so that it reads the table back
 /// only after a restart or when it has fallen far behind.
@@ -52,6 +52,8 @@ public final class EventOutbox: Sendable {
     private let bus: MessageBus
     private let logger: Logger
     private let retryDelays: (first: Duration, most: Duration)
+    /// What the backoffs wait on: real time in production, a test's clock in tests (which then retry only when the test moves it).
+    private let transport: TransportClock
     private let wakeUps: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
     private let published: Counter
@@ -71,14 +73,15 @@ public final class EventOutbox: Sendable {
     /// include ``FareLensStore/ServiceMigrations/registerEventOutbox(named:)``.
     public convenience init(
         owner: String, database: ServiceDatabase, bus: MessageBus, types: [any BusEvent.Type], clock: any WallClock,
-        batchSize: Int = 256, retryDelays: (first: Duration, most: Duration) = (.milliseconds(50), .seconds(5)), logger: Logger
+        batchSize: Int = 256, retryDelays: (first: Duration, most: Duration) = (.milliseconds(50), .seconds(5)), transport: TransportClock = .system,
+        logger: Logger
     ) {
         let table = EventOutboxTable(
             owner: owner, database: database, types: Dictionary(types.map { type in (type.wireTypeName, type) }, uniquingKeysWith: { first, _ in first }),
             clock: clock)
         self.init(
             owner: owner, store: table, table: table, memory: nil, bus: bus, batchSize: batchSize, forgetEvery: min(64, batchSize), retryDelays: retryDelays,
-            logger: logger)
+            transport: transport, logger: logger)
     }
 
     /// An outbox for `owner`'s events kept in `store`, a table of the
@@ -89,16 +92,18 @@ public final class EventOutbox: Sendable {
     /// ``append(_:parent:in:)`` is not for this outbox.
     public convenience init(
         owner: String, store: any EventOutboxStore, bus: MessageBus, batchSize: Int = 1_024, forgetEvery: Int = 1_024,
-        retryDelays: (first: Duration, most: Duration) = (.milliseconds(50), .seconds(5)), logger: Logger
+        retryDelays: (first: Duration, most: Duration) = (.milliseconds(50), .seconds(5)), transport: TransportClock = .system, logger: Logger
     ) {
         self.init(
             owner: owner, store: store, table: nil, memory: CommittedEventQueue(limit: max(1, batchSize) * 64), bus: bus,
-            batchSize: batchSize, forgetEvery: forgetEvery, retryDelays: retryDelays, logger: logger)
+            batchSize: batchSize, forgetEvery: forgetEvery, retryDelays: retryDelays, transport: transport, logger: logger)
     }
 
     private init(
-        owner: String, store: any EventOutboxStore, table: EventOutboxTable?, memory: CommittedEventQueue?, bus: MessageBus, batchSize: Int, forgetEvery: Int, retryDelays: (first: Duration, most: Duration), logger: Logger
+        owner: String, store: any EventOutboxStore, table: EventOutboxTable?, memory: CommittedEventQueue?, bus: MessageBus, batchSize: Int, forgetEvery: Int, retryDelays: (first: Duration, most: Duration),
+        transport: TransportClock, logger: Logger
     ) {
+        self.transport = transport
         self.owner = owner
         self.batchSize = max(1, batchSize)
         self.store = store
@@ -142,7 +147,7 @@ public final class EventOutbox: Sendable {
     /// `event(i)` makes the one of sequence `first + i`, when it is
     /// published. Once `db` commits the relay publishes them from memory,
     /// in commit order; a rollback hands over nothing. Only for an outbox
-    /// made with ``init(owner:store:bus:batchSize:forgetEvery:retryDelays:logger:)``.
+    /// made with ``init(owner:store:bus:batchSize:forgetEvery:retryDelays:transport:logger:)``.
     public func committed(first: Int64, count: Int, in db: Database, event: @escaping @Sendable (Int) -> OutboxEvent) {
         guard count > 0, let memory else { return }
         let wake = self.wake
@@ -178,7 +183,7 @@ public final class EventOutbox: Sendable {
                 case .more:
                     delay = retryDelays.first
                 case .refused:
-                    do { try await Task.sleep(for: delay) } catch { break rounds }  // safe: backoff before retrying a refused publish; ends on cancellation
+                    do { try await transport.sleep(for: delay) } catch { break rounds }  // backoff before retrying a refused publish; ends on cancellation
                     delay = min(delay * 2, retryDelays.most)
                 }
             }
@@ -201,7 +206,7 @@ public final class EventOutbox: Sendable {
             } catch {
                 storeFailed("event outbox cannot read its identity; retrying", error)
             }
-            do { try await Task.sleep(for: delay) } catch { return nil }  // safe: backoff before reading again; ends on cancellation
+            do { try await transport.sleep(for: delay) } catch { return nil }  // backoff before reading again; ends on cancellation
             delay = min(delay * 2, retryDelays.most)
         }
         return nil

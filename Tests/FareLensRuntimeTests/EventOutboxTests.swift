@@ -29,10 +29,10 @@ struct EventOutboxTests {
         return MessageBus(configuration: configuration)
     }
 
-    static func outbox(_ database: ServiceDatabase, _ bus: MessageBus, batchSize: Int = 256) -> EventOutbox {
+    static func outbox(_ database: ServiceDatabase, _ bus: MessageBus, batchSize: Int = 256, transport: TransportClock = .system) -> EventOutbox {
         EventOutbox(
             owner: owner, database: database, bus: bus, types: [PriceDropped.self, Tick.self], clock: ManualWallClock(), batchSize: batchSize,
-            retryDelays: (.milliseconds(1), .milliseconds(4)), logger: quietLogger())
+            retryDelays: (.milliseconds(1), .milliseconds(4)), transport: transport, logger: quietLogger())
     }
 
     /// An in-memory database, a bus recording into `metrics`, and an outbox over both.
@@ -209,12 +209,23 @@ struct EventOutboxTests {
     @Test("a publish the bus refuses (overloaded) is retried with backoff, in order, until accepted: nothing is dropped, and each retry is counted")
     func refusedIsRetried() async throws {
         let metrics = TestMetrics()
-        let (database, bus, outbox) = try Self.inMemory(metrics)
+        let database = try ServiceDatabase.inMemory(service: Self.owner, migrations: Self.migrations)
+        let bus = Self.bus(metrics)
+        // The backoff waits on a clock the test moves: a retry happens when time does, never because real time passed.
+        let clock = ManualWallClock()
+        let outbox = Self.outbox(database, bus, transport: TransportClock(following: clock))
         let transport = RefusingTransport(refusals: 3)
         bus.attach(transport)
         try Self.commit((1 ... 4).map { PriceDropped(route: "DUB-ORD", sequence: $0) }, to: outbox, in: database)
         let relay = Task { await outbox.run() }
         defer { relay.cancel() }
+        // Refused once, the relay waits out its first backoff (1 ms) on the clock; it offers nothing more until the clock moves.
+        // Backoffs double, 1, 2, 4 ms, so each move of 4 ms is past the one the relay waits out.
+        for refusals in 1 ... 3 {
+            #expect(await clock.waitUntilSleeping(1), "the relay waits out its backoff after refusal \(refusals)")
+            #expect(transport.offered.get() == Array(repeating: 1, count: refusals), "nothing offered again before the clock moved")
+            clock.advance(by: 0.004)
+        }
         try await Self.waitUntilEmpty(database)
         #expect(transport.offered.get() == [1, 1, 1, 1, 2, 3, 4], "event 1 three times refused, then accepted; the others after it, once each")
         #expect(try metrics.expectCounter("farelens_event_outbox_retries_total", [("owner", Self.owner)]).totalValue == 3)

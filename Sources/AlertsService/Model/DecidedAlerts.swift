@@ -166,10 +166,11 @@ struct DecidedAlerts: Sendable {
     /// Written by the next transaction that gives out sequences.
     let settled: SettledDecisions
 
-    /// The relay over `database`'s decisions, publishing on `bus`.
-    init(database: ServiceDatabase, bus: MessageBus, batchSize: Int, logger: Logger) {
+    /// The relay over `database`'s decisions, publishing on `bus`; its backoffs wait on `transport`.
+    init(database: ServiceDatabase, bus: MessageBus, batchSize: Int, transport: TransportClock, logger: Logger) {
         settled = SettledDecisions()
-        relay = EventOutbox(owner: "alerts", store: DecidedAlertsStore(database: database, settled: settled), bus: bus, batchSize: batchSize, logger: logger)
+        relay = EventOutbox(
+            owner: "alerts", store: DecidedAlertsStore(database: database, settled: settled), bus: bus, batchSize: batchSize, transport: transport, logger: logger)
     }
 
     /// Runs the relay until cancelled (``FareLensServiceKit/EventOutbox/run()``).
