@@ -56,6 +56,13 @@ public struct BridgeConfiguration: Sendable {
     public var refusalGrace: Duration = .seconds(2)
     /// First and longest wait between reconnect attempts (doubling).
     public var reconnectBackoff: (first: Duration, longest: Duration) = (.milliseconds(50), .seconds(2))
+    /// How a spoke waits out one reconnect backoff: real time by default. A
+    /// test gives its own, so a spoke tries again when the test says, not
+    /// because real time passed (`BridgeReconnectBackoffTests`). It throws
+    /// when the spoke's task is cancelled.
+    public var waitBeforeReconnecting: @Sendable (Duration) async throws -> Void = { backoff in
+        try await Task.sleep(for: backoff)  // safe: reconnect backoff; cancelled on shutdown
+    }
 
     /// Creates a configuration for `socketPath` with defaults elsewhere.
     public init(socketPath: String) {

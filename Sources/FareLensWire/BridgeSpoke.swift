@@ -93,7 +93,7 @@ public final class BridgeSpoke: Service, BusTransport {
                         }
                     }
                     guard !state.withLockedValue({ $0.stopping }) else { break }
-                    try? await Task.sleep(for: backoff)  // safe: reconnect backoff; cancelled on shutdown
+                    try? await configuration.waitBeforeReconnecting(backoff)  // ends early on cancellation; the loop then sees `stopping`
                     backoff = min(backoff * 2, configuration.reconnectBackoff.longest)
                 }
             } onGracefulShutdown: {
