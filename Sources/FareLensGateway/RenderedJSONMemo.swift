@@ -18,10 +18,10 @@ import Synchronization
 /// answer *is* that message, so a user's data reaches no one else through
 /// it.
 ///
-/// Bounded by bytes: entries are kept in two generations; when the current
-/// one holds half of ``byteBudget``, it becomes the previous one and the
-/// older is dropped, and an entry found in the previous one moves to the
-/// current. Messages encoding to more than ``largestKept`` bytes (an export)
+/// Bounded by bytes: entries are kept in two generations of at most half
+/// of ``byteBudget`` each; when the current one is full it becomes the
+/// previous one and the older is dropped, and an entry found in the
+/// previous one moves to the current. Messages encoding to more than ``largestKept`` bytes (an export)
 /// are printed every time.
 final class RenderedJSONMemo: Sendable {
     /// A printed body and its strong entity tag (the `ETag` of a cacheable answer).
@@ -41,22 +41,24 @@ final class RenderedJSONMemo: Sendable {
         var previous: [Key: Rendered] = [:]
 
         /// The body kept for `key`; one found in the previous generation moves to the current one.
-        mutating func find(_ key: Key) -> Rendered? {
+        mutating func find(_ key: Key, halfBudget: Int) -> Rendered? {
             if let kept = current[key] { return kept }
             guard let kept = previous.removeValue(forKey: key) else { return nil }
-            current[key] = kept
-            currentBytes += key.bytes.count + kept.json.count
+            keep(kept, for: key, cost: key.bytes.count + kept.json.count, halfBudget: halfBudget)
             return kept
         }
 
-        /// Keeps `rendered` for `key`; a full current generation becomes the previous one first.
+        /// Keeps `rendered` for `key`; a current generation it would take
+        /// past `halfBudget` becomes the previous one first. So each
+        /// generation holds at most half the budget, whatever is found again.
         mutating func keep(_ rendered: Rendered, for key: Key, cost: Int, halfBudget: Int) {
+            guard cost <= halfBudget else { return }
             if currentBytes + cost > halfBudget {
                 previous = current
                 current = [:]
                 currentBytes = 0
             }
-            guard cost <= halfBudget, current.updateValue(rendered, forKey: key) == nil else { return }
+            guard current.updateValue(rendered, forKey: key) == nil else { return }
             currentBytes += cost
         }
     }
@@ -82,15 +84,22 @@ final class RenderedJSONMemo: Sendable {
         let bytes: [UInt8] = try message.serializedBytes()
         guard bytes.count <= largestKept else { return Self.render(try printer.utf8(of: message)) }
         let key = Key(type: ObjectIdentifier(type(of: message)), bytes: bytes)
-        if let kept = generations.withLock({ $0.find(key) }) { return kept }
+        let halfBudget = byteBudget / 2
+        if let kept = generations.withLock({ $0.find(key, halfBudget: halfBudget) }) { return kept }
         let fresh = Self.render(try printer.utf8(of: message))
-        let budget = byteBudget
-        generations.withLock { $0.keep(fresh, for: key, cost: bytes.count + fresh.json.count, halfBudget: budget / 2) }
+        generations.withLock { $0.keep(fresh, for: key, cost: bytes.count + fresh.json.count, halfBudget: halfBudget) }
         return fresh
     }
 
     /// How many bodies are kept (both generations); for tests.
     var count: Int { generations.withLock { $0.current.count + $0.previous.count } }
+
+    /// The bytes kept, keys and bodies, in both generations; for tests.
+    var keptBytes: Int {
+        generations.withLock { generations in
+            (Array(generations.current) + Array(generations.previous)).reduce(0) { $0 + $1.key.bytes.count + $1.value.json.count }
+        }
+    }
 
     /// A strong entity tag for a body: the first 16 bytes of its SHA-256, in hex, quoted.
     static func entityTag(of json: [UInt8]) -> String {
