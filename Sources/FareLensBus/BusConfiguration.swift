@@ -26,5 +26,8 @@ public struct BusConfiguration: Sendable {
     public var metricsFactory: any MetricsFactory = MetricsSystem.factory
 
     /// The defaults above.
+    /// What gathering windows read and wait on (``BusClock``): the continuous clock, or a test's.
+    public var clock: BusClock = .continuous
+
     public init() {}
 }

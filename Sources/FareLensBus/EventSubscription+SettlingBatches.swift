@@ -41,7 +41,7 @@ extension EventSubscription {
         guard gathering > .zero, !pending.isEmpty, pending.count < maximum else { return }
         // Unknown for events that arrived before the queue timed arrivals (before `settlingBatches` was asked for):
         // taken as arriving now, so that they too gather (a service's first batch, published before it ran).
-        let since = firstArrival ?? .now
+        let since = firstArrival ?? queue.clock.now()
         await queue.gather(maximum - pending.count, until: since.advanced(by: gathering), into: &pending)
     }
 }

@@ -111,7 +111,7 @@ extension MessageBus {
     /// - Parameter bufferSize: events buffered for this subscriber; defaults
     ///   to the configuration's.
     public func subscribe<E: BusEvent>(_ type: E.Type, bufferSize: Int? = nil) -> EventSubscription<E> {
-        let queue = SubscriberQueue(capacity: bufferSize ?? configuration.subscriberBufferSize, eventType: ObjectIdentifier(E.self))
+        let queue = SubscriberQueue(capacity: bufferSize ?? configuration.subscriberBufferSize, eventType: ObjectIdentifier(E.self), clock: configuration.clock)
         eventTypes.withLock { $0[E.wireTypeName] = E.self }
         subscriptions.withLock { [factory = configuration.metricsFactory] table in
             table.add(queue, topic: E.topic.name)
@@ -130,7 +130,7 @@ extension MessageBus {
     ///   types together; defaults to the configuration's.
     public func subscribe(_ types: [any BusEvent.Type], bufferSize: Int? = nil) -> EventSubscription<any BusEvent> {
         registerEventTypes(types)
-        let queue = SubscriberQueue(capacity: bufferSize ?? configuration.subscriberBufferSize, eventType: nil)
+        let queue = SubscriberQueue(capacity: bufferSize ?? configuration.subscriberBufferSize, eventType: nil, clock: configuration.clock)
         // A closure, not a key path: `\.topic.name` on an existential metatype crashes Swift 6.3.1's SIL generation.
         let topics = Set(types.map { type in type.topic })
         subscriptions.withLock { [factory = configuration.metricsFactory] table in
@@ -144,7 +144,7 @@ extension MessageBus {
 
     /// Subscribes to every topic (what analytics does).
     public func subscribeAll(bufferSize: Int? = nil) -> EventSubscription<any BusEvent> {
-        let queue = SubscriberQueue(capacity: bufferSize ?? configuration.subscriberBufferSize, eventType: nil)
+        let queue = SubscriberQueue(capacity: bufferSize ?? configuration.subscriberBufferSize, eventType: nil, clock: configuration.clock)
         subscriptions.withLock { $0.addWildcard(queue) }
         return subscription(on: queue)
     }
@@ -154,7 +154,7 @@ extension MessageBus {
     /// topics are what an admin client asks the hub to send it.
     public func subscribeAll(watching topics: Set<String>?, bufferSize: Int? = nil) -> EventSubscription<any BusEvent> {
         guard let topics else { return subscribeAll(bufferSize: bufferSize) }
-        let queue = SubscriberQueue(capacity: bufferSize ?? configuration.subscriberBufferSize, eventType: nil)
+        let queue = SubscriberQueue(capacity: bufferSize ?? configuration.subscriberBufferSize, eventType: nil, clock: configuration.clock)
         subscriptions.withLock { table in
             for topic in topics { table.add(queue, topic: topic) }
         }

@@ -52,15 +52,18 @@ final class SubscriberQueue: Sendable {
     /// The one event type this subscriber takes; nil for a subscriber to
     /// any type (a wildcard one).
     let eventType: ObjectIdentifier?
+    /// What arrivals and gathering windows are timed by (``BusConfiguration/clock``).
+    let clock: BusClock
     /// A pthread mutex, not `Synchronization.Mutex`: the publisher and the
     /// consumer take this lock from two threads at once, and under that
     /// contention `Mutex` (a priority-inheriting futex on Linux) made
     /// publishing 1.3-1.4x slower (decision 0015).
     private let state = NIOLockedValueBox(State())
 
-    init(capacity: Int, eventType: ObjectIdentifier?) {
+    init(capacity: Int, eventType: ObjectIdentifier?, clock: BusClock = .continuous) {
         self.capacity = max(1, capacity)
         self.eventType = eventType
+        self.clock = clock
     }
 
     /// Whether events of `type` belong in this queue.
@@ -74,7 +77,7 @@ final class SubscriberQueue: Sendable {
             if state.closed { return (.closed, nil) }
             guard state.buffer.count < capacity else { return (durable ? .mustWait : .dropped, nil) }
             delivery.settlement?.hold()
-            if state.timesArrivals && state.buffer.isEmpty { state.firstArrival = .now }
+            if state.timesArrivals && state.buffer.isEmpty { state.firstArrival = clock.now() }
             state.buffer.append(delivery)
             guard state.buffer.count >= state.consumerWakesAt else { return (.enqueued, nil) }
             defer { state.consumer = nil }
@@ -150,10 +153,10 @@ final class SubscriberQueue: Sendable {
     /// `deadline` passes, whichever comes first, then appends everything
     /// buffered to `batch` without waiting further.
     nonisolated(nonsending) func gather(_ count: Int, until deadline: ContinuousClock.Instant, into batch: inout Deque<ErasedDelivery>) async {
-        if count > 0, ContinuousClock.now < deadline {
+        if count > 0, clock.now() < deadline {
             // Wakes the consumer at the deadline.
             let timer = Task { [self] in
-                guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }  // safe: bounded by the gathering window, cancelled once the consumer is awake
+                guard (try? await clock.sleep(deadline)) != nil else { return }  // bounded by the gathering window, cancelled once the consumer is awake
                 wakeGatheringConsumer()
             }
             await waitForEvents(count, until: deadline)
@@ -188,7 +191,7 @@ final class SubscriberQueue: Sendable {
                 let wakeNow = state.withLockedValue { state in
                     if state.buffer.count >= count || state.closed { return true }
                     // The deadline's timer may have fired before this park: it found no consumer to wake.
-                    if let deadline, ContinuousClock.now >= deadline { return true }
+                    if let deadline, clock.now() >= deadline { return true }
                     state.consumer = continuation
                     state.consumerWakesAt = count
                     state.gatheringDeadline = deadline

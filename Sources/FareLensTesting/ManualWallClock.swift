@@ -1,3 +1,4 @@
+public import FareLensBus
 public import FareLensServiceKit
 public import Foundation
 import Synchronization
@@ -53,5 +54,28 @@ extension TransportClock {
     /// A transport clock that reads `manual` and waits until the test moves it.
     public init(following manual: ManualWallClock) {
         self.init(read: { manual.now() }, sleep: { instant in try await manual.sleep(until: instant, floor: .zero) })  // safe: ends when the test moves the clock past `instant`, or on cancellation
+    }
+}
+
+extension BusClock {
+    /// A bus clock that reads `manual` and waits until the test moves it:
+    /// its instants are the continuous clock's at the moment this was made,
+    /// plus however far `manual` has been moved since.
+    public init(following manual: ManualWallClock) {
+        let base = ContinuousClock.now
+        let start = manual.now()
+        self.init(
+            now: { base.advanced(by: .seconds(manual.now().timeIntervalSince(start))) },
+            sleep: { instant in
+                try await manual.sleep(until: start.addingTimeInterval(Double(secondsOf: instant - base)), floor: .zero)  // safe: ends when the test moves the clock past `instant`, or on cancellation
+            })
+    }
+}
+
+extension Double {
+    /// `duration` in seconds.
+    fileprivate init(secondsOf duration: Duration) {
+        let components = duration.components
+        self = Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -38,12 +38,27 @@ import Testing
         #expect(try await withTimeLimit("the full batch") { await first.value } == [1, 2, 3])
     }
 
-    @Test("a batch short of the maximum is handed out once the window has passed")
+    @Test("a batch short of the maximum is handed out when the bus's clock passes its window, and not before: time moves only when the test moves it")
     func shortBatchAfterTheWindow() async throws {
-        let (bus, _) = makeBus()
+        let manual = ManualWallClock()
+        var configuration = BusConfiguration()
+        configuration.clock = BusClock(following: manual)
+        let bus = MessageBus(configuration: configuration)
         let subscription = bus.subscribe(PriceDropped.self)
-        let first = Self.firstBatch(of: subscription.settlingBatches(maximum: 10, gathering: .milliseconds(50)))
+        let handedOut = Locked(false)
+        let batches = subscription.settlingBatches(maximum: 10, gathering: .milliseconds(50))
+        let first = Task {
+            let sequences = await Self.firstBatch(of: batches).value
+            handedOut.set(true)
+            return sequences
+        }
         try await bus.publish(PriceDropped(route: "JFK-NRT", sequence: 1))
+        // The window's timer waits on the clock: with one event of ten, nothing else can hand the batch out.
+        #expect(await manual.waitUntilSleeping(1, limit: .seconds(10)), "the gathering window began")
+        #expect(!handedOut.get())
+        manual.advance(by: 0.049)
+        #expect(manual.sleeping == 1 && !handedOut.get(), "49 ms of a 50 ms window: still gathering")
+        manual.advance(by: 0.002)
         #expect(try await withTimeLimit("the short batch", limit: .seconds(10)) { await first.value } == [1])
     }
 
