@@ -156,7 +156,7 @@ final class SubscriberQueue: Sendable {
         if count > 0, clock.now() < deadline {
             // Wakes the consumer at the deadline.
             let timer = Task { [self] in
-                guard (try? await clock.sleep(deadline)) != nil else { return }  // bounded by the gathering window, cancelled once the consumer is awake
+                guard (try? await clock.sleep(deadline)) != nil else { return }  // safe: bounded by the gathering window, cancelled once the consumer is awake
                 wakeGatheringConsumer()
             }
             await waitForEvents(count, until: deadline)

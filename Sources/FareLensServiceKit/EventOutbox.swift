@@ -183,7 +183,7 @@ public final class EventOutbox: Sendable {
                 case .more:
                     delay = retryDelays.first
                 case .refused:
-                    do { try await transport.sleep(for: delay) } catch { break rounds }  // backoff before retrying a refused publish; ends on cancellation
+                    do { try await transport.sleep(for: delay) } catch { break rounds }  // safe: backoff before retrying a refused publish; ends on cancellation
                     delay = min(delay * 2, retryDelays.most)
                 }
             }
@@ -206,7 +206,7 @@ public final class EventOutbox: Sendable {
             } catch {
                 storeFailed("event outbox cannot read its identity; retrying", error)
             }
-            do { try await transport.sleep(for: delay) } catch { return nil }  // backoff before reading again; ends on cancellation
+            do { try await transport.sleep(for: delay) } catch { return nil }  // safe: backoff before reading again; ends on cancellation
             delay = min(delay * 2, retryDelays.most)
         }
         return nil

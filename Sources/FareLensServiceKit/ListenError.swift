@@ -11,19 +11,15 @@ public struct ListenError: Error, CustomStringConvertible, Sendable {
     /// The system's reason, as text.
     public let reason: String
     /// The error the server's bind threw, kept as itself (NIO's `IOError` for a port in use).
-    public let underlying: (any Error)?
+    public let underlying: any Error
 
-    /// A failure to listen, caused by `underlying`; `reason` is its text.
+    /// A failure to listen, caused by `underlying`; ``reason`` is its text.
     public init(server: String, keys: String, host: String, port: Int, cause underlying: any Error) {
-        self.init(server: server, keys: keys, host: host, port: port, reason: "\(underlying)", underlying: underlying)
-    }
-
-    public init(server: String, keys: String, host: String, port: Int, reason: String, underlying: (any Error)? = nil) {
         self.server = server
         self.keys = keys
         self.host = host
         self.port = port
-        self.reason = reason
+        self.reason = "\(underlying)"
         self.underlying = underlying
     }
 

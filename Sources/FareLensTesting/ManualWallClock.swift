@@ -67,15 +67,7 @@ extension BusClock {
         self.init(
             now: { base.advanced(by: .seconds(manual.now().timeIntervalSince(start))) },
             sleep: { instant in
-                try await manual.sleep(until: start.addingTimeInterval(Double(secondsOf: instant - base)), floor: .zero)  // safe: ends when the test moves the clock past `instant`, or on cancellation
+                try await manual.sleep(until: start.addingTimeInterval((instant - base).timeInterval), floor: .zero)  // safe: ends when the test moves the clock past `instant`, or on cancellation
             })
-    }
-}
-
-extension Double {
-    /// `duration` in seconds.
-    fileprivate init(secondsOf duration: Duration) {
-        let components = duration.components
-        self = Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
