@@ -89,6 +89,12 @@ let package = Package(
         /// Test doubles; the push benchmark runs the APNs stub from here.
         .library(name: "FareLensTesting", targets: ["FareLensTesting"]),
     ],
+    /// `swift build --traits NATS` builds the bus's NATS transport, which links
+    /// the official C client (libnats-dev); the default build needs neither
+    /// (docs/decisions/0026-nats-as-a-package-trait.md).
+    traits: [
+        .trait(name: "NATS", description: "the bus over NATS and JetStream (bus.transport = nats); needs libnats-dev"),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -141,6 +147,18 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        /// The official NATS C client, found with pkg-config (docs/bus.md, "Over NATS").
+        .systemLibrary(name: "CNats", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
+        /// The bus over NATS: requests, events, JetStream for durable events,
+        /// the node registry. Without the NATS trait only its settings build.
+        .target(
+            name: "FareLensNATS",
+            dependencies: [
+                "FareLensBus", "FareLensMessages", "FareLensWire", log, lifecycle, protobuf, nioCore, nioPosix,
+                .target(name: "CNats", condition: .when(traits: ["NATS"])),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "FareLensStore",
             dependencies: [grdb, .product(name: "GRDBSQLite", package: "GRDB.swift"), log, "CSQLiteSettings"],
@@ -164,7 +182,7 @@ let package = Package(
         .target(
             name: "FareLensRuntime",
             dependencies: [
-                "FareLensBus", "FareLensStore", "FareLensMessages", "FareLensServiceKit", "FareLensWire", log, metrics, lifecycle, grdb,
+                "FareLensBus", "FareLensStore", "FareLensMessages", "FareLensServiceKit", "FareLensWire", "FareLensNATS", log, metrics, lifecycle, grdb,
                 prometheus, nioCore, nioPosix, nioHTTP1, dequeModule,
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
@@ -209,7 +227,7 @@ let package = Package(
         .target(
             name: "FareLensTesting",
             dependencies: [
-                "FareLensBus", "FareLensServiceKit", "FareLensStore", "FareLensWire", "FareLensMessages", log, metrics, nioCore, nioPosix, nioHTTP1,
+                "FareLensBus", "FareLensServiceKit", "FareLensStore", "FareLensWire", "FareLensNATS", "FareLensMessages", log, metrics, nioCore, nioPosix, nioHTTP1,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 // The APNs stub (HTTP/2 over TLS, a test certificate authority, provider-token checks).
                 nioHTTP2, nioSSL, x509, jwtKit, crypto,

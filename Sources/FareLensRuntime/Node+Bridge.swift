@@ -1,5 +1,6 @@
 import FareLensBus
 import FareLensMessages
+import FareLensNATS
 import FareLensServiceKit
 import FareLensWire
 import Foundation
@@ -7,6 +8,37 @@ import Logging
 import ServiceLifecycle
 
 extension Node {
+    /// What joins this node to others: the bridge end (``makeBridge(servicesReady:bridgeReady:)``)
+    /// and, with `bus.transport = nats`, the NATS transport beside it (the
+    /// socket then serves local admin clients such as `farelensctl`).
+    func makeTransports(servicesReady: ReadinessBoard, bridgeReady: ReadinessBoard) throws -> [any Service] {
+        let bridge = try makeBridge(servicesReady: servicesReady, bridgeReady: bridgeReady)
+        guard configuration.transport == .nats, let settings = configuration.nats else { return [bridge] }
+        #if NATS
+        let transport: NATSTransport
+        do {
+            transport = try NATSTransport(bus: bus, settings: settings, identity: nodeIdentity(), logger: logger) { bridgeReady.markReady("nats") }
+        } catch {
+            throw ConfigurationError.required(key: error.key ?? "nats.urls", error.message)
+        }
+        bus.attach(transport)
+        return [bridge, StartsWhenReady(servicesReady: servicesReady, inner: transport) {}]
+        #else
+        throw ConfigurationError.required(key: "bus.transport", NATSError.notBuilt.message)
+        #endif
+    }
+
+    /// This node as the mesh sees it.
+    func nodeIdentity() -> NodeIdentity {
+        var identity = NodeIdentity(
+            nodeName: configuration.nodeName, softwareVersion: FareLensVersion.current,
+            // Real time, not the injected clock: uptime is the process's, also in a fast-forwarded demo.
+            startedAtUnixMs: Int64(Date().timeIntervalSince1970 * 1000)
+        )
+        identity.services = services.map(\.name)
+        return identity
+    }
+
     /// The bridge end this node runs: a spoke when told `--connect`, a hub
     /// (listening on the configured socket) otherwise. The hub also answers
     /// the admin address.
@@ -27,12 +59,7 @@ extension Node {
         bridge.metricsFactory = metricsFactory
         // Durable events survive a crash of this node (docs/bus.md).
         bridge.outboxJournal = try OutboxJournal(path: configuration.outboxJournalPath, logger: logger)
-        var identity = NodeIdentity(
-            nodeName: configuration.nodeName, softwareVersion: FareLensVersion.current,
-            // Real time, not the injected clock: uptime is the process's, also in a fast-forwarded demo.
-            startedAtUnixMs: Int64(Date().timeIntervalSince1970 * 1000)
-        )
-        identity.services = services.map(\.name)
+        let identity = nodeIdentity()
         bus.registerEventTypes(MessageCatalog.events)
         if configuration.isSpoke {
             let spoke = BridgeSpoke(bus: bus, configuration: bridge, identity: identity, logger: logger)
@@ -54,7 +81,9 @@ extension Node {
 
     /// How the ready line describes the bridge.
     var bridgeDescription: String {
-        configuration.isSpoke ? "connect:\(configuration.effectiveSocketPath)" : "listen:\(configuration.effectiveSocketPath)"
+        let socket = configuration.isSpoke ? "connect:\(configuration.effectiveSocketPath)" : "listen:\(configuration.effectiveSocketPath)"
+        guard configuration.transport == .nats, let nats = configuration.nats else { return socket }
+        return "\(socket) nats:\(nats.urls.joined(separator: ","))/\(nats.namespace)"
     }
 }
 

@@ -105,8 +105,8 @@ public final class Node: Sendable {
         }
         try serveNodeAdmin(databases: databases)
         // Ready also waits for the metrics endpoint, when there is one, to listen.
-        let bridgeReady = ReadinessBoard(expecting: ["bridge"] + (configuration.metricsListen == nil ? [] : ["metrics"]))
-        let bridge = try makeBridge(servicesReady: readiness, bridgeReady: bridgeReady)
+        let bridgeReady = ReadinessBoard(expecting: ["bridge"] + (configuration.metricsListen == nil ? [] : ["metrics"]) + (configuration.transport == .nats ? ["nats"] : []))
+        let transports = try makeTransports(servicesReady: readiness, bridgeReady: bridgeReady)
         let report: @Sendable () -> NodeReadyReport = { [configuration, services, bridgeDescription] in
             NodeReadyReport(nodeName: configuration.nodeName, services: services.map(\.name), pid: getpid(), startup: .now - start, bridge: bridgeDescription)
         }
@@ -116,7 +116,7 @@ public final class Node: Sendable {
         // is listed last so it hears of the shutdown first, before any
         // service's subscriptions go away.
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [.init(service: bridge), .init(service: announcer)] + hosted.map { .init(service: $0) } + [.init(service: ShutdownHerald(bus: bus))]
+            services: transports.map { .init(service: $0) } + [.init(service: announcer)] + hosted.map { .init(service: $0) } + [.init(service: ShutdownHerald(bus: bus))]
                 + (metricsEndpoint(ready: bridgeReady).map { [.init(service: $0)] } ?? []),
             gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
             logger: logger

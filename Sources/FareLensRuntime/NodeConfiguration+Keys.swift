@@ -26,6 +26,16 @@ extension NodeConfiguration {
             ConfigKeySpec("bridge.maxUnwrittenBytes", .integer, default: "\(defaults.maxUnwrittenBytes)", "bytes waiting for a peer that does not read before it is closed as slow-consumer"),
             ConfigKeySpec("bridge.durableBacklog", .integer, default: "\(defaults.durableBacklog)", "durable events kept per peer until it acknowledges them"),
             ConfigKeySpec("metrics.listen", .string, flag: "--metrics-listen", "HOST:PORT where GET /metrics serves Prometheus text; off when unset"),
+            ConfigKeySpec("bus.transport", .string, default: defaults.transport.rawValue, "socket (one machine) or nats (several: needs a build with --traits NATS)"),
+            ConfigKeySpec("nats.urls", .list, "the NATS servers, comma-separated (nats://host:4222); required with bus.transport=nats"),
+            ConfigKeySpec("nats.namespace", .string, default: "farelens", "first token of every subject and the stream's name: letters, digits, - and _"),
+            ConfigKeySpec("nats.user", .string, "NATS user name (with nats.password)"),
+            ConfigKeySpec("nats.password", .secret, "NATS password; never logged"),
+            ConfigKeySpec("nats.credentialsFile", .string, "a NATS .creds file (JWT and NKey seed) instead of a password"),
+            ConfigKeySpec("nats.heartbeatMs", .integer, default: "1000", "how often a node announces itself; one unheard for three periods is gone"),
+            ConfigKeySpec("nats.ackWaitMs", .integer, default: "30000", "how long JetStream waits for a durable event to be settled before handing it over again"),
+            ConfigKeySpec("nats.maxAckPending", .integer, default: "4096", "durable events handed to a node and not yet settled (the backpressure bound)"),
+            ConfigKeySpec("nats.retentionHours", .integer, default: "168", "how long a durable event is kept for a node that is away"),
         ]
     }()
 }

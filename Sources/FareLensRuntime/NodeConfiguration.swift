@@ -1,5 +1,6 @@
 public import Configuration
 import FareLensBus
+public import FareLensNATS
 public import FareLensServiceKit
 import Foundation
 public import Logging
@@ -55,6 +56,11 @@ public struct NodeConfiguration: Sendable {
     /// `metrics.listen` / `FARELENS_METRICS_LISTEN` / `--metrics-listen HOST:PORT`:
     /// serve `GET /metrics` (Prometheus text) over HTTP there; off when unset.
     public var metricsListen: (host: String, port: Int)?
+    /// `bus.transport` / `FARELENS_BUS_TRANSPORT`: the Unix-socket bridge
+    /// (one machine) or NATS (several; docs/bus.md, "Over NATS").
+    public var transport: BusTransportChoice = .socket
+    /// The `nats.*` keys, when `bus.transport = nats`.
+    public var nats: NATSSettings?
     /// `strictConfig` / `FARELENS_STRICT_CONFIG` / `--strict-config`: a key
     /// the node does not know (``unknownKeys``) stops start-up instead of
     /// being a warning.
@@ -123,6 +129,7 @@ public struct NodeConfiguration: Sendable {
             metricsListen = (String(listen[..<colon]), port)
         }
         strictConfig = try Self.boolean(reader, "strictConfig") ?? strictConfig
+        (transport, nats) = try Self.transport(reader)
         // A receiver recognises a redelivery only while its id is in the
         // window; every event a backlog can redeliver must fit in it.
         let window = BusConfiguration().redeliveryWindow
@@ -149,7 +156,7 @@ public struct NodeConfiguration: Sendable {
         return result
     }
 
-    private static func boolean(_ reader: ConfigReader, _ key: String) throws(ConfigurationError) -> Bool? {
+    static func boolean(_ reader: ConfigReader, _ key: String) throws(ConfigurationError) -> Bool? {
         // A JSON file gives a boolean; the environment and flags give strings.
         if let flag = reader.bool(forKey: ConfigKey(key)) { return flag }
         guard let text = reader.string(forKey: ConfigKey(key)) else { return nil }
@@ -160,7 +167,7 @@ public struct NodeConfiguration: Sendable {
         }
     }
 
-    private static func positive(_ reader: ConfigReader, _ key: String, _ fallback: Int) throws(ConfigurationError) -> Int {
+    static func positive(_ reader: ConfigReader, _ key: String, _ fallback: Int) throws(ConfigurationError) -> Int {
         // A JSON file gives numbers; the environment and flags give strings.
         let number = reader.int(forKey: ConfigKey(key)) ?? reader.string(forKey: ConfigKey(key)).flatMap { Int($0) }
         if let number, number > 0 { return number }

@@ -10,6 +10,11 @@ public enum MeshShape: String, CaseIterable, Sendable, CustomStringConvertible {
     /// Caller and handler have their own buses joined over a real Unix
     /// socket: the handler's bus is the hub, the caller's a spoke.
     case split
+    #if NATS
+    /// Caller and handler have their own buses joined through a real
+    /// `nats-server` (``TestNATSServer``), each in the test's own namespace.
+    case nats
+    #endif
     public var description: String { rawValue }
 }
 
@@ -41,7 +46,7 @@ public func withTestMesh(
     busConfiguration.defaultDeadline = deadline
     busConfiguration.nodeName = "hub"
     let serverBus = MessageBus(configuration: busConfiguration)
-    guard shape == .split else {
+    guard shape != .oneProcess else {
         try configure(serverBus, serverBus)
         let mesh = TestMesh(serverBus: serverBus, clientBus: serverBus, socketPath: "", hub: nil, spoke: nil)
         try await withTimeLimit("the test body finished") { try await body(mesh) }
@@ -50,6 +55,9 @@ public func withTestMesh(
     busConfiguration.nodeName = "spoke"
     let clientBus = MessageBus(configuration: busConfiguration)
     try configure(serverBus, clientBus)
+    #if NATS
+    if shape == .nats { return try await withNATSMesh(serverBus: serverBus, clientBus: clientBus, body: body) }
+    #endif
     let socketPath = temporarySocketPath()
     var configuration = BridgeConfiguration(socketPath: socketPath)
     configuration.reconnectBackoff = (.milliseconds(10), .milliseconds(100))

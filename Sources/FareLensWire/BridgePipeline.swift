@@ -1,5 +1,5 @@
-import FareLensBus
-import FareLensMessages
+package import FareLensBus
+package import FareLensMessages
 import Logging
 import NIOCore
 
@@ -18,7 +18,7 @@ enum BridgePipeline {
 
 extension WireHello {
     /// The hello of this process: its identity, hosted addresses and wanted topics.
-    init(identity: NodeIdentity, services: some Sequence<ServiceAddress>, topics: some Sequence<String>) {
+    package init(identity: NodeIdentity, services: some Sequence<ServiceAddress>, topics: some Sequence<String>) {
         self.init()
         protocolVersion = wireProtocolVersion
         role = identity.role == .admin ? .admin : .node

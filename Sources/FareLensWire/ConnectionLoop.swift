@@ -1,6 +1,6 @@
-import FareLensBus
-import FareLensMessages
-import Logging
+package import FareLensBus
+package import FareLensMessages
+package import Logging
 import Metrics
 import Synchronization
 
@@ -177,7 +177,7 @@ struct RoomSignalState<Waiter> {
 
 extension MessageBus {
     /// Answers a REQUEST envelope from the local handlers.
-    nonisolated(nonsending) func answer(_ request: WireEnvelope, isAdmin: Bool) async -> WireEnvelope {
+    package nonisolated(nonsending) func answer(_ request: WireEnvelope, isAdmin: Bool) async -> WireEnvelope {
         let context = RequestContext(dueAt: request.dueAt, traceID: request.trace.traceID, isAdmin: isAdmin)
         let result = await handleEncodedRequest(typeName: request.typeName, address: ServiceAddress(request.address), payload: Array(request.payload), context: context)
         return .response(to: request.correlationID, result: result, typeName: "")
@@ -188,7 +188,7 @@ extension MessageBus {
     /// once for one that cannot be delivered: its type is unknown here or it
     /// does not decode, which is logged — keeping it would only block its
     /// sender).
-    func deliver(_ envelope: WireEnvelope, logger: Logger, onSettled: (@Sendable () -> Void)? = nil) async {
+    package func deliver(_ envelope: WireEnvelope, logger: Logger, onSettled: (@Sendable () -> Void)? = nil) async {
         do {
             try await deliverEncodedEvent(
                 typeName: envelope.typeName, payload: Array(envelope.payload), id: envelope.eventID,

@@ -1,11 +1,11 @@
-import FareLensBus
-import FareLensMessages
+package import FareLensBus
+package import FareLensMessages
 import Foundation
 
 /// Conversions between bus values and their envelope fields.
 extension WireEnvelope {
     /// A REQUEST envelope for `request` (correlation id set when sent).
-    static func request<R: BusRequest>(_ request: R, context: RequestContext) throws(BusError) -> WireEnvelope {
+    package static func request<R: BusRequest>(_ request: R, context: RequestContext) throws(BusError) -> WireEnvelope {
         var envelope = WireEnvelope()
         envelope.kind = .request
         envelope.address = R.address.name
@@ -36,7 +36,7 @@ extension WireEnvelope {
     }
 
     /// An EVENT envelope (delivery tag assigned by the outbox for durable topics).
-    static func event<E: BusEvent>(_ event: E, metadata: EventMetadata) throws -> WireEnvelope {
+    package static func event<E: BusEvent>(_ event: E, metadata: EventMetadata) throws -> WireEnvelope {
         var envelope = WireEnvelope()
         envelope.kind = .event
         envelope.topic = E.topic.name
@@ -64,7 +64,7 @@ extension WireEnvelope {
     }
 
     /// The failure carried by a RESPONSE, if any.
-    var busError: BusError? {
+    package var busError: BusError? {
         guard hasError else { return nil }
         let kind = BusError.Kind(name: error.kind) ?? .remote
         return BusError(kind: kind, remoteCode: error.remoteCode.isEmpty ? nil : error.remoteCode, message: error.message)

@@ -1,5 +1,5 @@
 import HeapModule
-import NIOCore
+package import NIOCore
 
 /// The deadlines of one connection's outgoing requests, enforced by one
 /// timer per connection instead of one per request: the timer is armed for
@@ -13,18 +13,24 @@ import NIOCore
 /// them cheaply); they are skipped when they reach the top, and the heap is
 /// rebuilt from the requests still waiting when it holds more than twice as
 /// many entries, so it stays proportional to the requests in flight.
-struct RequestDeadlines {
-    struct Entry: Comparable {
-        let deadline: NIODeadline
-        let id: UInt64
-        static func < (lhs: Entry, rhs: Entry) -> Bool { (lhs.deadline, lhs.id) < (rhs.deadline, rhs.id) }
+package struct RequestDeadlines {
+    package struct Entry: Comparable {
+        package let deadline: NIODeadline
+        package let id: UInt64
+        package init(deadline: NIODeadline, id: UInt64) {
+            self.deadline = deadline
+            self.id = id
+        }
+        package static func < (lhs: Entry, rhs: Entry) -> Bool { (lhs.deadline, lhs.id) < (rhs.deadline, rhs.id) }
     }
 
     /// A timer to arm: fire at `deadline` and report `generation` back.
-    struct Arming {
-        let deadline: NIODeadline
-        let generation: UInt64
+    package struct Arming {
+        package let deadline: NIODeadline
+        package let generation: UInt64
     }
+
+    package init() {}
 
     private var heap = Heap<Entry>()
     /// When the armed timer fires, if one is armed.
@@ -34,13 +40,13 @@ struct RequestDeadlines {
     private var generation: UInt64 = 0
 
     /// Entries held, answered ones included (tests).
-    var count: Int { heap.count }
+    package var count: Int { heap.count }
 
     /// Adds a request's deadline; returns the timer to arm when it is the
     /// earliest one (or no timer is armed).
     /// `waiting` counts the requests waiting, this one included; `live`
     /// lists their entries, for a rebuild.
-    mutating func add(id: UInt64, deadline: NIODeadline, waiting: Int, live: () -> [Entry]) -> Arming? {
+    package mutating func add(id: UInt64, deadline: NIODeadline, waiting: Int, live: () -> [Entry]) -> Arming? {
         heap.insert(Entry(deadline: deadline, id: id))
         if heap.count > 2 * waiting + 64 { heap = Heap(live()) }
         if let armedAt, armedAt <= deadline { return nil }
@@ -50,7 +56,7 @@ struct RequestDeadlines {
     /// The timer of `generation` fired at `now`: removes and returns the
     /// waiting requests whose deadline has passed (`isWaiting` says which ids
     /// still wait), and the timer to arm next.
-    mutating func fire(generation fired: UInt64, now: NIODeadline, isWaiting: (UInt64) -> Bool) -> (expired: [UInt64], next: Arming?) {
+    package mutating func fire(generation fired: UInt64, now: NIODeadline, isWaiting: (UInt64) -> Bool) -> (expired: [UInt64], next: Arming?) {
         guard fired == generation else { return ([], nil) }
         armedAt = nil
         var expired: [UInt64] = []
@@ -67,7 +73,7 @@ struct RequestDeadlines {
     }
 
     /// Forgets everything (the connection closed).
-    mutating func removeAll() {
+    package mutating func removeAll() {
         heap = Heap()
         armedAt = nil
         generation &+= 1

@@ -1,0 +1,320 @@
+#if NATS
+import CNats
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One connection to a NATS cluster through the official C client
+/// (libnats): core publish and subscribe, and the JetStream context the
+/// durable events use. libnats is thread-safe; its callbacks run on its own
+/// threads.
+final class NATSConnection: @unchecked Sendable {
+    // @unchecked: the C handles are set once in `init` and freed in
+    // `deinit`; libnats synchronises every call on them itself.
+    private let connection: OpaquePointer
+    private let jetStreamContext: OpaquePointer
+    private let events: Unmanaged<ConnectionEvents>
+
+    /// Connects to `settings.urls` as `name`, with user/password or a
+    /// credentials file when given. Reconnects forever once connected.
+    ///
+    /// - Throws: ``NATSError`` `unreachable` (naming `nats.urls`) or
+    ///   `authentication` (naming the credential key).
+    init(settings: NATSSettings, name: String, onEvent: @escaping @Sendable (ConnectionEvent) -> Void) throws(NATSError) {
+        var options: OpaquePointer?
+        guard natsOptions_Create(&options) == NATS_OK, let options else { throw .unreachable(settings.urls, reason: "cannot allocate the client's options") }
+        defer { natsOptions_Destroy(options) }
+        let urls = settings.urls.map { strdup($0) }
+        defer { urls.forEach { free($0) } }
+        var servers = urls.map { UnsafePointer($0) }
+        _ = servers.withUnsafeMutableBufferPointer { natsOptions_SetServers(options, $0.baseAddress, Int32($0.count)) }
+        if let user = settings.user { natsOptions_SetUserInfo(options, user, settings.password ?? "") }
+        if let file = settings.credentialsFile { natsOptions_SetUserCredentialsFromFiles(options, file, nil) }
+        natsOptions_SetName(options, name)
+        // A node never hears its own core publications: its local subscribers already had them.
+        natsOptions_SetNoEcho(options, true)
+        // Requests are latency-bound: write at once instead of waiting for the client's flusher.
+        natsOptions_SetSendAsap(options, true)
+        natsOptions_SetMaxReconnect(options, -1)
+        natsOptions_SetReconnectWait(options, 250)
+        natsOptions_SetTimeout(options, 2000)
+        let events = Unmanaged.passRetained(ConnectionEvents(onEvent))
+        natsOptions_SetDisconnectedCB(options, connectionDisconnected, events.toOpaque())
+        natsOptions_SetReconnectedCB(options, connectionReconnected, events.toOpaque())
+        var connection: OpaquePointer?
+        let status = natsConnection_Connect(&connection, options)
+        guard status == NATS_OK, let connection else {
+            events.release()
+            let reason = Self.lastError(status)
+            if status == NATS_CONNECTION_AUTH_FAILED || reason.lowercased().contains("authorization") {
+                throw .authentication(key: settings.credentialsFile != nil ? "nats.credentialsFile" : "nats.user", reason: reason)
+            }
+            throw .unreachable(settings.urls, reason: reason)
+        }
+        var context: OpaquePointer?
+        guard natsConnection_JetStream(&context, connection, nil) == NATS_OK, let context else {
+            natsConnection_Destroy(connection)
+            events.release()
+            throw .jetStream("cannot make a JetStream context", reason: Self.lastError(NATS_ERR))
+        }
+        self.connection = connection
+        self.jetStreamContext = context
+        self.events = events
+    }
+
+    deinit {
+        jsCtx_Destroy(jetStreamContext)
+        natsConnection_Destroy(connection)
+        events.release()
+    }
+
+    /// What happened to the connection, for the log.
+    enum ConnectionEvent: Sendable {
+        case disconnected
+        case reconnected(url: String)
+    }
+
+    /// The text of `status` and the client's last error, if it has one.
+    static func lastError(_ status: natsStatus) -> String {
+        let text = String(cString: natsStatus_GetText(status))
+        guard let detail = nats_GetLastError(nil).map({ String(cString: $0) }), !detail.isEmpty, detail != text else { return text }
+        return "\(text) (\(detail))"
+    }
+
+    // MARK: Core NATS
+
+    /// Subscribes `handler` to `subject`, in `queue` group when given (one
+    /// member of the group gets each message). The handler runs on one of
+    /// the client's threads, one message at a time per subscription.
+    func subscribe(_ subject: String, queue: String? = nil, handler: @escaping @Sendable (NATSMessage) -> Void) throws(NATSError) -> NATSSubscription {
+        let box = Unmanaged.passRetained(MessageHandler(handler))
+        var subscription: OpaquePointer?
+        let status = if let queue {
+            natsConnection_QueueSubscribe(&subscription, connection, subject, queue, deliverMessage, box.toOpaque())
+        } else {
+            natsConnection_Subscribe(&subscription, connection, subject, deliverMessage, box.toOpaque())
+        }
+        guard status == NATS_OK, let subscription else {
+            box.release()
+            throw .subscribe(subject, reason: Self.lastError(status))
+        }
+        // The handler is released once the client will call it no more.
+        natsSubscription_SetOnCompleteCB(subscription, releaseHandler, box.toOpaque())
+        return NATSSubscription(pointer: subscription)
+    }
+
+    /// Publishes `payload` on `subject` with `headers`, asking for an answer
+    /// on `reply` when given.
+    func publish(_ subject: String, reply: String? = nil, headers: [(String, String)] = [], payload: [UInt8]) throws(NATSError) {
+        let message = try Self.message(subject, reply: reply, headers: headers, payload: payload)
+        defer { natsMsg_Destroy(message) }
+        let status = natsConnection_PublishMsg(connection, message)
+        guard status == NATS_OK else { throw .publish(subject, reason: Self.lastError(status)) }
+    }
+
+    /// Waits until the server has processed everything published so far
+    /// (subscriptions included), at most `milliseconds`.
+    func flush(milliseconds: Int64 = 5000) throws(NATSError) {
+        let status = natsConnection_FlushTimeout(connection, milliseconds)
+        guard status == NATS_OK else { throw .publish("(flush)", reason: Self.lastError(status)) }
+    }
+
+    /// Closes the connection: subscriptions end, nothing more is sent.
+    func close() {
+        natsConnection_Close(connection)
+    }
+
+    private static func message(_ subject: String, reply: String?, headers: [(String, String)], payload: [UInt8]) throws(NATSError) -> OpaquePointer {
+        var message: OpaquePointer?
+        let status = payload.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { natsMsg_Create(&message, subject, reply, $0.baseAddress, Int32($0.count)) }
+        }
+        guard status == NATS_OK, let message else { throw .publish(subject, reason: lastError(status)) }
+        for (name, value) in headers { natsMsgHeader_Set(message, name, value) }
+        return message
+    }
+
+    // MARK: JetStream
+
+    /// Makes sure stream `name` exists and keeps the messages on `subject`
+    /// until every consumer has them, at most `maxAge`.
+    func ensureStream(_ name: String, subject: String, maxAge: Duration) throws(NATSError) {
+        var config = jsStreamConfig()
+        jsStreamConfig_Init(&config)
+        let nameC = strdup(name), subjectC = strdup(subject)
+        defer { free(nameC); free(subjectC) }
+        var subjects: [UnsafePointer<CChar>?] = [UnsafePointer(subjectC)]
+        var code = jsErrCode(0)
+        let status = subjects.withUnsafeMutableBufferPointer { list -> natsStatus in
+            config.Name = UnsafePointer(nameC)
+            config.Subjects = list.baseAddress
+            config.SubjectsLen = 1
+            config.Retention = js_InterestPolicy
+            config.Storage = js_FileStorage
+            config.MaxAge = maxAge.totalNanoseconds
+            // The publisher's event id dedupes a publish retried within two minutes.
+            config.Duplicates = 120 * 1_000_000_000
+            var info: UnsafeMutablePointer<jsStreamInfo>?
+            var status = js_AddStream(&info, jetStreamContext, &config, nil, &code)
+            if status != NATS_OK, code == JSStreamNameExistErr {
+                code = jsErrCode(0)
+                status = js_UpdateStream(&info, jetStreamContext, &config, nil, &code)
+            }
+            if let info { jsStreamInfo_Destroy(info) }
+            return status
+        }
+        guard status == NATS_OK else { throw .jetStream("cannot create the stream '\(name)'", reason: "\(Self.lastError(status)), code \(code.rawValue)") }
+    }
+
+    /// Publishes a durable event and waits until the stream has stored it.
+    /// `messageID` lets the server drop a repeat of the same publish.
+    /// Blocks the calling thread: call it off the concurrency pool.
+    func publishDurable(_ subject: String, messageID: String, headers: [(String, String)], payload: [UInt8]) throws(NATSError) {
+        let message = try Self.message(subject, reply: nil, headers: headers, payload: payload)
+        defer { natsMsg_Destroy(message) }
+        var options = jsPubOptions()
+        jsPubOptions_Init(&options)
+        options.MaxWait = 5000
+        var code = jsErrCode(0)
+        var acknowledgement: UnsafeMutablePointer<jsPubAck>?
+        let status = messageID.withCString { id -> natsStatus in
+            options.MsgId = id
+            return js_PublishMsg(&acknowledgement, jetStreamContext, message, &options, &code)
+        }
+        if let acknowledgement { jsPubAck_Destroy(acknowledgement) }
+        guard status == NATS_OK else { throw .publish(subject, reason: "\(Self.lastError(status)), code \(code.rawValue)") }
+    }
+
+    /// Makes sure the durable pull consumer `durable` of `stream` exists,
+    /// reading `subject` with explicit acknowledgements, and binds to it.
+    /// The consumer outlives this subscription: a restarted node binds to
+    /// it again and gets what it had not acknowledged.
+    func pullSubscription(stream: String, subject: String, durable: String, ackWait: Duration, maxAckPending: Int) throws(NATSError) -> NATSPullSubscription {
+        var config = jsConsumerConfig()
+        jsConsumerConfig_Init(&config)
+        var code = jsErrCode(0)
+        let created = durable.withCString { name in
+            subject.withCString { filter -> natsStatus in
+                config.Durable = name
+                config.FilterSubject = filter
+                config.AckPolicy = js_AckExplicit
+                config.AckWait = ackWait.totalNanoseconds
+                config.MaxAckPending = Int64(maxAckPending)
+                config.MaxDeliver = -1
+                var info: UnsafeMutablePointer<jsConsumerInfo>?
+                var status = js_AddConsumer(&info, jetStreamContext, stream, &config, nil, &code)
+                if status != NATS_OK, code == JSConsumerNameExistErr {
+                    code = jsErrCode(0)
+                    status = js_UpdateConsumer(&info, jetStreamContext, stream, &config, nil, &code)
+                }
+                if let info { jsConsumerInfo_Destroy(info) }
+                return status
+            }
+        }
+        guard created == NATS_OK else {
+            throw .jetStream("cannot create the durable consumer '\(durable)'", reason: "\(Self.lastError(created)), code \(code.rawValue)")
+        }
+        var options = jsSubOptions()
+        jsSubOptions_Init(&options)
+        var subscription: OpaquePointer?
+        let status = stream.withCString { streamName in
+            durable.withCString { consumer -> natsStatus in
+                // Bound, not created by the client: unsubscribing then leaves the consumer in place.
+                options.Stream = streamName
+                options.Consumer = consumer
+                return js_PullSubscribe(&subscription, jetStreamContext, subject, durable, nil, &options, &code)
+            }
+        }
+        guard status == NATS_OK, let subscription else {
+            throw .jetStream("cannot bind the durable consumer '\(durable)'", reason: "\(Self.lastError(status)), code \(code.rawValue)")
+        }
+        return NATSPullSubscription(pointer: subscription)
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds (what libnats takes).
+    var totalNanoseconds: Int64 {
+        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+    }
+}
+
+/// A core subscription; ``unsubscribe()`` ends it.
+final class NATSSubscription: @unchecked Sendable {
+    // @unchecked: set once; libnats synchronises calls on it.
+    private let pointer: OpaquePointer
+    init(pointer: OpaquePointer) { self.pointer = pointer }
+    deinit { natsSubscription_Destroy(pointer) }
+
+    /// Stops delivery (messages already handed to the handler finish).
+    func unsubscribe() { _ = natsSubscription_Unsubscribe(pointer) }
+}
+
+/// A JetStream pull consumer's subscription.
+final class NATSPullSubscription: @unchecked Sendable {
+    // @unchecked: set once; libnats synchronises calls on it.
+    private let pointer: OpaquePointer
+    init(pointer: OpaquePointer) { self.pointer = pointer }
+    deinit { natsSubscription_Destroy(pointer) }
+
+    /// Up to `batch` messages, waiting at most `milliseconds` for the
+    /// first; empty when none came. Blocks the calling thread.
+    func fetch(batch: Int, milliseconds: Int64) -> Result<[NATSMessage], NATSError> {
+        var list = natsMsgList()
+        var code = jsErrCode(0)
+        let status = natsSubscription_Fetch(&list, pointer, Int32(batch), milliseconds, &code)
+        defer { natsMsgList_Destroy(&list) }
+        if status == NATS_TIMEOUT { return .success([]) }
+        guard status == NATS_OK else { return .failure(.jetStream("fetch failed", reason: "\(NATSConnection.lastError(status)), code \(code.rawValue)")) }
+        var messages: [NATSMessage] = []
+        for index in 0..<Int(list.Count) {
+            guard let message = list.Msgs[index] else { continue }
+            messages.append(NATSMessage(taking: message))
+            // Owned by the wrapper now: the list's destroy must skip it.
+            list.Msgs[index] = nil
+        }
+        return .success(messages)
+    }
+
+    /// Stops fetching.
+    func unsubscribe() { _ = natsSubscription_Unsubscribe(pointer) }
+}
+
+/// A message handler kept alive for the C client.
+private final class MessageHandler: Sendable {
+    let handle: @Sendable (NATSMessage) -> Void
+    init(_ handle: @escaping @Sendable (NATSMessage) -> Void) { self.handle = handle }
+}
+
+/// The connection's event handler kept alive for the C client.
+private final class ConnectionEvents: Sendable {
+    let handle: @Sendable (NATSConnection.ConnectionEvent) -> Void
+    init(_ handle: @escaping @Sendable (NATSConnection.ConnectionEvent) -> Void) { self.handle = handle }
+}
+
+private let deliverMessage: natsMsgHandler = { _, _, message, closure in
+    guard let message, let closure else { return }
+    Unmanaged<MessageHandler>.fromOpaque(closure).takeUnretainedValue().handle(NATSMessage(taking: message))
+}
+
+private let releaseHandler: natsOnCompleteCB = { closure in
+    guard let closure else { return }
+    Unmanaged<MessageHandler>.fromOpaque(closure).release()
+}
+
+private let connectionDisconnected: natsConnectionHandler = { _, closure in
+    guard let closure else { return }
+    Unmanaged<ConnectionEvents>.fromOpaque(closure).takeUnretainedValue().handle(.disconnected)
+}
+
+private let connectionReconnected: natsConnectionHandler = { connection, closure in
+    guard let closure else { return }
+    var url = [CChar](repeating: 0, count: 256)
+    _ = natsConnection_GetConnectedUrl(connection, &url, url.count)
+    let text = String(decoding: url.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    Unmanaged<ConnectionEvents>.fromOpaque(closure).takeUnretainedValue().handle(.reconnected(url: text))
+}
+#endif

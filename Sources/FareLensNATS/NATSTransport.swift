@@ -1,0 +1,222 @@
+#if NATS
+public import FareLensBus
+import FareLensMessages
+public import FareLensWire
+public import Logging
+import NIOCore
+import NIOPosix
+public import ServiceLifecycle
+import Synchronization
+
+/// The bus over NATS (docs/bus.md, "Over NATS"): requests go to
+/// `<ns>.req.<address>` and are shared by the nodes hosting the address
+/// (a queue group), events to `<ns>.evt.<topic>`, durable events into a
+/// JetStream stream that each node reads through its own durable consumer,
+/// and heartbeats on `<ns>.node.<name>` tell every node who hosts what.
+///
+/// Created at start-up (it connects then, so a bad URL or credential stops
+/// the node with a ``NATSError`` naming the key); as a `Service` it
+/// subscribes, announces itself and serves until graceful shutdown.
+public final class NATSTransport: BusTransport, Service {
+    let bus: MessageBus
+    let settings: NATSSettings
+    let subjects: NATSSubjects
+    let identity: NodeIdentity
+    let logger: Logger
+    let connection: NATSConnection
+    /// Where request deadlines are timed (one timer for all of them).
+    let timers: any EventLoop
+    let state: Mutex<State>
+    /// Called once subscribed and announced.
+    let onJoined: @Sendable () -> Void
+
+    struct State {
+        var registry: NodeRegistry
+        var waiting: [UInt64: Waiting] = [:]
+        var deadlines = RequestDeadlines()
+        var nextID: UInt64 = 0
+        var subscriptions: [NATSSubscription] = []
+        var durable: DurableConsumer?
+        var inbound: InboundEvents?
+        var stopping = false
+    }
+
+    /// Connects to NATS and makes sure the namespace's durable stream exists.
+    ///
+    /// - Throws: ``NATSError`` when no server answers (`nats.urls`), the
+    ///   credentials are refused, or JetStream is unavailable.
+    public init(
+        bus: MessageBus, settings: NATSSettings, identity: NodeIdentity, logger: Logger,
+        onJoined: @escaping @Sendable () -> Void = {}
+    ) throws(NATSError) {
+        self.bus = bus
+        self.onJoined = onJoined
+        self.settings = settings
+        self.subjects = NATSSubjects(namespace: settings.namespace)
+        self.identity = identity
+        self.logger = logger
+        self.timers = MultiThreadedEventLoopGroup.singleton.next()
+        self.state = Mutex(State(registry: NodeRegistry(timeout: settings.heartbeat * 3)))
+        let node = identity.nodeName
+        self.connection = try NATSConnection(settings: settings, name: "farelens-\(node)") { event in
+            switch event {
+            case .disconnected: logger.warning("lost the NATS server; reconnecting", metadata: ["node": "\(node)"])
+            case .reconnected(let url): logger.notice("reconnected to NATS", metadata: ["node": "\(node)", "url": "\(url)"])
+            }
+        }
+        try connection.ensureStream(subjects.stream, subject: subjects.durableEvents, maxAge: settings.retention)
+    }
+
+    /// The other nodes of the namespace, as their heartbeats describe them.
+    public var knownNodes: [String: NodeRegistry.Entry] { state.withLock { $0.registry.nodes } }
+
+    /// Subscribes, announces this node, and serves until graceful shutdown;
+    /// then says goodbye and closes the connection.
+    public func run() async throws {
+        try subscribeAll()
+        let heartbeats = Task { await self.beat() }
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await heartbeats.value
+            } onGracefulShutdown: {
+                heartbeats.cancel()
+            }
+        } onCancel: {
+            heartbeats.cancel()
+        }
+        await leave()
+    }
+
+    /// Heartbeats every `nats.heartbeatMs` until cancelled; each beat also
+    /// forgets the nodes gone silent.
+    private func beat() async {
+        while !Task.isCancelled {
+            announce()
+            forgetSilentNodes()
+            try? await Task.sleep(for: settings.heartbeat)  // safe: the heartbeat's period (nats.heartbeatMs), ended early by cancellation
+        }
+    }
+
+    /// Publishes this node's heartbeat: its addresses and wanted topics.
+    func announce(goodbye: Bool = false) {
+        let hello = WireHello(identity: identity, services: bus.localAddresses, topics: bus.wantedTopics)
+        do {
+            try connection.publish(subjects.heartbeat(of: identity.nodeName), headers: goodbye ? [(Header.goodbye, "1")] : [], payload: hello.serializedBytes())
+        } catch {
+            logger.warning("heartbeat not sent", metadata: ["reason": "\(error)"])
+        }
+    }
+
+    /// A heartbeat (or goodbye) from another node.
+    private func heard(_ message: NATSMessage) {
+        guard let hello = try? WireHello(serializedBytes: message.payload), hello.nodeName != identity.nodeName else { return }
+        if message.header(Header.goodbye) != nil {
+            let known = state.withLock { $0.registry.left(hello.nodeName) }
+            if known { logger.info("node left the namespace", metadata: ["node": "\(hello.nodeName)"]) }
+            failRequestsNobodyServes(left: [hello.nodeName])
+            return
+        }
+        let isNew = state.withLock { $0.registry.heard(hello.nodeName, services: Set(hello.services), topics: Set(hello.topicsWanted), at: .now) }
+        if isNew {
+            logger.info("node joined the namespace", metadata: ["node": "\(hello.nodeName)", "services": "\(hello.services.joined(separator: ","))"])
+            // Answer at once, so a node that just started learns of this one without waiting a period.
+            announce()
+        }
+    }
+
+    private func forgetSilentNodes() {
+        let gone = state.withLock { $0.registry.expire(at: .now) }
+        guard !gone.isEmpty else { return }
+        logger.warning("nodes went silent and are forgotten", metadata: ["nodes": "\(gone.joined(separator: ","))"])
+        failRequestsNobodyServes(left: gone)
+    }
+
+    private func subscribeAll() throws(NATSError) {
+        var subscriptions: [NATSSubscription] = []
+        subscriptions.append(try connection.subscribe(subjects.heartbeats) { [weak self] in self?.heard($0) })
+        subscriptions.append(try connection.subscribe(subjects.replies(to: identity.nodeName)) { [weak self] in self?.replied($0) })
+        for address in bus.localAddresses {
+            subscriptions.append(try connection.subscribe(subjects.request(address.name), queue: address.name) { [weak self] in self?.asked($0) })
+        }
+        for topic in bus.wantedTopics {
+            subscriptions.append(try connection.subscribe(subjects.event(topic)) { [weak self] in self?.eventArrived($0) })
+        }
+        let durable = try DurableConsumer(transport: self)
+        try connection.flush()
+        state.withLock {
+            $0.subscriptions = subscriptions
+            $0.durable = durable
+            $0.inbound = InboundEvents(bus: bus, capacity: 4096, logger: logger)
+        }
+        durable.start()
+        announce()
+        onJoined()
+        logger.info("joined NATS", metadata: ["node": "\(identity.nodeName)", "nats": "\(settings)"])
+    }
+
+    /// Graceful end: goodbye first (callers stop choosing this node), then
+    /// no more requests or events, then the connection closes.
+    private func leave() async {
+        let (subscriptions, durable, inbound) = state.withLock { state in
+            state.stopping = true
+            defer { state.subscriptions = []; state.durable = nil; state.inbound = nil }
+            return (state.subscriptions, state.durable, state.inbound)
+        }
+        announce(goodbye: true)
+        try? connection.flush(milliseconds: 1000)
+        subscriptions.forEach { $0.unsubscribe() }
+        await durable?.stop()
+        await inbound?.stop()
+        connection.close()
+        failAllWaiting(reason: "node \(identity.nodeName) is shutting down")
+    }
+
+    // MARK: BusTransport
+
+    public func hosts(_ address: ServiceAddress) -> Bool {
+        state.withLock { !$0.stopping && $0.registry.hosts(address.name) }
+    }
+
+    public nonisolated(nonsending) func send<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
+        var envelope = try WireEnvelope.request(request, context: context)
+        envelope.address = address.name
+        let reply = try await call(envelope, dueAt: context.dueAt)
+        if let error = reply.busError { throw error }
+        do {
+            return try R.Response(wireEncoded: Array(reply.payload))
+        } catch {
+            throw .badMessage("response to \(R.wireTypeName) does not decode as \(R.Response.wireTypeName): \(error)")
+        }
+    }
+
+    public func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async throws(BusError) {
+        let envelope: WireEnvelope
+        let bytes: [UInt8]
+        do {
+            envelope = try .event(event, metadata: metadata)
+            bytes = try envelope.serializedBytes()
+        } catch {
+            logger.error("event not forwarded: cannot encode", metadata: ["type": "\(E.wireTypeName)", "reason": "\(error)"])
+            return
+        }
+        let headers = [(Header.node, identity.nodeName)]
+        guard E.topic.isDurable else {
+            do { try connection.publish(subjects.event(E.topic.name), headers: headers, payload: bytes) } catch {
+                logger.warning("event not forwarded to NATS", metadata: ["topic": "\(E.topic.name)", "reason": "\(error)"])
+            }
+            return
+        }
+        try await publishDurable(topic: E.topic.name, id: metadata.id, headers: headers, payload: bytes)
+    }
+}
+
+/// The headers FareLens sets on NATS messages.
+enum Header {
+    /// The publishing node (a node skips its own durable events: its local subscribers had them).
+    static let node = "FareLens-Node"
+    /// A request's remaining budget in microseconds when sent.
+    static let deadline = "FareLens-Deadline-Us"
+    /// On a heartbeat: the node is leaving.
+    static let goodbye = "FareLens-Goodbye"
+}
+#endif

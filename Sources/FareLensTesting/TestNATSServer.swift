@@ -1,0 +1,121 @@
+import Foundation
+import Synchronization
+
+/// A real `nats-server` (with JetStream) on a free loopback port, for the
+/// NATS shape of the mesh tests and the NATS transport's own tests. Tests
+/// share one per test process (``shared()``), each in a namespace of its
+/// own; a test that kills or restarts a server starts its own (``start()``).
+public final class TestNATSServer: Sendable {
+    /// `nats://127.0.0.1:PORT`.
+    public let url: String
+    /// The client port.
+    public let port: Int
+    /// Its JetStream store directory.
+    public let storeDirectory: String
+    private let process: Mutex<Process?>
+
+    private init(port: Int, storeDirectory: String, process: Process) {
+        self.port = port
+        self.url = "nats://127.0.0.1:\(port)"
+        self.storeDirectory = storeDirectory
+        self.process = Mutex(process)
+    }
+
+    private static let sharedServer = Mutex<TestNATSServer?>(nil)
+
+    /// The process's shared server, started on first use and stopped when
+    /// the test process exits.
+    public static func shared() throws -> TestNATSServer {
+        try sharedServer.withLock { current in
+            if let current { return current }
+            let server = try start()
+            current = server
+            atexit { TestNATSServer.sharedServer.withLock { $0?.kill() } }
+            return server
+        }
+    }
+
+    /// Starts a server with JetStream (its store in a fresh directory, or
+    /// `storeDirectory` to restart on an earlier one's data, on `port` when
+    /// given) and waits, at most 30 s, until it accepts connections.
+    ///
+    /// - Throws: ``TestNATSServerError`` when `nats-server` is not installed
+    ///   or does not start listening.
+    public static func start(port: Int? = nil, storeDirectory: String? = nil, extraArguments: [String] = []) throws -> TestNATSServer {
+        guard let executable = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw TestNATSServerError(message: "nats-server is not installed (apt-get install nats-server; ops/install-deps.sh does it)")
+        }
+        let port = try port ?? freeLoopbackPort()
+        let store = storeDirectory ?? "/tmp/flt-nats-\(UInt32.random(in: 0 ... .max))"
+        try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["-a", "127.0.0.1", "-p", "\(port)", "-js", "-sd", store] + extraArguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        let server = TestNATSServer(port: port, storeDirectory: store, process: process)
+        let end = ContinuousClock.now + .seconds(30)
+        while !canConnect(port: port) {
+            guard process.isRunning, ContinuousClock.now < end else {
+                server.kill()
+                throw TestNATSServerError(message: "nats-server did not listen on 127.0.0.1:\(port) within 30 s")
+            }
+            Thread.sleep(forTimeInterval: 0.02)  // safe: bounded wait (30 s) for a real server process to listen
+        }
+        return server
+    }
+
+    /// Stops the server with SIGKILL (a crash) and waits for it to exit.
+    public func kill() {
+        signal(SIGKILL)
+    }
+
+    /// Stops the server with SIGTERM and waits for it to exit.
+    public func terminate() {
+        signal(SIGTERM)
+    }
+
+    private func signal(_ number: Int32) {
+        guard let process = process.withLock({ current -> Process? in
+            defer { current = nil }
+            return current
+        }) else { return }
+        if process.isRunning { Glibc.kill(process.processIdentifier, number) }
+        process.waitUntilExit()
+    }
+
+    private static func freeLoopbackPort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw TestNATSServerError(message: "socket() failed") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
+        guard bound == 0 else { throw TestNATSServerError(message: "bind() failed") }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func canConnect(port: Int) -> Bool {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return false }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+}
+
+/// A test's `nats-server` could not be started.
+public struct TestNATSServerError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
