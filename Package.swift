@@ -255,7 +255,7 @@ let package = Package(
         .testTarget(
             name: "FareLensWireTests",
             dependencies: [
-                "FareLensWire", "FareLensMessages", "FareLensBus", "FareLensTesting", nioCore, nioPosix, log, lifecycle, protobuf, grdb, propertyBased, httpClient, nioHTTP1,
+                "FareLensWire", "FareLensNATS", "FareLensMessages", "FareLensBus", "FareLensTesting", nioCore, nioPosix, log, lifecycle, protobuf, grdb, propertyBased, httpClient, nioHTTP1,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

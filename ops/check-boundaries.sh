@@ -45,8 +45,8 @@ for service in ["SearchService", "ScoringService", "WatchlistService", "Subscrip
             if dependency not in seen:
                 seen.add(dependency)
                 todo.append(dependency)
-    for host in sorted(seen & {"FareLensRuntime", "FareLensWire"}):
-        print(f"boundary violation: {service} depends on {host} (a service imports FareLensServiceKit, never the node host or the bridge)", file=sys.stderr)
+    for host in sorted(seen & {"FareLensRuntime", "FareLensWire", "FareLensNATS", "CNats"}):
+        print(f"boundary violation: {service} depends on {host} (a service imports FareLensServiceKit, never the node host, the bridge or the NATS transport)", file=sys.stderr)
         status = 1
 sys.exit(status)
 ' || status=1

@@ -28,6 +28,9 @@ needed=()
 have_package() { dpkg -s "$1" >/dev/null 2>&1; }
 have_package libsqlite3-dev || needed+=("libsqlite3-dev:the build (SQLite)")
 have_package zlib1g-dev || needed+=("zlib1g-dev:the build (the bridge's compression)")
+# The NATS transport (ops/test.sh builds it: --traits NATS) and the server its tests start.
+have_package libnats-dev || needed+=("libnats-dev:the NATS transport's build (the official C client)")
+command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || needed+=("nats-server:the NATS shape of the mesh tests")
 have_package tzdata || needed+=("tzdata:time zones in the tests")
 # systemd-analyze checks the units in ops/systemd (SystemdUnitTests).
 command -v systemd-analyze >/dev/null 2>&1 || needed+=("systemd:systemd-analyze (SystemdUnitTests)")

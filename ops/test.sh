@@ -20,7 +20,10 @@ fi
 command -v swift >/dev/null 2>&1 || { echo "ops/test.sh: swift is not on PATH (Swift 6.2 or newer; README, Prerequisites)" >&2; exit 1; }
 ops/install-deps.sh
 ops/check-boundaries.sh
-swift build --build-tests
+# The NATS transport is a package trait (docs/decisions/0026): the tests
+# build it, so the NATS shape of the mesh suites runs against a real
+# nats-server; the README's `swift run farelens serve` needs neither.
+swift build --build-tests --traits NATS
 # Exported after the build: a build under another environment than the
 # developer's own `swift build` rebuilt every module on each alternation.
 export FARELENS_PYTHON="$PWD/.build/python-venv/bin/python"
@@ -91,7 +94,7 @@ run_phase() {
   [ "$left" -gt 0 ] || return 124
   local phase_log="$log.phase"
   : >"$phase_log"
-  timeout --kill-after=30 "$left" swift test --skip-build "$@" >"$phase_log" 2>&1 </dev/null &
+  timeout --kill-after=30 "$left" swift test --skip-build --traits NATS "$@" >"$phase_log" 2>&1 </dev/null &
   local runner=$!
   tail --pid="$runner" -n +1 -f "$phase_log"
   wait "$runner"
@@ -115,7 +118,7 @@ alone_status=$?
 [ "$status" -ne 0 ] || status=$alone_status
 set -e
 
-leftovers="$(pgrep -f "^$PWD/\.build/.*/farelens(ctl|-test-node)? " || true)"
+leftovers="$(pgrep -f "^$PWD/\.build/.*/farelens(ctl|-test-node)? |nats-server .*-sd /tmp/flt-nats-" || true)"
 if [ -n "$leftovers" ]; then
   echo "ops/test.sh: killing processes the tests left running: $(echo $leftovers)"
   kill -KILL $leftovers 2>/dev/null || true

@@ -1,0 +1,69 @@
+import FareLensBus
+import FareLensNATS
+import Testing
+
+/// The NATS transport's rules that need no server: names, subjects, the registry.
+@Suite("NATS settings, subjects and registry")
+struct NATSSettingsTests {
+    @Test("a namespace is one subject token and a stream name", arguments: [
+        ("farelens", true), ("prod-eu_1", true), ("", false), ("a.b", false), ("a*", false), ("a>", false), ("a b", false),
+        ("ü", false), (String(repeating: "n", count: 32), true), (String(repeating: "n", count: 33), false),
+    ])
+    func namespaces(name: String, valid: Bool) {
+        #expect(NATSSettings.isValidNamespace(name) == valid)
+    }
+
+    @Test("server URLs: nats:// or tls:// with a host and a numeric port", arguments: [
+        ("nats://127.0.0.1:4222", true), ("tls://nats.example.com:4443", true), ("nats://u:p@host:4222", true), ("host:4222", true),
+        ("nats://host", true), ("nats://", false), ("nats://host:port", false), ("nats://host:4222/path", false), ("nats://ho st:1", false),
+    ])
+    func urls(url: String, valid: Bool) {
+        #expect(NATSSettings.isValidURL(url) == valid)
+    }
+
+    @Test("the settings' log line never shows the password")
+    func passwordHidden() {
+        var settings = NATSSettings(urls: ["nats://a:4222"], namespace: "ns")
+        settings.user = "node"
+        settings.password = "hunter2-secret"
+        #expect(!settings.description.contains("hunter2"))
+        #expect(settings.description.contains("password=<hidden>"))
+    }
+
+    @Test("subjects: requests, replies, events, durable events, heartbeats (docs/bus.md's table)")
+    func subjects() {
+        let subjects = NATSSubjects(namespace: "ns")
+        #expect(subjects.request("search") == "ns.req.search")
+        #expect(subjects.replies(to: "node.1") == "ns.reply.node_1.*")
+        #expect(subjects.reply(to: "node.1", id: 7) == "ns.reply.node_1.7")
+        #expect(subjects.event("search.fare-observed") == "ns.evt.search.fare-observed")
+        #expect(subjects.event("*") == "ns.evt.>")
+        #expect(subjects.durableEvent("alerts.alert-decided") == "ns.dur.alerts.alert-decided")
+        #expect(subjects.durableEvents == "ns.dur.>")
+        #expect(subjects.stream == "ns_durable")
+        #expect(subjects.heartbeat(of: "spoke-search") == "ns.node.spoke-search")
+        #expect(subjects.consumer(of: "a.b c*d>") == "a_b_c_d_")
+    }
+
+    @Test("the registry: a node hosts what its last heartbeat said, until it leaves or is silent for the timeout")
+    func registry() {
+        var registry = NodeRegistry(timeout: .seconds(3))
+        let start = BusInstant(nanoseconds: 1_000_000_000_000)
+        let firstA = registry.heard("a", services: ["search"], topics: [], at: start)
+        let firstB = registry.heard("b", services: ["search", "alerts"], topics: ["*"], at: start)
+        let againA = registry.heard("a", services: ["search"], topics: [], at: start.advanced(by: .seconds(2)))
+        #expect(firstA && firstB)
+        #expect(!againA, "the same services again is not news")
+        #expect(registry.hosting("search") == ["a", "b"])
+        #expect(registry.hosts("alerts"))
+        let atTimeout = registry.expire(at: start.advanced(by: .seconds(3)))
+        #expect(atTimeout.isEmpty, "exactly the timeout is not past it")
+        let pastTimeout = registry.expire(at: start.advanced(by: .milliseconds(3001)))
+        #expect(pastTimeout == ["b"])
+        #expect(!registry.hosts("alerts"))
+        let leftOnce = registry.left("a")
+        let leftTwice = registry.left("a")
+        #expect(leftOnce && !leftTwice)
+        #expect(!registry.hosts("search"))
+    }
+}

@@ -1,0 +1,186 @@
+#if NATS
+import FareLensBus
+@testable import FareLensNATS
+import FareLensTesting
+import FareLensWire
+import Testing
+
+/// What the NATS transport adds to the mesh suites' third shape: named
+/// start-up errors, "no responders", a node that dies mid-request, shared
+/// addresses, and durable events for a node that was away. Each test runs
+/// against a real `nats-server`, in a namespace of its own.
+@Suite("The bus over NATS")
+struct NATSTransportTests {
+    @Test("no server at nats.urls: start-up fails with 'unreachable', naming nats.urls")
+    func unreachable() {
+        let settings = NATSSettings(urls: ["nats://127.0.0.1:1"], namespace: "unreachable")
+        let error = #expect(throws: NATSError.self) {
+            _ = try NATSTransport(bus: MessageBus(), settings: settings, identity: testIdentity("n"), logger: quietLogger())
+        }
+        #expect(error?.code == "unreachable")
+        #expect(error?.key == "nats.urls")
+    }
+
+    @Test("credentials the server refuses: start-up fails with 'authentication', naming nats.user, never showing the password")
+    func refusedCredentials() throws {
+        let server = try TestNATSServer.start(extraArguments: ["--user", "node", "--pass", "right-password"])
+        defer { server.kill() }
+        var settings = NATSSettings(urls: [server.url], namespace: "auth")
+        settings.user = "node"
+        settings.password = "wrong-password-371"
+        let error = #expect(throws: NATSError.self) {
+            _ = try NATSTransport(bus: MessageBus(), settings: settings, identity: testIdentity("n"), logger: quietLogger())
+        }
+        #expect(error?.code == "authentication")
+        #expect(error?.key == "nats.user")
+        #expect(error?.message.contains("wrong-password-371") == false)
+        settings.password = "right-password"
+        _ = try NATSTransport(bus: MessageBus(), settings: settings, identity: testIdentity("n"), logger: quietLogger())
+    }
+
+    @Test("a request nobody subscribes to fails at once as service-unavailable (NATS 'no responders'), not at its deadline")
+    func noResponders() async throws {
+        try await withNodes(["caller"]) { nodes in
+            let context = RequestContext(deadline: .now + .seconds(120))
+            let error = await busError { try await nodes[0].transport.send(EchoRequest(text: "x"), to: ServiceAddress("nobody-serves-this"), context: context) }
+            #expect(error?.kind == .serviceUnavailable)
+            #expect(error?.message.contains("no responders") == true, "\(String(describing: error))")
+        }
+    }
+
+    @Test("the node answering a request dies without a goodbye: the caller learns it from the registry, before the deadline")
+    func answeringNodeDies() async throws {
+        let gate = Gate()
+        let started = Locked(false)
+        try await withNodes(["server", "caller"]) { bus, name in
+            guard name == "server" else { return }
+            try bus.serve(SlowRequest.self, execution: .isolated) { _, _ in
+                started.set(true)
+                await gate.wait()
+                return EchoResponse(text: "late")
+            }
+        } body: { nodes in
+            async let outcome = busError { try await nodes[1].bus.request(SlowRequest(), timeout: .seconds(120)) }
+            try await waitUntil("the server's handler runs") { started.get() }
+            // Its connection drops with no goodbye: to the others it is a crash.
+            nodes[0].transport.connection.close()
+            let error = await outcome
+            gate.open()
+            #expect(error?.kind == .serviceUnavailable, "\(String(describing: error))")
+            #expect(error?.message.contains("left before answering") == true, "\(String(describing: error))")
+        }
+    }
+
+    @Test("two nodes hosting one address share its requests; when one leaves, the other answers them all")
+    func sharedAddress() async throws {
+        let handled = Locked(0)
+        try await withNodes(["search-1", "search-2", "caller"]) { bus, name in
+            guard name != "caller" else { return }
+            try bus.serve(EchoRequest.self) { _, _ in
+                handled.update { $0 += 1 }
+                return EchoResponse(text: name)
+            }
+        } body: { nodes in
+            var answeredBy: Set<String> = []
+            for index in 0..<200 {
+                answeredBy.insert(try await nodes[2].bus.request(EchoRequest(text: "\(index)")).text)
+            }
+            #expect(answeredBy == ["search-1", "search-2"])
+            // A queue group: each request reached one of the two, not both.
+            #expect(handled.get() == 200)
+            nodes[0].stop()
+            try await waitUntil("the caller heard search-1 leave") { nodes[2].transport.knownNodes["search-1"] == nil }
+            var after: Set<String> = []
+            for index in 0..<100 {
+                after.insert(try await nodes[2].bus.request(EchoRequest(text: "\(index)")).text)
+            }
+            #expect(after == ["search-2"])
+        }
+    }
+
+    @Test("durable events published while a node is away reach it when it comes back under its name, each once, in order")
+    func durableWhileAway() async throws {
+        let server = try TestNATSServer.shared()
+        let settings = Self.settings(server)
+        let publisher = try Node(name: "publisher", settings: settings)
+        defer { publisher.stop() }
+        // First life of "away": it hears 1...50.
+        let away = try Node(name: "away", settings: settings) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
+        try await waitUntil("the publisher knows the subscriber") { publisher.transport.knownNodes["away"] != nil }
+        for sequence in 1...50 { try await publisher.bus.publish(PriceDropped(route: "LIS-NYC", sequence: sequence)) }
+        #expect(try await away.receive(50).map(\.sequence) == Array(1...50))
+        await away.stopAndWait()
+        // While it is away: 51...100, kept by its durable consumer.
+        for sequence in 51...100 { try await publisher.bus.publish(PriceDropped(route: "LIS-NYC", sequence: sequence)) }
+        // Its second life, in a new bus (nothing remembered in memory).
+        let back = try Node(name: "away", settings: settings) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
+        defer { back.stop() }
+        try await publisher.bus.publish(PriceDropped(route: "LIS-NYC", sequence: 101))
+        // 51...100 then the marker: none twice, none lost, in order.
+        #expect(try await back.receive(51).map(\.sequence) == Array(51...101))
+    }
+
+    // MARK: Fixtures
+
+    static func settings(_ server: TestNATSServer) -> NATSSettings {
+        var settings = NATSSettings(urls: [server.url], namespace: "t\(UInt32.random(in: 0 ... .max))")
+        settings.heartbeat = .milliseconds(200)
+        return settings
+    }
+
+    /// A bus with a NATS transport, running.
+    final class Node: Sendable {
+        let bus: MessageBus
+        let transport: NATSTransport
+        let task: Task<Void, any Error>
+        let subscription: EventSubscription<PriceDropped>?
+
+        init(name: String, settings: NATSSettings, configure: (MessageBus) throws -> EventSubscription<PriceDropped>? = { _ in nil }) throws {
+            var configuration = BusConfiguration()
+            configuration.nodeName = name
+            configuration.defaultDeadline = .seconds(30)
+            bus = MessageBus(configuration: configuration)
+            subscription = try configure(bus)
+            bus.registerEventTypes([PriceDropped.self])
+            transport = try NATSTransport(bus: bus, settings: settings, identity: testIdentity(name), logger: quietLogger())
+            bus.attach(transport)
+            task = Task { [transport] in try await transport.run() }
+        }
+
+        func stop() { task.cancel() }
+
+        func stopAndWait() async {
+            task.cancel()
+            _ = try? await task.value
+        }
+
+        /// The next `count` events its subscription hears (bounded by the test's time limit).
+        func receive(_ count: Int) async throws -> [PriceDropped] {
+            let subscription = try #require(subscription)
+            return try await withTimeLimit("\(count) events arrived") {
+                var received: [PriceDropped] = []
+                for await delivery in subscription {
+                    received.append(delivery.event)
+                    if received.count == count { break }
+                }
+                return received
+            }
+        }
+    }
+
+    /// Runs `body` with one running node per name, in a fresh namespace of
+    /// the shared server, once every node has heard every other.
+    func withNodes(
+        _ names: [String], configure: (MessageBus, String) throws -> Void = { _, _ in },
+        body: @escaping @Sendable ([Node]) async throws -> Void
+    ) async throws {
+        let settings = Self.settings(try TestNATSServer.shared())
+        let nodes = try names.map { name in try Node(name: name, settings: settings) { bus in try configure(bus, name); return nil } }
+        defer { nodes.forEach { $0.stop() } }
+        try await waitUntil("every node heard every other") {
+            nodes.allSatisfy { node in names.allSatisfy { $0 == node.bus.configuration.nodeName || node.transport.knownNodes[$0] != nil } }
+        }
+        try await withTimeLimit("the test body finished") { try await body(nodes) }
+    }
+}
+#endif
