@@ -247,7 +247,7 @@ let package = Package(
         .testTarget(
             name: "FareLensRuntimeTests",
             dependencies: [
-                "FareLensRuntime", "FareLensServiceKit", "FareLensServices", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensWire", "FareLensStore", lifecycle, log,
+                "FareLensRuntime", "FareLensServiceKit", "FareLensServices", "FareLensTesting", "FareLensBus", "FareLensMessages", "FareLensWire", "FareLensNATS", "FareLensStore", lifecycle, log,
                 metrics, prometheus, httpClient, grdb, configuration, .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict

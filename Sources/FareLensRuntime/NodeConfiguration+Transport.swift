@@ -22,9 +22,19 @@ extension NodeConfiguration {
         guard let choice = BusTransportChoice(rawValue: name.lowercased()) else {
             throw .invalid(key: "bus.transport", value: name, expected: "socket or nats")
         }
+        // Every key is read whatever the transport (so each is known and
+        // listed); they are checked only when NATS is chosen.
+        let urlsText = reader.string(forKey: "nats.urls") ?? ""
+        let namespace = reader.string(forKey: "nats.namespace", default: "farelens")
+        let user = reader.string(forKey: "nats.user")
+        let password = reader.string(forKey: "nats.password", isSecret: true)
+        let credentialsFile = reader.string(forKey: "nats.credentialsFile")
+        let heartbeat = try positive(reader, "nats.heartbeatMs", 1000)
+        let ackWait = try positive(reader, "nats.ackWaitMs", 30_000)
+        let maxAckPending = try positive(reader, "nats.maxAckPending", 4096)
+        let retentionHours = try positive(reader, "nats.retentionHours", 168)
         guard choice == .nats else { return (choice, nil) }
         guard NATSSettings.isBuiltIn else { throw .required(key: "bus.transport", NATSError.notBuilt.message) }
-        let urlsText = reader.string(forKey: "nats.urls") ?? ""
         let urls = urlsText.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard !urls.isEmpty else {
             throw .required(key: "nats.urls", "bus.transport=nats needs nats.urls (FARELENS_NATS_URLS): the NATS servers, e.g. nats://127.0.0.1:4222")
@@ -32,24 +42,23 @@ extension NodeConfiguration {
         if let bad = urls.first(where: { !NATSSettings.isValidURL($0) }) {
             throw .invalid(key: "nats.urls", value: bad, expected: "nats://HOST:PORT (or tls://HOST:PORT), comma-separated")
         }
-        let namespace = reader.string(forKey: "nats.namespace", default: "farelens")
         guard NATSSettings.isValidNamespace(namespace) else {
             throw .invalid(key: "nats.namespace", value: namespace, expected: "1 to 32 letters, digits, '-' or '_' (one NATS subject token and a stream name)")
         }
-        var settings = NATSSettings(urls: urls, namespace: namespace)
-        settings.user = reader.string(forKey: "nats.user")
-        settings.password = reader.string(forKey: "nats.password", isSecret: true)
-        settings.credentialsFile = reader.string(forKey: "nats.credentialsFile")
-        if settings.password != nil, settings.user == nil {
+        if password != nil, user == nil {
             throw .required(key: "nats.user", "nats.password is set but nats.user is not")
         }
-        if settings.credentialsFile != nil, settings.user != nil {
+        if credentialsFile != nil, user != nil {
             throw .required(key: "nats.credentialsFile", "give nats.credentialsFile or nats.user, not both")
         }
-        settings.heartbeat = .milliseconds(try positive(reader, "nats.heartbeatMs", 1000))
-        settings.ackWait = .milliseconds(try positive(reader, "nats.ackWaitMs", 30_000))
-        settings.maxAckPending = try positive(reader, "nats.maxAckPending", settings.maxAckPending)
-        settings.retention = .seconds(3600 * (try positive(reader, "nats.retentionHours", 168)))
+        var settings = NATSSettings(urls: urls, namespace: namespace)
+        settings.user = user
+        settings.password = password
+        settings.credentialsFile = credentialsFile
+        settings.heartbeat = .milliseconds(heartbeat)
+        settings.ackWait = .milliseconds(ackWait)
+        settings.maxAckPending = maxAckPending
+        settings.retention = .seconds(3600 * retentionHours)
         return (choice, settings)
     }
 }
