@@ -221,7 +221,7 @@ let package = Package(
         /// A spoke the crash tests start and `kill -9` in a precise state; not shipped.
         .executableTarget(
             name: "farelens-test-node",
-            dependencies: ["FareLensBus", "FareLensRuntime", "FareLensServiceKit", "FareLensStore", "FareLensTesting", "FareLensWire", grdb, argumentParser],
+            dependencies: ["FareLensBus", "FareLensRuntime", "FareLensServiceKit", "FareLensStore", "FareLensTesting", "FareLensWire", "FareLensNATS", grdb, argumentParser],
             swiftSettings: strict
         ),
         .target(

@@ -1,6 +1,6 @@
 #if NATS
-import FareLensBus
-import FareLensMessages
+public import FareLensBus
+public import FareLensMessages
 import FareLensWire
 import NIOCore
 
@@ -19,7 +19,7 @@ extension NATSTransport {
 
     /// Publishes a request envelope to its address's subject and waits for
     /// the reply, the deadline, or news that no node serves the address.
-    nonisolated(nonsending) func call(_ request: consuming WireEnvelope, dueAt: BusInstant) async throws(BusError) -> WireEnvelope {
+    public nonisolated(nonsending) func call(_ request: consuming WireEnvelope, dueAt: BusInstant) async throws(BusError) -> WireEnvelope {
         let budget = dueAt.nanoseconds &- BusInstant.now.nanoseconds
         let typeName = request.typeName
         let address = ServiceAddress(request.address)

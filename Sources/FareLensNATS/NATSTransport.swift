@@ -1,6 +1,6 @@
 #if NATS
 public import FareLensBus
-import FareLensMessages
+public import FareLensMessages
 public import FareLensWire
 public import Logging
 import NIOCore
@@ -17,7 +17,7 @@ import Synchronization
 /// Created at start-up (it connects then, so a bad URL or credential stops
 /// the node with a ``NATSError`` naming the key); as a `Service` it
 /// subscribes, announces itself and serves until graceful shutdown.
-public final class NATSTransport: BusTransport, Service {
+public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
     let bus: MessageBus
     let settings: NATSSettings
     let subjects: NATSSubjects
@@ -32,6 +32,8 @@ public final class NATSTransport: BusTransport, Service {
 
     struct State {
         var registry: NodeRegistry
+        /// Each known node's last heartbeat, for `farelensctl status`.
+        var hellos: [String: WireHello] = [:]
         var waiting: [UInt64: Waiting] = [:]
         var deadlines = RequestDeadlines()
         var nextID: UInt64 = 0
@@ -65,6 +67,20 @@ public final class NATSTransport: BusTransport, Service {
             }
         }
         try connection.ensureStream(subjects.stream, subject: subjects.durableEvents, maxAge: settings.retention)
+    }
+
+    public var reachableAddresses: Set<String> {
+        state.withLock { Set($0.registry.nodes.values.flatMap(\.services)) }
+    }
+
+    public func nodeStatuses() -> [NodeStatus] {
+        state.withLock { state in
+            state.hellos.values.map { hello in
+                var status = NodeStatus(hello, connected: true)
+                status.overNats = true
+                return status
+            }
+        }
     }
 
     /// The other nodes of the namespace, as their heartbeats describe them.
@@ -111,12 +127,18 @@ public final class NATSTransport: BusTransport, Service {
     private func heard(_ message: NATSMessage) {
         guard let hello = try? WireHello(serializedBytes: message.payload), hello.nodeName != identity.nodeName else { return }
         if message.header(Header.goodbye) != nil {
-            let known = state.withLock { $0.registry.left(hello.nodeName) }
+            let known = state.withLock { state in
+                state.hellos[hello.nodeName] = nil
+                return state.registry.left(hello.nodeName)
+            }
             if known { logger.info("node left the namespace", metadata: ["node": "\(hello.nodeName)"]) }
             failRequestsNobodyServes(left: [hello.nodeName])
             return
         }
-        let isNew = state.withLock { $0.registry.heard(hello.nodeName, services: Set(hello.services), topics: Set(hello.topicsWanted), at: .now) }
+        let isNew = state.withLock { state in
+            state.hellos[hello.nodeName] = hello
+            return state.registry.heard(hello.nodeName, services: Set(hello.services), topics: Set(hello.topicsWanted), at: .now)
+        }
         if isNew {
             logger.info("node joined the namespace", metadata: ["node": "\(hello.nodeName)", "services": "\(hello.services.joined(separator: ","))"])
             // Answer at once, so a node that just started learns of this one without waiting a period.
@@ -125,7 +147,11 @@ public final class NATSTransport: BusTransport, Service {
     }
 
     private func forgetSilentNodes() {
-        let gone = state.withLock { $0.registry.expire(at: .now) }
+        let gone = state.withLock { state in
+            let gone = state.registry.expire(at: .now)
+            for node in gone { state.hellos[node] = nil }
+            return gone
+        }
         guard !gone.isEmpty else { return }
         logger.warning("nodes went silent and are forgotten", metadata: ["nodes": "\(gone.joined(separator: ","))"])
         failRequestsNobodyServes(left: gone)

@@ -12,7 +12,7 @@ extension Node {
     /// and, with `bus.transport = nats`, the NATS transport beside it (the
     /// socket then serves local admin clients such as `farelensctl`).
     func makeTransports(servicesReady: ReadinessBoard, bridgeReady: ReadinessBoard) throws -> [any Service] {
-        let bridge = try makeBridge(servicesReady: servicesReady, bridgeReady: bridgeReady)
+        let (bridge, hub) = try makeBridge(servicesReady: servicesReady, bridgeReady: bridgeReady)
         guard configuration.transport == .nats, let settings = configuration.nats else { return [bridge] }
         #if NATS
         let transport: NATSTransport
@@ -22,6 +22,8 @@ extension Node {
             throw ConfigurationError.required(key: error.key ?? "nats.urls", error.message)
         }
         bus.attach(transport)
+        // farelensctl on this node's socket reaches the whole namespace.
+        hub?.relayBeyond(transport)
         return [bridge, StartsWhenReady(servicesReady: servicesReady, inner: transport) {}]
         #else
         throw ConfigurationError.required(key: "bus.transport", NATSError.notBuilt.message)
@@ -42,7 +44,7 @@ extension Node {
     /// The bridge end this node runs: a spoke when told `--connect`, a hub
     /// (listening on the configured socket) otherwise. The hub also answers
     /// the admin address.
-    func makeBridge(servicesReady: ReadinessBoard, bridgeReady: ReadinessBoard) throws -> any Service {
+    func makeBridge(servicesReady: ReadinessBoard, bridgeReady: ReadinessBoard) throws -> (service: any Service, hub: BridgeHub?) {
         var bridge = BridgeConfiguration(socketPath: configuration.effectiveSocketPath)
         bridge.limits = WireLimits(
             maxFrameBytes: configuration.maxFrameBytes,
@@ -64,7 +66,7 @@ extension Node {
         if configuration.isSpoke {
             let spoke = BridgeSpoke(bus: bus, configuration: bridge, identity: identity, logger: logger)
             bus.attach(spoke)
-            return StartsWhenReady(servicesReady: servicesReady, inner: spoke) { bridgeReady.markReady("bridge") }
+            return (StartsWhenReady(servicesReady: servicesReady, inner: spoke) { bridgeReady.markReady("bridge") }, nil)
         }
         let hub = BridgeHub(bus: bus, configuration: bridge, identity: identity, logger: logger) {
             bridgeReady.markReady("bridge")
@@ -76,7 +78,7 @@ extension Node {
             response.droppedDurableEvents = UInt64(try hub.forget(request.nodeName))
             return response
         }
-        return StartsWhenReady(servicesReady: servicesReady, inner: hub) {}
+        return (StartsWhenReady(servicesReady: servicesReady, inner: hub) {}, hub)
     }
 
     /// How the ready line describes the bridge.

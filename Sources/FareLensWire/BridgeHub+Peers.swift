@@ -120,12 +120,15 @@ extension BridgeHub {
     /// - Parameter recipient: the node this hello is for; the topics only
     ///   it wants are left out, so it does not send the hub events that
     ///   nobody but itself would receive.
-    func ownHello(for recipient: String? = nil) -> WireHello {
-        let relayed = state.withLock { state in
-            state.peers.filter { name, peer in name != recipient && (!peer.isAdmin || peer.connection != nil) }
-                .flatMap(\.value.hello.topicsWanted)
+    func ownHello(for recipient: String? = nil, includingBeyond: Bool = true) -> WireHello {
+        let (relayed, beyond) = state.withLock { state in
+            (state.peers.filter { name, peer in name != recipient && (!peer.isAdmin || peer.connection != nil) }
+                .flatMap(\.value.hello.topicsWanted), state.beyond)
         }
-        return WireHello(identity: identity, services: bus.localAddresses, topics: bus.wantedTopics.union(relayed))
+        var hello = WireHello(identity: identity, services: bus.localAddresses, topics: bus.wantedTopics.union(relayed))
+        // Addresses served over NATS are reached through this hub (``relayBeyond(_:)``).
+        if includingBeyond, let beyond { hello.services = Array(Set(hello.services).union(beyond.reachableAddresses)).sorted() }
+        return hello
     }
 
     /// Every node as `recipient` should see it: the hub first (its hello

@@ -15,6 +15,17 @@ extension BridgeHub {
             return await bus.answer(request, isAdmin: isAdmin)
         }
         guard let target = connection(hosting: address, except: peer) else {
+            if let beyond = state.withLock({ $0.beyond }), beyond.hosts(address) {
+                var forwarded = request
+                forwarded.callerIsAdmin = isAdmin
+                do {
+                    var reply = try await beyond.call(forwarded, dueAt: request.dueAt)
+                    reply.correlationID = request.correlationID
+                    return reply
+                } catch {
+                    return .response(to: request.correlationID, result: .failure(error), typeName: "")
+                }
+            }
             return .response(to: request.correlationID, result: .failure(.serviceUnavailable(address)), typeName: "")
         }
         var forwarded = request
@@ -116,19 +127,22 @@ extension BridgeHub {
     /// Every node the hub knows, for `farelensctl status`.
     public func meshStatus() -> MeshStatusResponse {
         var response = MeshStatusResponse()
-        let own = ownHello()
+        let own = ownHello(includingBeyond: false)
         var hub = NodeStatus(own, connected: true)
         hub.isHub = true
-        let peers = state.withLock { state in
-            state.peers.values.filter { !$0.isAdmin }.map { NodeStatus($0.hello, connected: $0.connection != nil, pending: $0.outbox.count) }
+        let (peers, beyond) = state.withLock { state in
+            (state.peers.values.filter { !$0.isAdmin }.map { NodeStatus($0.hello, connected: $0.connection != nil, pending: $0.outbox.count) }, state.beyond)
         }
-        response.nodes = [hub] + peers.sorted { $0.nodeName < $1.nodeName }
+        // Then the nodes of its NATS namespace, if it has one.
+        let others = peers + (beyond?.nodeStatuses() ?? [])
+        response.nodes = [hub] + others.sorted { $0.nodeName < $1.nodeName }
         return response
     }
 }
 
 extension NodeStatus {
-    init(_ hello: WireHello, connected: Bool, pending: Int = 0) {
+    /// A node's status from its hello.
+    package init(_ hello: WireHello, connected: Bool, pending: Int = 0) {
         self.init()
         nodeName = hello.nodeName
         pid = hello.pid

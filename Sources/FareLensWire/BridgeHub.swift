@@ -33,6 +33,14 @@ public final class BridgeHub: Service, BusTransport {
         var peers: [String: Peer] = [:]
         var server: (any Channel)?
         var stopping = false
+        /// Where requests go that neither a local handler nor a spoke serves.
+        var beyond: (any EnvelopeRelay)?
+    }
+
+    /// Sends requests of this hub's clients that neither a local handler nor
+    /// a spoke serves through `relay` (the node's NATS transport).
+    public func relayBeyond(_ relay: any EnvelopeRelay) {
+        state.withLock { $0.beyond = relay }
     }
 
     /// Creates a hub for `bus`.

@@ -11,6 +11,9 @@ import FareLensStore
 import FareLensTesting
 import FareLensWire
 import Foundation
+#if NATS
+import FareLensNATS
+#endif
 import GRDB
 
 @main
@@ -24,8 +27,32 @@ struct TestNode: AsyncParsableCommand {
 
 /// Options every mode shares.
 struct NodeOptions: ParsableArguments {
-    @Option(help: "The hub's socket.") var socket: String
+    @Option(help: "The hub's socket.") var socket: String = ""
     @Option(help: "This node's name.") var name: String
+    @Option(help: "Join this NATS server instead of a hub (a build with the NATS trait).") var natsUrl: String?
+    @Option(help: "The NATS namespace.") var natsNamespace = "farelens"
+    @Option(help: "JetStream's wait before handing an unsettled durable event over again, in ms.") var natsAckWaitMs = 30_000
+}
+
+/// Joins the hub (or, with `--nats-url`, the NATS namespace) and returns
+/// whether it is joined now.
+func connect(_ bus: MessageBus, _ options: NodeOptions) throws -> @Sendable () -> Bool {
+    guard let url = options.natsUrl else {
+        let spoke = join(bus, options)
+        return { spoke.isConnected }
+    }
+    #if NATS
+    var settings = NATSSettings(urls: [url], namespace: options.natsNamespace)
+    settings.heartbeat = .milliseconds(200)
+    settings.ackWait = .milliseconds(options.natsAckWaitMs)
+    let joined = Locked(false)
+    let transport = try NATSTransport(bus: bus, settings: settings, identity: testIdentity(options.name), logger: quietLogger()) { joined.set(true) }
+    bus.attach(transport)
+    Task { try await transport.run() }
+    return { joined.get() }
+    #else
+    throw ValidationError("--nats-url needs a build with the NATS trait (swift build --traits NATS)")
+    #endif
 }
 
 /// Writes one line to stdout at once, unbuffered (stdout is a pipe in tests);
@@ -88,8 +115,8 @@ struct Consume: AsyncParsableCommand {
         let database = try ServiceDatabase.open(service: "test-consumer", directory: dataDir, migrations: Self.migrations)
         let bus = makeBus(node.name)
         let subscription = bus.subscribe(PriceDropped.self)
-        let spoke = join(bus, node)
-        try await waitUntil { spoke.isConnected }
+        let joined = try connect(bus, node)
+        try await waitUntil { joined() }
         report("joined")
         for await delivery in subscription {
             let event = delivery.event
@@ -143,8 +170,8 @@ struct HoldRequests: AsyncParsableCommand {
             try await Task.sleep(for: waitToBeKilled)  // safe: keeps the request in flight until the test kills this process (bounded)
             return EchoResponse(text: request.label)
         }
-        let spoke = join(bus, node)
-        try await waitUntil { spoke.isConnected }
+        let joined = try connect(bus, node)
+        try await waitUntil { joined() }
         report("joined")
         try await Task.sleep(for: waitToBeKilled)  // safe: until the test kills this process (bounded by waitToBeKilled)
     }

@@ -67,7 +67,7 @@ struct StatusCommand: AsyncParsableCommand {
         if options.json {
             let nodes = status.nodes.map { node in
                 NodeJSON(
-                    node: node.nodeName, pid: node.pid, role: node.isHub ? "hub" : "spoke",
+                    node: node.nodeName, pid: node.pid, role: node.isHub ? "hub" : node.overNats ? "nats" : "spoke",
                     connected: node.connected, services: node.services.filter { !$0.hasPrefix("admin") },
                     uptimeSeconds: node.connected ? max(0, (now - node.startedAtUnixMs) / 1000) : nil,
                     version: node.softwareVersion, pendingDurableEvents: node.pendingDurableEvents,
@@ -85,7 +85,7 @@ struct StatusCommand: AsyncParsableCommand {
         var table = TextTable("NODE", "PID", "ROLE", "STATE", "UPTIME", "VERSION", "LOAD", "SERVICES")
         for node in status.nodes {
             table.add(
-                node.nodeName, String(node.pid), node.isHub ? "hub" : "spoke",
+                node.nodeName, String(node.pid), node.isHub ? "hub" : node.overNats ? "nats" : "spoke",
                 node.connected ? "up" : "away (\(node.pendingDurableEvents) events waiting)",
                 node.connected ? Self.uptime(seconds: (now - node.startedAtUnixMs) / 1000) : "-",
                 node.softwareVersion, loads[node.nodeName].map(Self.loadText) ?? "-",

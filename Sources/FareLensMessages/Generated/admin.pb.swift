@@ -77,6 +77,10 @@ public nonisolated struct NodeStatus: Sendable {
   /// Topics the node wants; "*" means all.
   public var topicsWanted: [String] = []
 
+  /// A node of the hub's NATS namespace (bus.transport = nats), known from
+  /// its heartbeats, not a peer of the hub's socket.
+  public var overNats: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -166,7 +170,7 @@ nonisolated extension MeshStatusResponse: SwiftProtobuf.Message, SwiftProtobuf._
 
 nonisolated extension NodeStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".NodeStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}node_name\0\u{1}pid\0\u{1}services\0\u{3}software_version\0\u{3}started_at_unix_ms\0\u{1}connected\0\u{3}is_hub\0\u{3}pending_durable_events\0\u{3}topics_wanted\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}node_name\0\u{1}pid\0\u{1}services\0\u{3}software_version\0\u{3}started_at_unix_ms\0\u{1}connected\0\u{3}is_hub\0\u{3}pending_durable_events\0\u{3}topics_wanted\0\u{3}over_nats\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -183,6 +187,7 @@ nonisolated extension NodeStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageI
       case 7: try { try decoder.decodeSingularBoolField(value: &self.isHub) }()
       case 8: try { try decoder.decodeSingularUInt64Field(value: &self.pendingDurableEvents) }()
       case 9: try { try decoder.decodeRepeatedStringField(value: &self.topicsWanted) }()
+      case 10: try { try decoder.decodeSingularBoolField(value: &self.overNats) }()
       default: break
       }
     }
@@ -216,6 +221,9 @@ nonisolated extension NodeStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageI
     if !self.topicsWanted.isEmpty {
       try visitor.visitRepeatedStringField(value: self.topicsWanted, fieldNumber: 9)
     }
+    if self.overNats != false {
+      try visitor.visitSingularBoolField(value: self.overNats, fieldNumber: 10)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -229,6 +237,7 @@ nonisolated extension NodeStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageI
     if lhs.isHub != rhs.isHub {return false}
     if lhs.pendingDurableEvents != rhs.pendingDurableEvents {return false}
     if lhs.topicsWanted != rhs.topicsWanted {return false}
+    if lhs.overNats != rhs.overNats {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
