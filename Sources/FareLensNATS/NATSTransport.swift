@@ -88,29 +88,19 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
 
     /// Subscribes, announces this node, and serves until graceful shutdown;
     /// then says goodbye and closes the connection.
+    ///
+    /// Heartbeats go out, and silent nodes are forgotten, on an event loop
+    /// of NIO's, not on the concurrency pool: a pool busy with other work
+    /// (a loaded 2-core machine) must not make this node look gone.
     public func run() async throws {
         try subscribeAll()
-        let heartbeats = Task { await self.beat() }
-        await withTaskCancellationHandler {
-            await withGracefulShutdownHandler {
-                await heartbeats.value
-            } onGracefulShutdown: {
-                heartbeats.cancel()
-            }
-        } onCancel: {
-            heartbeats.cancel()
+        let beating = timers.scheduleRepeatedTask(initialDelay: TimeAmount(settings.heartbeat), delay: TimeAmount(settings.heartbeat)) { [weak self] _ in
+            self?.announce()
+            self?.forgetSilentNodes()
         }
+        try? await gracefulShutdown()  // returns on graceful shutdown, throws (ignored) on cancellation
+        beating.cancel()
         await leave()
-    }
-
-    /// Heartbeats every `nats.heartbeatMs` until cancelled; each beat also
-    /// forgets the nodes gone silent.
-    private func beat() async {
-        while !Task.isCancelled {
-            announce()
-            forgetSilentNodes()
-            try? await Task.sleep(for: settings.heartbeat)  // safe: the heartbeat's period (nats.heartbeatMs), ended early by cancellation
-        }
     }
 
     /// Publishes this node's heartbeat: its addresses and wanted topics.

@@ -9,7 +9,7 @@ import FareLensWire
 func withNATSMesh(serverBus: MessageBus, clientBus: MessageBus, body: @escaping @Sendable (TestMesh) async throws -> Void) async throws {
     let server = try TestNATSServer.shared()
     var settings = NATSSettings(urls: [server.url], namespace: "t\(UInt32.random(in: 0 ... .max))")
-    settings.heartbeat = .milliseconds(200)
+    settings.heartbeat = .milliseconds(500)
     let hub = try NATSTransport(bus: serverBus, settings: settings, identity: testIdentity("hub"), logger: quietLogger())
     let spoke = try NATSTransport(bus: clientBus, settings: settings, identity: testIdentity("spoke"), logger: quietLogger())
     serverBus.attach(hub)

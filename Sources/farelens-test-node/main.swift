@@ -43,7 +43,7 @@ func connect(_ bus: MessageBus, _ options: NodeOptions) throws -> @Sendable () -
     }
     #if NATS
     var settings = NATSSettings(urls: [url], namespace: options.natsNamespace)
-    settings.heartbeat = .milliseconds(200)
+    settings.heartbeat = .milliseconds(500)
     settings.ackWait = .milliseconds(options.natsAckWaitMs)
     let joined = Locked(false)
     let transport = try NATSTransport(bus: bus, settings: settings, identity: testIdentity(options.name), logger: quietLogger()) { joined.set(true) }

@@ -59,7 +59,10 @@ struct MeshEventTests {
                 topics.append(delivery.metadata.topic.name)
                 if topics.count == 2 { break }
             }
-            #expect(topics == ["test.tick", "test.price-dropped"])
+            // Both topics, in either order: the bus orders nothing between
+            // topics (docs/bus.md, "Not guaranteed"), and over NATS a durable
+            // event takes JetStream's path, a plain one core NATS's.
+            #expect(Set(topics) == ["test.tick", "test.price-dropped"])
         }
     }
 

@@ -15,7 +15,7 @@ struct NATSProcessTests {
     }
 
     private static func natsEnvironment(_ server: TestNATSServer, namespace: String) -> [String: String] {
-        ["FARELENS_BUS_TRANSPORT": "nats", "FARELENS_NATS_URLS": server.url, "FARELENS_NATS_NAMESPACE": namespace, "FARELENS_NATS_HEARTBEAT_MS": "200"]
+        ["FARELENS_BUS_TRANSPORT": "nats", "FARELENS_NATS_URLS": server.url, "FARELENS_NATS_NAMESPACE": namespace, "FARELENS_NATS_HEARTBEAT_MS": "500"]
     }
 
     @Test("two farelens processes over NATS serve all six services between them; farelensctl on one node's socket searches on the other and lists both nodes; kill -9 of the search node fails searches as service-unavailable, and its restart answers again")
@@ -75,7 +75,7 @@ struct NATSProcessTests {
         let dataDirectory = Self.scratchDirectory() + "/consumer"
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         var settings = NATSSettings(urls: [server.url], namespace: "crash")
-        settings.heartbeat = .milliseconds(200)
+        settings.heartbeat = .milliseconds(500)
         var busConfiguration = BusConfiguration()
         busConfiguration.nodeName = "publisher"
         let bus = MessageBus(configuration: busConfiguration)

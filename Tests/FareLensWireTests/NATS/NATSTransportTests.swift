@@ -124,7 +124,7 @@ struct NATSTransportTests {
 
     static func settings(_ server: TestNATSServer) -> NATSSettings {
         var settings = NATSSettings(urls: [server.url], namespace: "t\(UInt32.random(in: 0 ... .max))")
-        settings.heartbeat = .milliseconds(200)
+        settings.heartbeat = .milliseconds(500)
         return settings
     }
 
