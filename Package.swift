@@ -74,6 +74,8 @@ let package = Package(
         .library(name: "FareLensServiceKit", targets: ["FareLensServiceKit"]),
         .library(name: "FareLensMessages", targets: ["FareLensMessages"]),
         .library(name: "FareLensWire", targets: ["FareLensWire"]),
+        /// The bus over NATS (a build with `--traits NATS`; docs/bus.md, "Over NATS").
+        .library(name: "FareLensNATS", targets: ["FareLensNATS"]),
         .library(name: "FareLensServices", targets: ["FareLensServices"]),
         .library(name: "SearchService", targets: ["SearchService"]),
         /// For the watchlist benchmark, which loads the service's own database and serves it on a bus.

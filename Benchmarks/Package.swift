@@ -3,12 +3,13 @@ import PackageDescription
 
 /// Benchmarks live in their own package so the test build never compiles
 /// them. Run: `swift run -c release --package-path Benchmarks bus-benchmarks`
-/// or `... wire-benchmarks`, `... search-benchmarks`, `... watchlist-benchmarks`, `... scoring-benchmarks`, `... alerts-benchmarks`, `... push-bench`.
+/// or `... wire-benchmarks`, `... nats-benchmarks`, `... search-benchmarks`, `... watchlist-benchmarks`, `... scoring-benchmarks`, `... alerts-benchmarks`, `... push-bench`.
 let package = Package(
     name: "FareLensBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "FareLens", path: ".."),
+        // With its NATS transport (a package trait; needs libnats-dev): nats-benchmarks measures it.
+        .package(name: "FareLens", path: "..", traits: ["NATS"]),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
@@ -43,6 +44,21 @@ let package = Package(
             name: "bus-benchmarks",
             dependencies: ["BenchmarkHarness", .product(name: "FareLensBus", package: "FareLens")],
             path: "Sources/BusBenchmarks",
+            swiftSettings: [.treatAllWarnings(as: .error)]
+        ),
+        /// The bus over NATS (issue #57) beside NATS's own C client in the same run:
+        /// request/reply p50, and durable publish beside JetStream's async publish floor.
+        .executableTarget(
+            name: "nats-benchmarks",
+            dependencies: [
+                "BenchmarkHarness",
+                .product(name: "FareLensBus", package: "FareLens"),
+                .product(name: "FareLensNATS", package: "FareLens"),
+                .product(name: "FareLensTesting", package: "FareLens"),
+                .product(name: "FareLensWire", package: "FareLens"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/NATSBenchmarks",
             swiftSettings: [.treatAllWarnings(as: .error)]
         ),
         /// The Unix-socket bridge: request/reply latency, pipelined throughput, frame compression.

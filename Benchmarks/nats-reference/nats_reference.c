@@ -3,7 +3,8 @@
  * nats-server, requester and responder in two processes, with NATS's own
  * C client (nats.c, Debian's libnats-dev). wire-benchmarks' `process` mode
  * runs it beside the bridge, in the same run, with the same payload sizes.
- * Benchmark code only: no part of FareLens uses NATS.
+ * Benchmark code only. nats-benchmarks runs it beside FareLens's NATS
+ * transport (issue #57): request/reply, and the JetStream publish floor.
  *
  *   nats-reference respond URL SUBJECT REPLY_BYTES
  *       answers every request on SUBJECT with REPLY_BYTES bytes; prints
@@ -14,6 +15,10 @@
  *   nats-reference pipelined URL SUBJECT REQUEST_BYTES TOTAL IN_FLIGHT
  *       TOTAL requests with IN_FLIGHT outstanding (PublishRequest to one
  *       reply subject; each reply sends the next); prints "ns_per_request".
+ *   nats-reference jspublish URL STREAM SUBJECT BYTES COUNT
+ *       the JetStream publish floor: creates STREAM (file storage) on
+ *       SUBJECT if missing, then COUNT js_PublishAsync calls and waits
+ *       for every acknowledgement; prints "ns_per_message".
  *   nats-reference version
  *       prints the client library's version.
  *
@@ -164,11 +169,47 @@ static int pipelined(const char *url, const char *subject, int bytes, long count
     return 0;
 }
 
+/* jspublish */
+static int jspublish(const char *url, const char *stream, const char *subject, int bytes, long count) {
+    natsConnection *connection = connect_to(url);
+    jsOptions options;
+    jsOptions_Init(&options);
+    options.PublishAsync.MaxPending = 4096;
+    jsCtx *js = NULL;
+    natsStatus status = natsConnection_JetStream(&js, connection, &options);
+    if (status != NATS_OK) fail("jetstream", status);
+    jsStreamConfig config;
+    jsStreamConfig_Init(&config);
+    config.Name = stream;
+    config.Subjects = &subject;
+    config.SubjectsLen = 1;
+    config.Storage = js_FileStorage;
+    jsErrCode code = 0;
+    jsStreamInfo *info = NULL;
+    status = js_AddStream(&info, js, &config, NULL, &code);
+    if (status != NATS_OK && code != JSStreamNameExistErr) fail("add stream", status);
+    if (info != NULL) jsStreamInfo_Destroy(info);
+    char *payload = calloc(1, bytes > 0 ? bytes : 1);
+    long long start = now_ns();
+    for (long i = 0; i < count; i++) {
+        if ((status = js_PublishAsync(js, subject, payload, bytes, NULL)) != NATS_OK) fail("publish", status);
+    }
+    jsPubOptions wait;
+    jsPubOptions_Init(&wait);
+    wait.MaxWait = 120000; /* every wait has a bound */
+    if ((status = js_PublishAsyncComplete(js, &wait)) != NATS_OK) fail("complete", status);
+    printf("%.1f\n", (double)(now_ns() - start) / (double)count);
+    jsCtx_Destroy(js);
+    natsConnection_Destroy(connection);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 2 && strcmp(argv[1], "version") == 0) { printf("%s\n", nats_GetVersion()); return 0; }
     if (argc >= 5 && strcmp(argv[1], "respond") == 0) return respond(argv[2], argv[3], atoi(argv[4]));
     if (argc >= 6 && strcmp(argv[1], "latency") == 0) return latency(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]));
     if (argc >= 7 && strcmp(argv[1], "pipelined") == 0) return pipelined(argv[2], argv[3], atoi(argv[4]), atol(argv[5]), atoi(argv[6]));
+    if (argc >= 7 && strcmp(argv[1], "jspublish") == 0) return jspublish(argv[2], argv[3], argv[4], atoi(argv[5]), atol(argv[6]));
     fprintf(stderr, "usage: nats-reference respond URL SUBJECT REPLY_BYTES | latency URL SUBJECT REQUEST_BYTES COUNT | pipelined URL SUBJECT REQUEST_BYTES TOTAL IN_FLIGHT\n");
     return 2;
 }

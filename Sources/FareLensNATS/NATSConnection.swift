@@ -141,7 +141,7 @@ final class NATSConnection: @unchecked Sendable {
 
     /// Makes sure stream `name` exists and keeps the messages on `subject`
     /// until every consumer has them, at most `maxAge`.
-    func ensureStream(_ name: String, subject: String, maxAge: Duration) throws(NATSError) {
+    func ensureStream(_ name: String, subject: String, maxAge: Duration, replicas: Int) throws(NATSError) {
         var config = jsStreamConfig()
         jsStreamConfig_Init(&config)
         let nameC = strdup(name), subjectC = strdup(subject)
@@ -155,6 +155,7 @@ final class NATSConnection: @unchecked Sendable {
             config.Retention = js_InterestPolicy
             config.Storage = js_FileStorage
             config.MaxAge = maxAge.totalNanoseconds
+            config.Replicas = Int64(replicas)
             // The publisher's event id dedupes a publish retried within two minutes.
             config.Duplicates = 120 * 1_000_000_000
             var info: UnsafeMutablePointer<jsStreamInfo>?
@@ -177,7 +178,7 @@ final class NATSConnection: @unchecked Sendable {
         defer { natsMsg_Destroy(message) }
         var options = jsPubOptions()
         jsPubOptions_Init(&options)
-        options.MaxWait = 5000
+        options.MaxWait = 2000
         var code = jsErrCode(0)
         var acknowledgement: UnsafeMutablePointer<jsPubAck>?
         let status = messageID.withCString { id -> natsStatus in

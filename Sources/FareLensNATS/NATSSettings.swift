@@ -23,6 +23,9 @@ public struct NATSSettings: Sendable, Equatable {
     /// `nats.maxAckPending`: durable events handed to this node and not yet
     /// settled; JetStream hands out no more (the backpressure bound).
     public var maxAckPending: Int = 4096
+    /// `nats.replicas`: copies of the durable stream a JetStream cluster
+    /// keeps (1 on one server; 3 so the loss of one server loses nothing).
+    public var replicas: Int = 1
     /// `nats.retentionHours`: how long a durable event is kept for a node
     /// that is away; after it the event is gone for that node (a warning
     /// says how many when it comes back).

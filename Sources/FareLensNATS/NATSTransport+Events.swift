@@ -15,19 +15,34 @@ extension NATSTransport {
     /// Publishes a durable event into the namespace's stream and returns
     /// once the stream has stored it (every node's consumer will have it).
     /// The event's id is the message id, so a repeated publish is dropped
-    /// by the server.
+    /// by the server: a publish JetStream refused or did not acknowledge
+    /// (no stream leader during an election, a server restarting) is
+    /// retried, with backoff from 50 ms doubling to 1 s, for up to 15 s.
     func publishDurable(topic: String, id: EventID, headers: [(String, String)], payload: [UInt8]) async throws(BusError) {
         let connection = self.connection, subject = subjects.durableEvent(topic)
         let messageID = "\(id.publisher)-\(id.sequence)"
-        do {
-            // The C client blocks until the stream acknowledges: off the concurrency pool.
-            try await NIOThreadPool.singleton.runIfActive {
-                try connection.publishDurable(subject, messageID: messageID, headers: headers, payload: payload)
+        let giveUpAt = ContinuousClock.now + .seconds(15)
+        var pause = Duration.milliseconds(50)
+        var attempts = 0
+        while true {
+            attempts += 1
+            do {
+                // The C client blocks until the stream acknowledges: off the concurrency pool.
+                try await NIOThreadPool.singleton.runIfActive {
+                    try connection.publishDurable(subject, messageID: messageID, headers: headers, payload: payload)
+                }
+                if attempts > 1 { logger.notice("durable event stored in JetStream after retrying", metadata: ["topic": "\(topic)", "attempts": "\(attempts)"]) }
+                return
+            } catch {
+                guard ContinuousClock.now + pause < giveUpAt, !state.withLock({ $0.stopping }) else {
+                    logger.warning("durable event not stored in JetStream", metadata: ["topic": "\(topic)", "attempts": "\(attempts)", "reason": "\(error)"])
+                    // Local subscribers have the event; the other nodes' consumers do not.
+                    throw BusError(kind: .serviceUnavailable, remoteCode: nil, message: "JetStream did not store the durable event on '\(topic)' in \(attempts) attempts: \(error)")
+                }
+                if attempts == 1 { logger.warning("JetStream did not store a durable event; retrying", metadata: ["topic": "\(topic)", "reason": "\(error)"]) }
+                try? await Task.sleep(for: pause)  // safe: backoff between retries of a publish JetStream refused, bounded by the 15 s above
+                pause = min(pause * 2, .seconds(1))
             }
-        } catch {
-            logger.warning("durable event not stored in JetStream", metadata: ["topic": "\(topic)", "reason": "\(error)"])
-            // Local subscribers have the event; the other nodes' consumers do not.
-            throw BusError(kind: .serviceUnavailable, remoteCode: nil, message: "JetStream did not store the durable event on '\(topic)': \(error)")
         }
     }
 }

@@ -95,7 +95,7 @@ extension NATSTransport {
         // The deadline travels in a header: the budget left when it was sent.
         if let micros = message.header(Header.deadline).flatMap(UInt64.init) { envelope.deadlineMicros = micros }
         let bus = self.bus, connection = self.connection, logger = self.logger
-        Task {
+        Task(executorPreference: executor) {
             let response = await bus.answer(envelope, isAdmin: envelope.callerIsAdmin)
             do {
                 try connection.publish(reply, payload: try response.serializedBytes())

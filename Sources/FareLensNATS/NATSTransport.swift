@@ -24,8 +24,12 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
     let identity: NodeIdentity
     let logger: Logger
     let connection: NATSConnection
-    /// Where request deadlines are timed (one timer for all of them).
+    /// Where request deadlines are timed (one timer for all of them) and
+    /// heartbeats sent.
     let timers: any EventLoop
+    /// Requests from other nodes start on this event loop, as the socket
+    /// bridge's do: a concurrency pool busy elsewhere does not delay them.
+    let executor: EventLoopTaskExecutor
     let state: Mutex<State>
     /// Called once subscribed and announced.
     let onJoined: @Sendable () -> Void
@@ -58,6 +62,7 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
         self.identity = identity
         self.logger = logger
         self.timers = MultiThreadedEventLoopGroup.singleton.next()
+        self.executor = EventLoopTaskExecutor(eventLoop: timers)
         self.state = Mutex(State(registry: NodeRegistry(timeout: settings.heartbeat * 3)))
         let node = identity.nodeName
         self.connection = try NATSConnection(settings: settings, name: "farelens-\(node)") { event in
@@ -66,7 +71,7 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
             case .reconnected(let url): logger.notice("reconnected to NATS", metadata: ["node": "\(node)", "url": "\(url)"])
             }
         }
-        try connection.ensureStream(subjects.stream, subject: subjects.durableEvents, maxAge: settings.retention)
+        try connection.ensureStream(subjects.stream, subject: subjects.durableEvents, maxAge: settings.retention, replicas: settings.replicas)
     }
 
     public var reachableAddresses: Set<String> {

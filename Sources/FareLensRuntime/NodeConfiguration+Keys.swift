@@ -35,6 +35,7 @@ extension NodeConfiguration {
             ConfigKeySpec("nats.heartbeatMs", .integer, default: "1000", "how often a node announces itself; one unheard for three periods is gone"),
             ConfigKeySpec("nats.ackWaitMs", .integer, default: "30000", "how long JetStream waits for a durable event to be settled before handing it over again"),
             ConfigKeySpec("nats.maxAckPending", .integer, default: "4096", "durable events handed to a node and not yet settled (the backpressure bound)"),
+            ConfigKeySpec("nats.replicas", .integer, default: "1", "copies of the durable stream a JetStream cluster keeps (3 survives the loss of a server)"),
             ConfigKeySpec("nats.retentionHours", .integer, default: "168", "how long a durable event is kept for a node that is away"),
         ]
     }()

@@ -33,6 +33,7 @@ extension NodeConfiguration {
         let ackWait = try positive(reader, "nats.ackWaitMs", 30_000)
         let maxAckPending = try positive(reader, "nats.maxAckPending", 4096)
         let retentionHours = try positive(reader, "nats.retentionHours", 168)
+        let replicas = try positive(reader, "nats.replicas", 1)
         guard choice == .nats else { return (choice, nil) }
         guard NATSSettings.isBuiltIn else { throw .required(key: "bus.transport", NATSError.notBuilt.message) }
         let urls = urlsText.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -51,7 +52,11 @@ extension NodeConfiguration {
         if credentialsFile != nil, user != nil {
             throw .required(key: "nats.credentialsFile", "give nats.credentialsFile or nats.user, not both")
         }
+        guard replicas <= 5 else {
+            throw .invalid(key: "nats.replicas", value: "\(replicas)", expected: "1 to 5 (JetStream keeps at most 5 copies of a stream)")
+        }
         var settings = NATSSettings(urls: urls, namespace: namespace)
+        settings.replicas = replicas
         settings.user = user
         settings.password = password
         settings.credentialsFile = credentialsFile

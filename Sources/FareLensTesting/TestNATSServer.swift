@@ -85,7 +85,8 @@ public final class TestNATSServer: Sendable {
         process.waitUntilExit()
     }
 
-    private static func freeLoopbackPort() throws -> Int {
+    /// A loopback port free now (for a cluster's route ports, known before its servers start).
+    public static func freeLoopbackPort() throws -> Int {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw TestNATSServerError(message: "socket() failed") }
         defer { close(socket) }

@@ -1,0 +1,190 @@
+// nats-benchmarks: the bus over NATS (issue #57) beside NATS's own C
+// client, in the same run, against the same nats-server:
+//
+//   request/reply  sequential p50 and p99 of FareLens's EchoRequest, caller
+//                  in this process and handler in another, both over
+//                  NATSTransport; beside nats-reference's natsConnection_Request
+//                  between two processes (target: p50 at most 1.3x).
+//   durable        durable publishes (PriceDropped, into JetStream, each
+//                  returning once stored), one task and 64 tasks; beside
+//                  nats-reference's js_PublishAsync floor (target: at least
+//                  70% of its rate).
+//
+// Rounds alternate reference and candidate; medians and ratios are printed.
+// Needs nats-server and Benchmarks/.build/nats-reference
+// (Benchmarks/nats-reference/build.sh).
+//
+//   swift run -c release --package-path Benchmarks nats-benchmarks [rounds]
+import BenchmarkHarness
+import FareLensBus
+import FareLensNATS
+import FareLensTesting
+import FareLensWire
+import Foundation
+
+let arguments = CommandLine.arguments
+if arguments.count >= 4, arguments[1] == "respond" {
+    try await respond(url: arguments[2], namespace: arguments[3])
+    exit(0)
+}
+let rounds = arguments.count >= 2 ? Int(arguments[1]) ?? 3 : 3
+
+/// The handler process: EchoRequest over NATS until its input ends.
+func respond(url: String, namespace: String) async throws {
+    let bus = makeBus("responder")
+    try bus.serve(EchoRequest.self) { request, _ in EchoResponse(text: request.text) }
+    let joined = Locked(false)
+    let transport = try NATSTransport(bus: bus, settings: settings(url, namespace), identity: testIdentity("responder"), logger: quietLogger()) { joined.set(true) }
+    bus.attach(transport)
+    Task { try await transport.run() }
+    while !joined.get() { try await Task.sleep(for: .milliseconds(5)) }  // safe: a benchmark's start-up, bounded by the parent's wait for "listening"
+    print("listening")
+    fflush(stdout)
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        Thread.detachNewThread {
+            while readLine() != nil {}
+            done.resume()
+        }
+    }
+}
+
+func makeBus(_ name: String) -> MessageBus {
+    var configuration = BusConfiguration()
+    configuration.nodeName = name
+    configuration.defaultDeadline = .seconds(30)
+    let bus = MessageBus(configuration: configuration)
+    bus.registerEventTypes([PriceDropped.self])
+    return bus
+}
+
+func settings(_ url: String, _ namespace: String) -> NATSSettings {
+    var settings = NATSSettings(urls: [url], namespace: namespace)
+    settings.heartbeat = .milliseconds(500)
+    return settings
+}
+
+/// Runs `program` to its end and returns what it printed.
+func output(_ program: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw TestNATSServerError(message: "\(program) \(arguments.first ?? "") exited with \(process.terminationStatus)") }
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// Starts `program` and waits for its "listening" line; closing its input stops it.
+func startResponder(_ program: String, _ arguments: [String]) throws -> (Process, Pipe) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = arguments
+    let input = Pipe(), printed = Pipe()
+    process.standardInput = input
+    process.standardOutput = printed
+    try process.run()
+    guard String(decoding: printed.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("listening") else {
+        throw TestNATSServerError(message: "\(program) \(arguments.first ?? "") did not start")
+    }
+    return (process, input)
+}
+
+let binaryFolder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+let reference = [
+    ProcessInfo.processInfo.environment["FARELENS_NATS_REFERENCE"],
+    binaryFolder.deletingLastPathComponent().appendingPathComponent("nats-reference").path,
+    binaryFolder.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("nats-reference").path,
+].compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
+guard let reference else {
+    print("nats-benchmarks: no nats-reference binary: run Benchmarks/nats-reference/build.sh (needs libnats-dev)")
+    exit(1)
+}
+let server = try TestNATSServer.start()
+print("nats-benchmarks: \(try output("/usr/sbin/nats-server", ["--version"])), nats.c \(try output(reference, ["version"])), \(rounds) rounds, reference and candidate alternating")
+
+// MARK: Request/reply
+
+let requestBytes = 64
+let (candidateResponder, candidateInput) = try startResponder(CommandLine.arguments[0], ["respond", server.url, "bench"])
+let (referenceResponder, referenceInput) = try startResponder(reference, ["respond", server.url, "bench.reference", String(requestBytes)])
+let caller = makeBus("caller")
+let callerTransport = try NATSTransport(bus: caller, settings: settings(server.url, "bench"), identity: testIdentity("caller"), logger: quietLogger())
+caller.attach(callerTransport)
+let callerTask = Task { try await callerTransport.run() }
+while callerTransport.knownNodes["responder"] == nil { try await Task.sleep(for: .milliseconds(5)) }  // safe: start-up, the responder announced itself before "listening"
+let text = String(repeating: "x", count: 40)
+for _ in 0..<2_000 { _ = try await caller.request(EchoRequest(text: text)) }
+
+let count = 5_000
+var referenceP50: [Double] = [], referenceP99: [Double] = [], candidateP50: [Double] = [], candidateP99: [Double] = []
+for _ in 0..<rounds {
+    let fields = try output(reference, ["latency", server.url, "bench.reference", String(requestBytes), String(count)]).split(separator: " ").compactMap { Double($0) }
+    referenceP50.append(fields[0])
+    referenceP99.append(fields[1])
+    var samples: [Double] = []
+    samples.reserveCapacity(count)
+    for _ in 0..<count {
+        let start = ContinuousClock.now
+        _ = try await caller.request(EchoRequest(text: text))
+        samples.append(nanoseconds(ContinuousClock.now - start))
+    }
+    candidateP50.append(percentile(samples, 0.5))
+    candidateP99.append(percentile(samples, 0.99))
+}
+let p50Ratio = median(candidateP50) / median(referenceP50)
+print("request/reply, \(count) sequential x \(rounds) rounds, medians:")
+print("  nats.c request/reply        p50 \(format(median(referenceP50) / 1000)) µs  p99 \(format(median(referenceP99) / 1000)) µs")
+print("  FareLens over NATS          p50 \(format(median(candidateP50) / 1000)) µs  p99 \(format(median(candidateP99) / 1000)) µs")
+print("  p50 ratio \(format(p50Ratio, decimals: 2))x (target <= 1.30x): \(p50Ratio <= 1.3 ? "met" : "MISSED")")
+try? candidateInput.fileHandleForWriting.close()
+try? referenceInput.fileHandleForWriting.close()
+candidateResponder.waitUntilExit()
+referenceResponder.waitUntilExit()
+callerTask.cancel()
+
+// MARK: Durable publish
+
+let publisher = makeBus("publisher")
+let publisherTransport = try NATSTransport(bus: publisher, settings: settings(server.url, "durable"), identity: testIdentity("publisher"), logger: quietLogger())
+publisher.attach(publisherTransport)
+let publisherTask = Task { try await publisherTransport.run() }
+try await Task.sleep(for: .milliseconds(500))  // safe: lets the publisher's consumer bind before the first round
+let sequentialCount = 3_000, concurrentCount = 20_000, tasks = 64
+var floor: [Double] = [], sequential: [Double] = [], concurrent: [Double] = []
+var sequence = 0
+for round in 0..<rounds {
+    floor.append(Double(try output(reference, ["jspublish", server.url, "REFERENCE", "reference.events", "100", String(concurrentCount)]).split(separator: " ")[0]) ?? .nan)
+    _ = round
+    var start = ContinuousClock.now
+    for _ in 0..<sequentialCount {
+        sequence += 1
+        try await publisher.publish(PriceDropped(route: "LIS-NYC", sequence: sequence))
+    }
+    sequential.append(nanoseconds(ContinuousClock.now - start) / Double(sequentialCount))
+    start = ContinuousClock.now
+    let base = sequence
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for task in 0..<tasks {
+            group.addTask {
+                for index in stride(from: task, to: concurrentCount, by: tasks) {
+                    try await publisher.publish(PriceDropped(route: "LIS-NYC", sequence: base + index + 1))
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    sequence += concurrentCount
+    concurrent.append(nanoseconds(ContinuousClock.now - start) / Double(concurrentCount))
+}
+let floorRate = 1e9 / median(floor)
+print("durable publish (stored by JetStream before it returns), medians of \(rounds) rounds:")
+print("  nats.c js_PublishAsync floor   \(format(floorRate, decimals: 0)) msg/s (\(concurrentCount) messages, 100 bytes)")
+for (name, perMessage) in [("FareLens, 1 task", sequential), ("FareLens, \(tasks) tasks", concurrent)] {
+    let rate = 1e9 / median(perMessage)
+    print("  \(name.padding(toLength: 30, withPad: " ", startingAt: 0)) \(format(rate, decimals: 0)) msg/s = \(format(100 * rate / floorRate, decimals: 0))% of the floor (target >= 70%): \(rate >= 0.7 * floorRate ? "met" : "MISSED")")
+}
+publisherTask.cancel()
+server.kill()

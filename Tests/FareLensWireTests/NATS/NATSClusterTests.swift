@@ -1,0 +1,107 @@
+#if NATS
+import FareLensBus
+import FareLensNATS
+import FareLensTesting
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// Durable events on a three-server JetStream cluster on loopback, the
+/// stream kept in three copies (`nats.replicas = 3`).
+@Suite("NATS: a three-server JetStream cluster", .serialized)
+struct NATSClusterTests {
+    @Test("kill -9 of the durable stream's leader during a publish run loses no durable event and repeats none; publishing resumes after the election")
+    func leaderKilledDuringPublishing() async throws {
+        let cluster = try Cluster()
+        defer { cluster.stopAll() }
+        var settings = NATSSettings(urls: cluster.urls, namespace: "cluster")
+        settings.heartbeat = .milliseconds(500)
+        settings.replicas = 3
+        settings.ackWait = .seconds(2)
+        // The cluster elects its JetStream meta leader first: until then the stream cannot be made.
+        var made: (NATSTransportTests.Node, NATSTransportTests.Node)?
+        try await waitUntil("the cluster takes the stream and both nodes join", limit: .seconds(60)) {
+            guard let publisher = try? NATSTransportTests.Node(name: "publisher", settings: settings) else { return false }
+            guard let consumer = try? NATSTransportTests.Node(name: "consumer", settings: settings, configure: { $0.subscribe(PriceDropped.self, bufferSize: 1024) }) else {
+                publisher.stop()
+                return false
+            }
+            made = (publisher, consumer)
+            return true
+        }
+        let (publisher, consumer) = try #require(made)
+        defer { publisher.stop(); consumer.stop() }
+        try await waitUntil("the publisher heard the consumer") { publisher.transport.knownNodes["consumer"] != nil }
+        let leader = try await cluster.streamLeader("cluster_durable")
+
+        let count = 300
+        let published = Locked(0)
+        let longest = Locked(Duration.zero)
+        let publishing = Task {
+            for sequence in 1 ... count {
+                let start = ContinuousClock.now
+                try await publisher.bus.publish(PriceDropped(route: "LIS-NYC", sequence: sequence))
+                let took = ContinuousClock.now - start
+                longest.update { $0 = max($0, took) }
+                published.set(sequence)
+            }
+        }
+        try await waitUntil("100 events published") { published.get() >= 100 }
+        cluster.kill(leader)
+        try await publishing.value
+        #expect(try await consumer.receive(count).map(\.sequence) == Array(1 ... count))
+        print("NATSClusterTests: stream leader \(leader) killed after event \(published.get() >= 100 ? "100+" : "?"); longest publish (the election's gap) \(longest.get())")
+    }
+
+    /// Three `nats-server`s clustered on loopback, each with JetStream and a monitoring port.
+    final class Cluster: Sendable {
+        let servers: [TestNATSServer]
+        let monitorPorts: [Int]
+        var urls: [String] { servers.map(\.url) }
+
+        init() throws {
+            let routePorts = try (0..<3).map { _ in try TestNATSServer.freeLoopbackPort() }
+            let monitorPorts = try (0..<3).map { _ in try TestNATSServer.freeLoopbackPort() }
+            let routes = routePorts.map { "nats://127.0.0.1:\($0)" }.joined(separator: ",")
+            servers = try (0..<3).map { index in
+                try TestNATSServer.start(extraArguments: [
+                    "--server_name", "n\(index + 1)", "--cluster_name", "farelens-test", "--cluster", "nats://127.0.0.1:\(routePorts[index])",
+                    "--routes", routes, "-m", "\(monitorPorts[index])",
+                ])
+            }
+            self.monitorPorts = monitorPorts
+        }
+
+        /// The server name leading `stream`'s group, from a monitoring endpoint (bounded wait).
+        func streamLeader(_ stream: String) async throws -> String {
+            var leader: String?
+            try await waitUntil("a server reports the leader of \(stream)") {
+                for port in monitorPorts {
+                    guard let url = URL(string: "http://127.0.0.1:\(port)/jsz?accounts=true&streams=true"),
+                          let data = try? Data(contentsOf: url),
+                          let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                          let accounts = object["account_details"] as? [[String: Any]] else { continue }
+                    for account in accounts {
+                        for detail in account["stream_detail"] as? [[String: Any]] ?? [] where detail["name"] as? String == stream {
+                            if let name = (detail["cluster"] as? [String: Any])?["leader"] as? String, !name.isEmpty { leader = name }
+                        }
+                    }
+                    if leader != nil { return true }
+                }
+                return false
+            }
+            return try #require(leader)
+        }
+
+        /// SIGKILL of the server named `name` (`n1`…`n3`).
+        func kill(_ name: String) {
+            guard let index = Int(name.dropFirst()), (1...3).contains(index) else { return }
+            servers[index - 1].kill()
+        }
+
+        func stopAll() { servers.forEach { $0.kill() } }
+    }
+}
+#endif
