@@ -16,7 +16,8 @@ final class NATSConnection: @unchecked Sendable {
     // `deinit`; libnats synchronises every call on them itself.
     private let connection: OpaquePointer
     private let jetStreamContext: OpaquePointer
-    private let events: Unmanaged<ConnectionEvents>
+    /// Durable publishes sent and not yet acknowledged by the stream.
+    private let publishes: PendingPublishes
 
     /// Connects to `settings.urls` as `name`, with user/password or a
     /// credentials file when given. Reconnects forever once connected.
@@ -41,9 +42,14 @@ final class NATSConnection: @unchecked Sendable {
         natsOptions_SetMaxReconnect(options, -1)
         natsOptions_SetReconnectWait(options, 250)
         natsOptions_SetTimeout(options, 2000)
-        let events = Unmanaged.passRetained(ConnectionEvents(onEvent))
+        // The callbacks' closure lives until the client says the connection is
+        // closed (its last callback), not until this object goes: libnats
+        // calls them on its own threads, after `natsConnection_Destroy` too.
+        let publishes = PendingPublishes()
+        let events = Unmanaged.passRetained(ConnectionEvents(onEvent, publishes: publishes))
         natsOptions_SetDisconnectedCB(options, connectionDisconnected, events.toOpaque())
         natsOptions_SetReconnectedCB(options, connectionReconnected, events.toOpaque())
+        natsOptions_SetClosedCB(options, connectionClosed, events.toOpaque())
         var connection: OpaquePointer?
         let status = natsConnection_Connect(&connection, options)
         guard status == NATS_OK, let connection else {
@@ -54,21 +60,26 @@ final class NATSConnection: @unchecked Sendable {
             }
             throw .unreachable(settings.urls, reason: reason)
         }
+        // Durable publishes are asynchronous: many in flight, each completed by the stream's acknowledgement.
+        var jetStreamOptions = jsOptions()
+        jsOptions_Init(&jetStreamOptions)
+        jetStreamOptions.PublishAsync.MaxPending = 16_384
+        jetStreamOptions.PublishAsync.AckHandler = durablePublished
+        // Kept alive by `events` until the connection is closed.
+        jetStreamOptions.PublishAsync.AckHandlerClosure = Unmanaged.passUnretained(publishes).toOpaque()
         var context: OpaquePointer?
-        guard natsConnection_JetStream(&context, connection, nil) == NATS_OK, let context else {
-            natsConnection_Destroy(connection)
-            events.release()
+        guard natsConnection_JetStream(&context, connection, &jetStreamOptions) == NATS_OK, let context else {
+            natsConnection_Destroy(connection)  // its closed callback releases `events`
             throw .jetStream("cannot make a JetStream context", reason: Self.lastError(NATS_ERR))
         }
         self.connection = connection
         self.jetStreamContext = context
-        self.events = events
+        self.publishes = publishes
     }
 
     deinit {
         jsCtx_Destroy(jetStreamContext)
         natsConnection_Destroy(connection)
-        events.release()
     }
 
     /// What happened to the connection, for the log.
@@ -170,23 +181,28 @@ final class NATSConnection: @unchecked Sendable {
         guard status == NATS_OK else { throw .jetStream("cannot create the stream '\(name)'", reason: "\(Self.lastError(status)), code \(code.rawValue)") }
     }
 
-    /// Publishes a durable event and waits until the stream has stored it.
-    /// `messageID` lets the server drop a repeat of the same publish.
-    /// Blocks the calling thread: call it off the concurrency pool.
-    func publishDurable(_ subject: String, messageID: String, headers: [(String, String)], payload: [UInt8]) throws(NATSError) {
-        let message = try Self.message(subject, reply: nil, headers: headers, payload: payload)
-        defer { natsMsg_Destroy(message) }
+    /// Publishes a durable event without waiting: `completion` runs once
+    /// the stream has stored it (nil) or refused it, or no acknowledgement
+    /// came within 2 s (the error). `messageID` (`Nats-Msg-Id`) lets the
+    /// server drop a repeat of the same publish.
+    func publishDurable(_ subject: String, messageID: String, headers: [(String, String)], payload: [UInt8], completion: @escaping @Sendable (NATSError?) -> Void) {
+        let message: OpaquePointer
+        do {
+            message = try Self.message(subject, reply: nil, headers: headers + [("Nats-Msg-Id", messageID)], payload: payload)
+        } catch {
+            completion(error)
+            return
+        }
+        let pending = publishes
+        pending.register(messageID, completion)
         var options = jsPubOptions()
         jsPubOptions_Init(&options)
         options.MaxWait = 2000
-        var code = jsErrCode(0)
-        var acknowledgement: UnsafeMutablePointer<jsPubAck>?
-        let status = messageID.withCString { id -> natsStatus in
-            options.MsgId = id
-            return js_PublishMsg(&acknowledgement, jetStreamContext, message, &options, &code)
-        }
-        if let acknowledgement { jsPubAck_Destroy(acknowledgement) }
-        guard status == NATS_OK else { throw .publish(subject, reason: "\(Self.lastError(status)), code \(code.rawValue)") }
+        var owned: OpaquePointer? = message
+        // Takes the message on success (`owned` becomes nil); the acknowledgement handler destroys it.
+        let status = js_PublishMsgAsync(jetStreamContext, &owned, &options)
+        if let owned { natsMsg_Destroy(owned) }
+        if status != NATS_OK { pending.complete(messageID, with: .publish(subject, reason: Self.lastError(status))) }
     }
 
     /// Makes sure the durable pull consumer `durable` of `stream` exists,
@@ -284,16 +300,53 @@ final class NATSPullSubscription: @unchecked Sendable {
     func unsubscribe() { _ = natsSubscription_Unsubscribe(pointer) }
 }
 
+/// Durable publishes awaiting the stream's acknowledgement, by message id.
+private final class PendingPublishes: Sendable {
+    private let waiting = Mutex<[String: @Sendable (NATSError?) -> Void]>([:])
+
+    func register(_ id: String, _ completion: @escaping @Sendable (NATSError?) -> Void) {
+        waiting.withLock { $0[id] = completion }
+    }
+
+    func complete(_ id: String, with error: NATSError?) {
+        waiting.withLock { $0.removeValue(forKey: id) }?(error)
+    }
+}
+
+private let durablePublished: jsPubAckHandler = { _, message, _, failure, closure in
+    defer { natsMsg_Destroy(message) }
+    guard let message, let closure else { return }
+    var value: UnsafePointer<CChar>?
+    guard natsMsgHeader_Get(message, "Nats-Msg-Id", &value) == NATS_OK, let value else { return }
+    let id = String(cString: value)
+    var error: NATSError?
+    if let failure {
+        let text = failure.pointee.ErrText.map { String(cString: $0) } ?? ""
+        error = .publish(String(cString: natsMsg_GetSubject(message)), reason: "\(NATSConnection.lastError(failure.pointee.Err)) \(text), code \(failure.pointee.ErrCode.rawValue)")
+    }
+    Unmanaged<PendingPublishes>.fromOpaque(closure).takeUnretainedValue().complete(id, with: error)
+}
+
 /// A message handler kept alive for the C client.
 private final class MessageHandler: Sendable {
     let handle: @Sendable (NATSMessage) -> Void
     init(_ handle: @escaping @Sendable (NATSMessage) -> Void) { self.handle = handle }
 }
 
-/// The connection's event handler kept alive for the C client.
+/// The connection's event handler, and its pending durable publishes,
+/// kept alive for the C client until its closed callback.
 private final class ConnectionEvents: Sendable {
     let handle: @Sendable (NATSConnection.ConnectionEvent) -> Void
-    init(_ handle: @escaping @Sendable (NATSConnection.ConnectionEvent) -> Void) { self.handle = handle }
+    let publishes: PendingPublishes
+    init(_ handle: @escaping @Sendable (NATSConnection.ConnectionEvent) -> Void, publishes: PendingPublishes) {
+        self.handle = handle
+        self.publishes = publishes
+    }
+}
+
+private let connectionClosed: natsConnectionHandler = { _, closure in
+    guard let closure else { return }
+    Unmanaged<ConnectionEvents>.fromOpaque(closure).release()
 }
 
 private let deliverMessage: natsMsgHandler = { _, _, message, closure in

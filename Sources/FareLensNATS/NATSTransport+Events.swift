@@ -3,7 +3,6 @@ import FareLensBus
 import FareLensMessages
 import FareLensWire
 import Logging
-import NIOPosix
 
 extension NATSTransport {
     /// A non-durable event from another node: delivered to the local
@@ -26,23 +25,21 @@ extension NATSTransport {
         var attempts = 0
         while true {
             attempts += 1
-            do {
-                // The C client blocks until the stream acknowledges: off the concurrency pool.
-                try await NIOThreadPool.singleton.runIfActive {
-                    try connection.publishDurable(subject, messageID: messageID, headers: headers, payload: payload)
-                }
+            let refusal = await withCheckedContinuation { (stored: CheckedContinuation<NATSError?, Never>) in
+                connection.publishDurable(subject, messageID: messageID, headers: headers, payload: payload) { stored.resume(returning: $0) }
+            }
+            guard let error = refusal else {
                 if attempts > 1 { logger.notice("durable event stored in JetStream after retrying", metadata: ["topic": "\(topic)", "attempts": "\(attempts)"]) }
                 return
-            } catch {
-                guard ContinuousClock.now + pause < giveUpAt, !state.withLock({ $0.stopping }) else {
-                    logger.warning("durable event not stored in JetStream", metadata: ["topic": "\(topic)", "attempts": "\(attempts)", "reason": "\(error)"])
-                    // Local subscribers have the event; the other nodes' consumers do not.
-                    throw BusError(kind: .serviceUnavailable, remoteCode: nil, message: "JetStream did not store the durable event on '\(topic)' in \(attempts) attempts: \(error)")
-                }
-                if attempts == 1 { logger.warning("JetStream did not store a durable event; retrying", metadata: ["topic": "\(topic)", "reason": "\(error)"]) }
-                try? await Task.sleep(for: pause)  // safe: backoff between retries of a publish JetStream refused, bounded by the 15 s above
-                pause = min(pause * 2, .seconds(1))
             }
+            guard ContinuousClock.now + pause < giveUpAt, !state.withLock({ $0.stopping }) else {
+                logger.warning("durable event not stored in JetStream", metadata: ["topic": "\(topic)", "attempts": "\(attempts)", "reason": "\(error)"])
+                // Local subscribers have the event; the other nodes' consumers do not.
+                throw BusError(kind: .serviceUnavailable, remoteCode: nil, message: "JetStream did not store the durable event on '\(topic)' in \(attempts) attempts: \(error)")
+            }
+            if attempts == 1 { logger.warning("JetStream did not store a durable event; retrying", metadata: ["topic": "\(topic)", "reason": "\(error)"]) }
+            try? await Task.sleep(for: pause)  // safe: backoff between retries of a publish JetStream refused, bounded by the 15 s above
+            pause = min(pause * 2, .seconds(1))
         }
     }
 }

@@ -14,20 +14,9 @@ func withNATSMesh(serverBus: MessageBus, clientBus: MessageBus, body: @escaping 
     let spoke = try NATSTransport(bus: clientBus, settings: settings, identity: testIdentity("spoke"), logger: quietLogger())
     serverBus.attach(hub)
     clientBus.attach(spoke)
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await hub.run() }
-        group.addTask { try await spoke.run() }
-        try await waitUntil("both nodes heard each other over NATS", limit: .seconds(30)) {
-            hub.knownNodes["spoke"] != nil && spoke.knownNodes["hub"] != nil
-        }
-        let mesh = TestMesh(serverBus: serverBus, clientBus: clientBus, socketPath: "", hub: nil, spoke: nil)
-        do {
-            try await withTimeLimit("the test body finished") { try await body(mesh) }
-        } catch {
-            group.cancelAll()
-            throw error
-        }
-        group.cancelAll()
-    }
+    let mesh = TestMesh(serverBus: serverBus, clientBus: clientBus, socketPath: "", hub: nil, spoke: nil)
+    try await withRunningEnds([{ try await hub.run() }, { try await spoke.run() }], until: "both nodes heard each other over NATS", {
+        hub.knownNodes["spoke"] != nil && spoke.knownNodes["hub"] != nil
+    }, mesh: mesh, body: body)
 }
 #endif

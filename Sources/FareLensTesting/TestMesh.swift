@@ -66,12 +66,20 @@ public func withTestMesh(
     let spoke = BridgeSpoke(bus: clientBus, configuration: configuration, identity: testIdentity("spoke"), logger: quietLogger())
     serverBus.attach(hub)
     clientBus.attach(spoke)
+    let mesh = TestMesh(serverBus: serverBus, clientBus: clientBus, socketPath: socketPath, hub: hub, spoke: spoke)
+    // 30 s: on a loaded 2-core CI machine a join once took longer than the default 10 s.
+    try await withRunningEnds([{ try await hub.run() }, { try await spoke.run() }], until: "the spoke joined the hub", { spoke.isConnected }, mesh: mesh, body: body)
+}
+
+/// Runs both ends of a split mesh for the length of `body`, which starts
+/// once `joined` holds (at most 30 s), and stops them after it.
+func withRunningEnds(
+    _ ends: [@Sendable () async throws -> Void], until what: String, _ joined: @escaping @Sendable () -> Bool,
+    mesh: TestMesh, body: @escaping @Sendable (TestMesh) async throws -> Void
+) async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await hub.run() }
-        group.addTask { try await spoke.run() }
-        // 30 s: on a loaded 2-core CI machine a join once took longer than the default 10 s.
-        try await waitUntil("the spoke joined the hub", limit: .seconds(30)) { spoke.isConnected }
-        let mesh = TestMesh(serverBus: serverBus, clientBus: clientBus, socketPath: socketPath, hub: hub, spoke: spoke)
+        for end in ends { group.addTask { try await end() } }
+        try await waitUntil(what, limit: .seconds(30)) { joined() }
         do {
             try await withTimeLimit("the test body finished") { try await body(mesh) }
         } catch {

@@ -15,23 +15,25 @@ extension BridgeHub {
             return await bus.answer(request, isAdmin: isAdmin)
         }
         guard let target = connection(hosting: address, except: peer) else {
-            if let beyond = state.withLock({ $0.beyond }), beyond.hosts(address) {
-                var forwarded = request
-                forwarded.callerIsAdmin = isAdmin
-                do {
-                    var reply = try await beyond.call(forwarded, dueAt: request.dueAt)
-                    reply.correlationID = request.correlationID
-                    return reply
-                } catch {
-                    return .response(to: request.correlationID, result: .failure(error), typeName: "")
-                }
+            // Addresses served over NATS, when this node has it (``relayBeyond(_:)``).
+            guard let beyond = state.withLock({ $0.beyond }), beyond.hosts(address) else {
+                return .response(to: request.correlationID, result: .failure(.serviceUnavailable(address)), typeName: "")
             }
-            return .response(to: request.correlationID, result: .failure(.serviceUnavailable(address)), typeName: "")
+            return await forward(request, isAdmin: isAdmin) { forwarded throws(BusError) in try await beyond.call(forwarded, dueAt: request.dueAt) }
         }
+        return await forward(request, isAdmin: isAdmin) { forwarded throws(BusError) in try await target.call(forwarded, dueAt: request.dueAt) }
+    }
+
+    /// Sends `request` on through `call`, marked with the hub's verdict on
+    /// the caller's admin right; the reply (or the failure) answers the
+    /// caller under its own correlation id.
+    private nonisolated(nonsending) func forward(
+        _ request: WireEnvelope, isAdmin: Bool, through call: (WireEnvelope) async throws(BusError) -> WireEnvelope
+    ) async -> WireEnvelope {
         var forwarded = request
         forwarded.callerIsAdmin = isAdmin
         do {
-            var reply = try await target.call(forwarded, dueAt: request.dueAt)
+            var reply = try await call(forwarded)
             reply.correlationID = request.correlationID
             return reply
         } catch {

@@ -38,8 +38,7 @@ func respond(url: String, namespace: String) async throws {
     bus.attach(transport)
     Task { try await transport.run() }
     while !joined.get() { try await Task.sleep(for: .milliseconds(5)) }  // safe: a benchmark's start-up, bounded by the parent's wait for "listening"
-    print("listening")
-    fflush(stdout)
+    FileHandle.standardOutput.write(Data("listening\n".utf8))
     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
         Thread.detachNewThread {
             while readLine() != nil {}
@@ -73,7 +72,7 @@ func output(_ program: String, _ arguments: [String]) throws -> String {
     try process.run()
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw TestNATSServerError(message: "\(program) \(arguments.first ?? "") exited with \(process.terminationStatus)") }
+    guard process.terminationStatus == 0 else { throw NATSBenchmarkFailure("\(program) \(arguments.first ?? "") exited with \(process.terminationStatus)") }
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
@@ -87,7 +86,7 @@ func startResponder(_ program: String, _ arguments: [String]) throws -> (Process
     process.standardOutput = printed
     try process.run()
     guard String(decoding: printed.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("listening") else {
-        throw TestNATSServerError(message: "\(program) \(arguments.first ?? "") did not start")
+        throw NATSBenchmarkFailure("\(program) \(arguments.first ?? "") did not start")
     }
     return (process, input)
 }
@@ -188,3 +187,9 @@ for (name, perMessage) in [("FareLens, 1 task", sequential), ("FareLens, \(tasks
 }
 publisherTask.cancel()
 server.kill()
+
+/// Why the benchmark could not run.
+struct NATSBenchmarkFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
