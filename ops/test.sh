@@ -56,6 +56,8 @@ export FARELENS_GATEWAY_LISTEN="${FARELENS_GATEWAY_LISTEN:-127.0.0.1:0}"
 # starved its bounded waits (3 timeouts in one run), so they run with the
 # heavy suites. So does WebhookReceiverProcessTests: a demo on its fast
 # clock beside a Python webhook receiver, and farelensctl polled meanwhile.
+# The NATS suites (NATSTransportTests, NATSProcessTests, NATSClusterTests)
+# start nats-servers of their own, clusters and processes: heavy too.
 # The suites that start real farelens processes and kill them
 # (TwoProcessTests, ServiceProcessTests, ProcessCrashTests,
 # CtlProcessTests) run there too: in the first phase,
@@ -83,7 +85,7 @@ export FARELENS_GATEWAY_LISTEN="${FARELENS_GATEWAY_LISTEN:-127.0.0.1:0}"
 # deadline in the first phase and a demo test's wait in the heavy phase give up.
 compute='MarketCarrierTests|MarketPriceLevelTests|MarketCurrencyTests|SimulatedMarketTests|MarketSweepTests|CalibrationTests|QuietHoursEndTests|AlertIDTests|DurableDeliveryPropertyTests|DurableRelayPropertyTests|BridgeRequestBehindEventsTests|SimulatedWeekTests|ApnsChannelTests|PushOutboxTests|SilentPushTests'
 alone='BridgeLateHelloTests|SQLiteProcessSettingsTests|BusyWriterTests|WatchlistConcurrentCreateTests|AlertsProcessTests|PushProcessTests|DemoPushProcessTests'
-heavy='GatewayTests\.|GatewayProcessTests|DemoProcessTests|WebhookReceiverProcessTests|EndToEndTests|SystemdUnitTests|ComposeCommandsTests|BackupScriptsTests|ConfigExampleTests|NodeAdminProcessTests|TwoProcessTests|ServiceProcessTests|ProcessCrashTests|CtlProcessTests|PaymentsProcessTests|NATSProcessTests|NATSClusterTests'
+heavy='GatewayTests\.|GatewayProcessTests|DemoProcessTests|WebhookReceiverProcessTests|EndToEndTests|SystemdUnitTests|ComposeCommandsTests|BackupScriptsTests|ConfigExampleTests|NodeAdminProcessTests|TwoProcessTests|ServiceProcessTests|ProcessCrashTests|CtlProcessTests|PaymentsProcessTests|NATSTransportTests|NATSProcessTests|NATSClusterTests'
 log="$(mktemp -t farelens-tests.XXXXXX)"
 start=$SECONDS
 

@@ -39,6 +39,9 @@ final class NATSConnection: @unchecked Sendable {
         natsOptions_SetNoEcho(options, true)
         // Requests are latency-bound: write at once instead of waiting for the client's flusher.
         natsOptions_SetSendAsap(options, true)
+        // Subscriptions share the library's delivery threads instead of one
+        // thread each (order per subscription is kept): a node has a dozen.
+        natsOptions_UseGlobalMessageDelivery(options, true)
         natsOptions_SetMaxReconnect(options, -1)
         natsOptions_SetReconnectWait(options, 250)
         natsOptions_SetTimeout(options, 2000)

@@ -94,14 +94,15 @@ func listenerThatNeverAccepts(_ path: String) throws -> Int32 {
 struct RawSocketClient {
     let fd: Int32
 
-    init(path: String) throws {
+    /// Connects to `path`; a read waits at most `readLimit` seconds.
+    init(path: String, readLimit: Int = 10) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = unixSocketAddress(path)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard result == 0 else { throw WaitTimedOut(what: "raw connect to \(path) (errno \(errno))") }
-        Self.limitReads(fd)
+        Self.limitReads(fd, seconds: readLimit)
     }
 
     /// Wraps one end of a connected socket pair.
@@ -110,9 +111,9 @@ struct RawSocketClient {
         Self.limitReads(fd)
     }
 
-    /// A read waits at most 10 s.
-    private static func limitReads(_ fd: Int32) {
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    /// A read waits at most `seconds` (10 by default).
+    private static func limitReads(_ fd: Int32, seconds: Int = 10) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 

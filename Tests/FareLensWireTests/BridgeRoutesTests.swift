@@ -16,7 +16,10 @@ struct BridgeRoutesTests {
         let hubBus = makeNodeBus("hub")
         try serveEcho(hubBus)
         let (_, task) = try await startHub(hubBus, fastBridge(path), logger: recordingLogger(logs, level: .info))
-        let observer = try RawSocketClient(path: path)
+        // It hears nothing while the 50 come and go (that is the point): its
+        // read may wait that long. Under ops/test.sh's main phase the churn
+        // once took over 10 s, the default read limit, and the marker's answer was missed.
+        let observer = try RawSocketClient(path: path, readLimit: 60)
         try observer.send(rawHello(name: "observer", role: observerRole))
         // One reader for the whole session, so no frame goes uncounted.
         async let everything = observer.readUntil { envelopes in envelopes.contains { $0.kind == .response } }
