@@ -74,10 +74,12 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
         try connection.ensureStream(subjects.stream, subject: subjects.durableEvents, maxAge: settings.retention, replicas: settings.replicas)
     }
 
+    /// Every address the namespace's other nodes host, from their heartbeats.
     public var reachableAddresses: Set<String> {
         state.withLock { Set($0.registry.nodes.values.flatMap(\.services)) }
     }
 
+    /// The namespace's other nodes as `farelensctl status` lists them (role `nats`).
     public func nodeStatuses() -> [NodeStatus] {
         state.withLock { state in
             state.hellos.values.map { hello in
