@@ -314,6 +314,16 @@ private final class PendingPublishes: Sendable {
     func complete(_ id: String, with error: NATSError?) {
         waiting.withLock { $0.removeValue(forKey: id) }?(error)
     }
+
+    /// Fails every publish still waiting: the connection is closed, no
+    /// acknowledgement will come.
+    func failAll() {
+        let all = waiting.withLock { waiting in
+            defer { waiting = [:] }
+            return waiting
+        }
+        for (id, completion) in all { completion(.publish(id, reason: "the connection to NATS was closed before the stream acknowledged it")) }
+    }
 }
 
 private let durablePublished: jsPubAckHandler = { _, message, _, failure, closure in
@@ -349,7 +359,9 @@ private final class ConnectionEvents: Sendable {
 
 private let connectionClosed: natsConnectionHandler = { _, closure in
     guard let closure else { return }
-    Unmanaged<ConnectionEvents>.fromOpaque(closure).release()
+    let events = Unmanaged<ConnectionEvents>.fromOpaque(closure)
+    events.takeUnretainedValue().publishes.failAll()
+    events.release()
 }
 
 private let deliverMessage: natsMsgHandler = { _, _, message, closure in
