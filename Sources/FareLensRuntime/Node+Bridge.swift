@@ -26,6 +26,7 @@ extension Node {
         hub?.relayBeyond(transport)
         return [bridge, StartsWhenReady(servicesReady: servicesReady, inner: transport) {}]
         #else
+        _ = (settings, hub)  // unreachable: the configuration refuses `nats` in a build without it
         throw ConfigurationError.required(key: "bus.transport", NATSError.notBuilt.message)
         #endif
     }

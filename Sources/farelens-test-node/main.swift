@@ -51,6 +51,7 @@ func connect(_ bus: MessageBus, _ options: NodeOptions) throws -> @Sendable () -
     Task { try await transport.run() }
     return { joined.get() }
     #else
+    _ = url
     throw ValidationError("--nats-url needs a build with the NATS trait (swift build --traits NATS)")
     #endif
 }
