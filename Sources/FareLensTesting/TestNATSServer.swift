@@ -52,7 +52,7 @@ public final class TestNATSServer: Sendable {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["-a", "127.0.0.1", "-p", "\(port)", "-js", "-sd", store] + extraArguments
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardError = FileHandle.nullDevice
         try process.run()
         let server = TestNATSServer(port: port, storeDirectory: store, process: process)
         let end = ContinuousClock.now + .seconds(30)
