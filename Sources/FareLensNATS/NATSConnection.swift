@@ -11,9 +11,9 @@ import Darwin
 /// (libnats): core publish and subscribe, and the JetStream context the
 /// durable events use. libnats is thread-safe; its callbacks run on its own
 /// threads.
+// @unchecked Sendable: the C handles are set once in `init` and freed in
+// `deinit`; libnats synchronises every call on them itself.
 final class NATSConnection: @unchecked Sendable {
-    // @unchecked: the C handles are set once in `init` and freed in
-    // `deinit`; libnats synchronises every call on them itself.
     private let connection: OpaquePointer
     private let jetStreamContext: OpaquePointer
     /// Durable publishes sent and not yet acknowledged by the stream.
@@ -263,8 +263,8 @@ extension Duration {
 }
 
 /// A core subscription; ``unsubscribe()`` ends it.
+// @unchecked Sendable: the pointer is set once; libnats synchronises calls on it.
 final class NATSSubscription: @unchecked Sendable {
-    // @unchecked: set once; libnats synchronises calls on it.
     private let pointer: OpaquePointer
     init(pointer: OpaquePointer) { self.pointer = pointer }
     deinit { natsSubscription_Destroy(pointer) }
@@ -274,8 +274,9 @@ final class NATSSubscription: @unchecked Sendable {
 }
 
 /// A JetStream pull consumer's subscription.
+// @unchecked Sendable: the pointer is set once; libnats synchronises calls on it
+// (one thread fetches, `unsubscribe` may come from another).
 final class NATSPullSubscription: @unchecked Sendable {
-    // @unchecked: set once; libnats synchronises calls on it.
     private let pointer: OpaquePointer
     init(pointer: OpaquePointer) { self.pointer = pointer }
     deinit { natsSubscription_Destroy(pointer) }

@@ -3,9 +3,9 @@ import CNats
 
 /// A message the C client handed over; destroyed with this object. A
 /// JetStream message is acknowledged through ``acknowledge()``.
+// @unchecked Sendable: the pointer is owned by this object alone and only
+// read after creation; libnats's message functions are thread-safe.
 final class NATSMessage: @unchecked Sendable {
-    // @unchecked: the pointer is owned by this object alone, read-only
-    // after creation; libnats's message functions are thread-safe.
     private let pointer: OpaquePointer
 
     init(taking pointer: OpaquePointer) {

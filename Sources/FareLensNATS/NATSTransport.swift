@@ -213,6 +213,10 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
     }
 
     public func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async throws(BusError) {
+        // A plain event nobody else wants is not encoded or sent (as the
+        // bridge's spoke does); a durable one always goes to the stream, for
+        // the consumers of nodes that are away.
+        guard E.topic.isDurable || state.withLock({ $0.registry.wants(E.topic.name) }) else { return }
         let envelope: WireEnvelope
         let bytes: [UInt8]
         do {

@@ -56,6 +56,11 @@ public struct NodeRegistry: Sendable {
         nodes.values.contains { $0.services.contains(address) }
     }
 
+    /// Whether some known node wants events on `topic` (or every topic).
+    public func wants(_ topic: String) -> Bool {
+        nodes.values.contains { $0.topics.contains(topic) || $0.topics.contains("*") }
+    }
+
     /// The nodes hosting `address`, by name (two or more share its requests).
     public func hosting(_ address: String) -> [String] {
         nodes.filter { $0.value.services.contains(address) }.map(\.key).sorted()

@@ -62,20 +62,6 @@ func settings(_ url: String, _ namespace: String) -> NATSSettings {
     return settings
 }
 
-/// Runs `program` to its end and returns what it printed.
-func output(_ program: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw NATSBenchmarkFailure("\(program) \(arguments.first ?? "") exited with \(process.terminationStatus)") }
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-}
-
 /// Starts `program` and waits for its "listening" line; closing its input stops it.
 func startResponder(_ program: String, _ arguments: [String]) throws -> (Process, Pipe) {
     let process = Process()
@@ -102,7 +88,7 @@ guard let reference else {
     exit(1)
 }
 let server = try TestNATSServer.start()
-print("nats-benchmarks: \(try output("/usr/sbin/nats-server", ["--version"])), nats.c \(try output(reference, ["version"])), \(rounds) rounds, reference and candidate alternating")
+print("nats-benchmarks: \(try programOutput("/usr/sbin/nats-server", ["--version"])), nats.c \(try programOutput(reference, ["version"])), \(rounds) rounds, reference and candidate alternating")
 
 // MARK: Request/reply
 
@@ -120,7 +106,7 @@ for _ in 0..<2_000 { _ = try await caller.request(EchoRequest(text: text)) }
 let count = 5_000
 var referenceP50: [Double] = [], referenceP99: [Double] = [], candidateP50: [Double] = [], candidateP99: [Double] = []
 for _ in 0..<rounds {
-    let fields = try output(reference, ["latency", server.url, "bench.reference", String(requestBytes), String(count)]).split(separator: " ").compactMap { Double($0) }
+    let fields = try programOutput(reference, ["latency", server.url, "bench.reference", String(requestBytes), String(count)]).split(separator: " ").compactMap { Double($0) }
     referenceP50.append(fields[0])
     referenceP99.append(fields[1])
     var samples: [Double] = []
@@ -155,7 +141,7 @@ let sequentialCount = 3_000, concurrentCount = 20_000, tasks = 64
 var floor: [Double] = [], sequential: [Double] = [], concurrent: [Double] = []
 var sequence = 0
 for round in 0..<rounds {
-    floor.append(Double(try output(reference, ["jspublish", server.url, "REFERENCE", "reference.events", "100", String(concurrentCount)]).split(separator: " ")[0]) ?? .nan)
+    floor.append(Double(try programOutput(reference, ["jspublish", server.url, "REFERENCE", "reference.events", "100", String(concurrentCount)]).split(separator: " ")[0]) ?? .nan)
     _ = round
     var start = ContinuousClock.now
     for _ in 0..<sequentialCount {

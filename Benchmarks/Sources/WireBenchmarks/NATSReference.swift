@@ -87,14 +87,14 @@ final class NATSReference {
 
     /// nats-server's own version line ("nats-server: v2.9.10") and the C client's.
     var versions: String {
-        let server = (try? Self.output(programs.server, ["--version"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "nats-server ?"
-        let client = (try? Self.output(programs.client, ["version"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+        let server = (try? programOutput(programs.server, ["--version"])) ?? "nats-server ?"
+        let client = (try? programOutput(programs.client, ["version"])) ?? "?"
         return "\(server), nats.c \(client)"
     }
 
     /// `count` sequential requests in a new requester process: (p50, p99) in ns.
     func latencies(count: Int) throws -> (p50: Double, p99: Double) {
-        let fields = try Self.output(programs.client, ["latency", url, subject, String(requestBytes), String(count)]).split(separator: " ")
+        let fields = try programOutput(programs.client, ["latency", url, subject, String(requestBytes), String(count)]).split(separator: " ")
         guard fields.count == 2, let p50 = Double(fields[0]), let p99 = Double(fields[1].trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw BenchmarkFailure("the NATS requester printed no latencies")
         }
@@ -103,7 +103,7 @@ final class NATSReference {
 
     /// `total` requests with `inFlight` outstanding in a new requester process: ns per request.
     func pipelined(total: Int, inFlight: Int) throws -> Double {
-        let printed = try Self.output(programs.client, ["pipelined", url, subject, String(requestBytes), String(total), String(inFlight)])
+        let printed = try programOutput(programs.client, ["pipelined", url, subject, String(requestBytes), String(total), String(inFlight)])
         guard let nanos = Double(printed.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw BenchmarkFailure("the NATS requester printed no rate")
         }
@@ -119,20 +119,6 @@ final class NATSReference {
         responder.waitUntilExit()
         server.terminate()
         server.waitUntilExit()
-    }
-
-    /// Runs `program` to its end (the reference bounds its own waits) and returns what it printed.
-    private static func output(_ program: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BenchmarkFailure("\(program) \(arguments.first ?? "") exited with \(process.terminationStatus)") }
-        return String(decoding: data, as: UTF8.self)
     }
 
     /// A port the kernel hands out for loopback, released for nats-server to take.
