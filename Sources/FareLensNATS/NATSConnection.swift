@@ -271,6 +271,15 @@ final class NATSSubscription: @unchecked Sendable {
 
     /// Stops delivery (messages already handed to the handler finish).
     func unsubscribe() { _ = natsSubscription_Unsubscribe(pointer) }
+
+    /// Removes this subscription's interest, then hands every message the
+    /// server had already sent to the handler; blocks the calling thread
+    /// until that is done or `milliseconds` passed (then what is left is
+    /// dropped). False when the drain did not finish in time.
+    func drain(milliseconds: Int64) -> Bool {
+        guard natsSubscription_DrainTimeout(pointer, milliseconds) == NATS_OK else { return false }
+        return natsSubscription_WaitForDrainCompletion(pointer, milliseconds) == NATS_OK
+    }
 }
 
 /// A JetStream pull consumer's subscription.

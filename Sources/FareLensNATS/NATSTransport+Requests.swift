@@ -95,13 +95,40 @@ extension NATSTransport {
         // The deadline travels in a header: the budget left when it was sent.
         if let micros = message.header(Header.deadline).flatMap(UInt64.init) { envelope.deadlineMicros = micros }
         let bus = self.bus, connection = self.connection, logger = self.logger
-        Task(executorPreference: executor) {
+        // Counted before it starts, so a leaving node waits for its answer
+        // before closing the connection.
+        state.withLock { $0.answering += 1 }
+        Task(executorPreference: executor) { [self] in
             let response = await bus.answer(envelope, isAdmin: envelope.callerIsAdmin)
             do {
                 try connection.publish(reply, payload: try response.serializedBytes())
             } catch {
                 logger.warning("reply not sent over NATS", metadata: ["address": "\(envelope.address)", "reason": "\(error)"])
             }
+            answered()
+        }
+    }
+
+    private func answered() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.answering -= 1
+            guard state.answering == 0 else { return [] }
+            defer { state.answeringDone = [] }
+            return state.answeringDone
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    /// Returns once every request from another node this node started
+    /// answering has been answered (each is bounded by its deadline).
+    func answersInFlight() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { state in
+                if state.answering == 0 { return true }
+                state.answeringDone.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
         }
     }
 

@@ -42,10 +42,31 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
         var deadlines = RequestDeadlines()
         var nextID: UInt64 = 0
         var subscriptions: [NATSSubscription] = []
+        /// The queue subscriptions of the addresses this node serves.
+        var requestSubscriptions: [NATSSubscription] = []
+        /// Requests from other nodes being answered now.
+        var answering = 0
+        /// Waiting for `answering` to reach zero (a leaving node).
+        var answeringDone: [CheckedContinuation<Void, Never>] = []
         var durable: DurableConsumer?
         var inbound: InboundEvents?
-        var stopping = false
+        /// Where a graceful leave is (`nil`: not leaving).
+        var leaving: Leaving?
+        var stopping: Bool { leaving != nil }
     }
+
+    /// The steps of a graceful leave, in order.
+    enum Leaving: Equatable {
+        /// Out of the queue groups; requests already sent here are handed to handlers.
+        case handingOnRequests
+        /// Waiting for the answers to the requests taken.
+        case finishingAnswers
+        /// Goodbye said; events stop; the connection closes.
+        case closing
+    }
+
+    /// Where a graceful leave is, for tests (`nil`: not leaving).
+    var leavingStep: Leaving? { state.withLock { $0.leaving } }
 
     /// Connects to NATS and makes sure the namespace's durable stream exists.
     ///
@@ -106,12 +127,13 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
             self?.forgetSilentNodes()
         }
         try? await gracefulShutdown()  // returns on graceful shutdown, throws (ignored) on cancellation
-        beating.cancel()
-        await leave()
+        await leave(heartbeat: beating)
     }
 
     /// Publishes this node's heartbeat: its addresses and wanted topics.
     func announce(goodbye: Bool = false) {
+        // A heartbeat racing the goodbye must not bring this node back to life.
+        guard goodbye || state.withLock({ $0.leaving != .closing }) else { return }
         let hello = WireHello(identity: identity, services: bus.localAddresses, topics: bus.wantedTopics)
         do {
             try connection.publish(subjects.heartbeat(of: identity.nodeName), headers: goodbye ? [(Header.goodbye, "1")] : [], payload: hello.serializedBytes())
@@ -156,10 +178,11 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
 
     private func subscribeAll() throws(NATSError) {
         var subscriptions: [NATSSubscription] = []
+        var requestSubscriptions: [NATSSubscription] = []
         subscriptions.append(try connection.subscribe(subjects.heartbeats) { [weak self] in self?.heard($0) })
         subscriptions.append(try connection.subscribe(subjects.replies(to: identity.nodeName)) { [weak self] in self?.replied($0) })
         for address in bus.localAddresses {
-            subscriptions.append(try connection.subscribe(subjects.request(address.name), queue: address.name) { [weak self] in self?.asked($0) })
+            requestSubscriptions.append(try connection.subscribe(subjects.request(address.name), queue: address.name) { [weak self] in self?.asked($0) })
         }
         for topic in bus.wantedTopics {
             subscriptions.append(try connection.subscribe(subjects.event(topic)) { [weak self] in self?.eventArrived($0) })
@@ -168,6 +191,7 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
         try connection.flush()
         state.withLock {
             $0.subscriptions = subscriptions
+            $0.requestSubscriptions = requestSubscriptions
             $0.durable = durable
             $0.inbound = InboundEvents(bus: bus, capacity: 4096, logger: logger)
         }
@@ -177,21 +201,45 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
         logger.info("joined NATS", metadata: ["node": "\(identity.nodeName)", "nats": "\(settings)"])
     }
 
-    /// Graceful end: goodbye first (callers stop choosing this node), then
-    /// no more requests or events, then the connection closes.
-    private func leave() async {
+    /// Graceful end, in an order that loses no request: this node first
+    /// leaves its addresses' queue groups (the server sends their requests
+    /// to the other members, or answers "no responders"), hands on the
+    /// requests already sent to it and answers them; then it says goodbye,
+    /// stops hearing events and closes the connection. (Goodbye first would
+    /// leave a window in which callers that heard it still reach this node,
+    /// whose answers would find the connection closed.)
+    /// (Heartbeats go on until the goodbye: a node finishing long answers
+    /// must not look silent and be forgotten.)
+    private func leave(heartbeat: RepeatedTask) async {
+        let requestSubscriptions = state.withLock { state in
+            state.leaving = .handingOnRequests
+            defer { state.requestSubscriptions = [] }
+            return state.requestSubscriptions
+        }
+        let drained = await blocking { requestSubscriptions.allSatisfy { $0.drain(milliseconds: 5000) } }
+        if !drained { logger.warning("requests not all handed on within 5 s of leaving; their callers will time out") }
+        state.withLock { $0.leaving = .finishingAnswers }
+        await answersInFlight()
         let (subscriptions, durable, inbound) = state.withLock { state in
-            state.stopping = true
+            state.leaving = .closing
             defer { state.subscriptions = []; state.durable = nil; state.inbound = nil }
             return (state.subscriptions, state.durable, state.inbound)
         }
+        heartbeat.cancel()
         announce(goodbye: true)
-        try? connection.flush(milliseconds: 1000)
+        _ = await blocking { (try? self.connection.flush(milliseconds: 1000)) != nil }
         subscriptions.forEach { $0.unsubscribe() }
         await durable?.stop()
         await inbound?.stop()
         connection.close()
         failAllWaiting(reason: "node \(identity.nodeName) is shutting down")
+    }
+
+    /// Runs a call that blocks its thread (libnats' waits) off the
+    /// concurrency pool, to its end even when the calling task is cancelled
+    /// (leaving is how a cancelled transport ends).
+    func blocking(_ work: @escaping @Sendable () -> Bool) async -> Bool {
+        (try? await NIOThreadPool.singleton.runIfActive(eventLoop: timers, work).get()) ?? false
     }
 
     // MARK: BusTransport

@@ -98,6 +98,40 @@ struct NATSTransportTests {
         }
     }
 
+    @Test("a node stopping gracefully answers the requests it had taken and takes no new ones: every request is answered, none fails or times out")
+    func gracefulLeaveLosesNoRequest() async throws {
+        let gate = Gate()
+        try await withNodes(["search-1", "search-2", "caller"]) { bus, name in
+            guard name != "caller" else { return }
+            try bus.serve(EchoRequest.self) { _, _ in
+                // search-1 holds what it takes until the test opens the gate.
+                if name == "search-1" { await gate.wait() }
+                return EchoResponse(text: name)
+            }
+        } body: { nodes in
+            let caller = nodes[2].bus
+            try await withThrowingTaskGroup(of: String.self) { group in
+                // Twelve at once: the queue group hands some to search-1, which holds them.
+                for index in 0..<12 { group.addTask { try await caller.request(EchoRequest(text: "\(index)"), timeout: .seconds(10)).text } }
+                try await gate.waitForArrivals(1)
+                nodes[0].stop()
+                try await waitUntil("search-1 left the queue group and waits for its answers") { nodes[0].transport.leavingStep == .finishingAnswers }
+                // No goodbye while it still owes answers.
+                #expect(nodes[2].transport.knownNodes["search-1"] != nil)
+                // Sent now: only search-2 is in the queue group.
+                var later: [String] = []
+                for index in 12..<32 { later.append(try await caller.request(EchoRequest(text: "\(index)")).text) }
+                #expect(Set(later) == ["search-2"])
+                gate.open()
+                var answeredBy: [String: Int] = [:]
+                for try await name in group { answeredBy[name, default: 0] += 1 }
+                #expect(answeredBy.values.reduce(0, +) == 12)
+                #expect(answeredBy["search-1"] == gate.arrivals, "\(answeredBy)")
+            }
+            try await waitUntil("the caller heard search-1 leave") { nodes[2].transport.knownNodes["search-1"] == nil }
+        }
+    }
+
     @Test("durable events published while a node is away reach it when it comes back under its name, each once, in order")
     func durableWhileAway() async throws {
         let server = try TestNATSServer.shared()
