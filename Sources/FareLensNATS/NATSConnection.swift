@@ -53,6 +53,7 @@ final class NATSConnection: @unchecked Sendable {
         natsOptions_SetDisconnectedCB(options, connectionDisconnected, events.toOpaque())
         natsOptions_SetReconnectedCB(options, connectionReconnected, events.toOpaque())
         natsOptions_SetClosedCB(options, connectionClosed, events.toOpaque())
+        natsOptions_SetErrorHandler(options, connectionError, events.toOpaque())
         var connection: OpaquePointer?
         let status = natsConnection_Connect(&connection, options)
         guard status == NATS_OK, let connection else {
@@ -89,6 +90,11 @@ final class NATSConnection: @unchecked Sendable {
     enum ConnectionEvent: Sendable {
         case disconnected
         case reconnected(url: String)
+        /// The server refused a publish or a subscription to `subject`
+        /// (its permissions for this connection's user deny it).
+        case notPermitted(subject: String, publish: Bool)
+        /// Any other error the server or the client reported asynchronously.
+        case asyncError(String)
     }
 
     /// The text of `status` and the client's last error, if it has one.
@@ -372,6 +378,19 @@ private let connectionClosed: natsConnectionHandler = { _, closure in
     let events = Unmanaged<ConnectionEvents>.fromOpaque(closure)
     events.takeUnretainedValue().publishes.failAll()
     events.release()
+}
+
+private let connectionError: natsErrHandler = { connection, _, status, closure in
+    guard let closure else { return }
+    var text: UnsafePointer<CChar>?
+    _ = natsConnection_GetLastError(connection, &text)
+    let detail = text.map { String(cString: $0) } ?? ""
+    let events = Unmanaged<ConnectionEvents>.fromOpaque(closure).takeUnretainedValue()
+    if status == NATS_NOT_PERMITTED, let violation = PermissionViolation(detail) {
+        events.handle(.notPermitted(subject: violation.subject, publish: violation.isPublish))
+    } else {
+        events.handle(.asyncError("\(String(cString: natsStatus_GetText(status))) \(detail)"))
+    }
 }
 
 private let deliverMessage: natsMsgHandler = { _, _, message, closure in

@@ -18,6 +18,12 @@ public struct NATSSubjects: Sendable, Equatable {
 
     /// Where requests for `address` go.
     public func request(_ address: String) -> String { "\(namespace).req.\(address)" }
+    /// The address a request subject is for; nil for any other subject.
+    public func address(ofRequestSubject subject: String) -> String? {
+        let prefix = "\(namespace).req."
+        guard subject.hasPrefix(prefix), subject.count > prefix.count else { return nil }
+        return String(subject.dropFirst(prefix.count))
+    }
     /// Where the replies to `node`'s requests come back (a wildcard of one token: the request's id).
     public func replies(to node: String) -> String { "\(namespace).reply.\(Self.token(node)).*" }
     /// The reply subject of request `id` from `node`.

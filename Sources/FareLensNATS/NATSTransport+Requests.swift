@@ -144,6 +144,15 @@ extension NATSTransport {
         }
     }
 
+    /// Fails, at once, every request waiting on `address`.
+    func failRequests(to address: ServiceAddress, with error: BusError) {
+        let failed = state.withLock { state -> [Waiting] in
+            let ids = state.waiting.filter { $0.value.address == address }.map(\.key)
+            return ids.compactMap { state.waiting.removeValue(forKey: $0) }
+        }
+        for waiting in failed { waiting.continuation.resume(returning: .failure(error)) }
+    }
+
     /// Fails every waiting request (the transport stops).
     func failAllWaiting(reason: String) {
         let all = state.withLock { state -> [Waiting] in

@@ -85,14 +85,31 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
         self.timers = MultiThreadedEventLoopGroup.singleton.next()
         self.executor = EventLoopTaskExecutor(eventLoop: timers)
         self.state = Mutex(State(registry: NodeRegistry(timeout: settings.heartbeat * 3)))
-        let node = identity.nodeName
-        self.connection = try NATSConnection(settings: settings, name: "farelens-\(node)") { event in
-            switch event {
-            case .disconnected: logger.warning("lost the NATS server; reconnecting", metadata: ["node": "\(node)"])
-            case .reconnected(let url): logger.notice("reconnected to NATS", metadata: ["node": "\(node)", "url": "\(url)"])
-            }
-        }
+        let events = ConnectionEventSink()
+        self.connection = try NATSConnection(settings: settings, name: "farelens-\(identity.nodeName)") { events.handle($0) }
         try connection.ensureStream(subjects.stream, subject: subjects.durableEvents, maxAge: settings.retention, replicas: settings.replicas)
+        events.transport = self
+    }
+
+    /// What the connection reports on its own threads.
+    func connectionEvent(_ event: NATSConnection.ConnectionEvent) {
+        let node = identity.nodeName
+        switch event {
+        case .disconnected: logger.warning("lost the NATS server; reconnecting", metadata: ["node": "\(node)"])
+        case .reconnected(let url): logger.notice("reconnected to NATS", metadata: ["node": "\(node)", "url": "\(url)"])
+        case .notPermitted(let subject, let publish):
+            if publish, let address = subjects.address(ofRequestSubject: subject) {
+                // The user this node connects as may not reach the address (an
+                // admin address, for a node without admin credentials).
+                logger.warning("NATS refused a request: this node's user may not publish to it", metadata: ["subject": "\(subject)", "key": "nats.user"])
+                failRequests(to: ServiceAddress(address), with: .forbidden(ServiceAddress(address)))
+            } else {
+                logger.error(
+                    "NATS permissions refuse this node's \(publish ? "publish" : "subscription") on a subject it needs",
+                    metadata: ["subject": "\(subject)", "key": "nats.user"])
+            }
+        case .asyncError(let text): logger.warning("NATS reported an error", metadata: ["reason": "\(text)"])
+        }
     }
 
     /// Every address the namespace's other nodes host, from their heartbeats.
@@ -283,6 +300,19 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
         }
         try await publishDurable(topic: E.topic.name, id: metadata.id, headers: headers, payload: bytes)
     }
+}
+
+/// Passes the connection's events to the transport once it exists (the
+/// connection is made, and may report, before the transport's `init` ends).
+/// Weak: the connection outlives nothing it reports to.
+private final class ConnectionEventSink: Sendable {
+    private struct Target { weak var transport: NATSTransport? }
+    private let target = Mutex(Target())
+    var transport: NATSTransport? {
+        get { target.withLock { $0.transport } }
+        set { target.withLock { $0.transport = newValue } }
+    }
+    func handle(_ event: NATSConnection.ConnectionEvent) { transport?.connectionEvent(event) }
 }
 
 /// The headers FareLens sets on NATS messages.

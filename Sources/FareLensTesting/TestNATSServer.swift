@@ -41,7 +41,9 @@ public final class TestNATSServer: Sendable {
     ///
     /// - Throws: ``TestNATSServerError`` when `nats-server` is not installed
     ///   or does not start listening.
-    public static func start(port: Int? = nil, storeDirectory: String? = nil, extraArguments: [String] = []) throws -> TestNATSServer {
+    public static func start(
+        port: Int? = nil, storeDirectory: String? = nil, extraArguments: [String] = [], environment: [String: String] = [:]
+    ) throws -> TestNATSServer {
         guard let executable = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw TestNATSServerError(message: "nats-server is not installed (apt-get install nats-server; ops/install-deps.sh does it)")
         }
@@ -51,6 +53,7 @@ public final class TestNATSServer: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["-a", "127.0.0.1", "-p", "\(port)", "-js", "-sd", store] + extraArguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -1,5 +1,5 @@
 import FareLensBus
-import FareLensNATS
+@testable import FareLensNATS
 import Testing
 
 /// The NATS transport's rules that need no server: names, subjects, the registry.
@@ -69,5 +69,18 @@ struct NATSSettingsTests {
         let leftTwice = registry.left("a")
         #expect(leftOnce && !leftTwice)
         #expect(!registry.hosts("search"))
+    }
+
+    @Test("the server's permissions violations: publish or subscription, and the subject, in its case; anything else is not one")
+    func permissionViolations() {
+        #expect(PermissionViolation("nats: Permissions Violation for Publish to \"farelens.req.admin.Echo\"") == PermissionViolation(subject: "farelens.req.admin.Echo", isPublish: true))
+        #expect(PermissionViolation("'Permissions Violation for Subscription to \"farelens.req.admin.edge\" using queue \"admin.edge\"'") == PermissionViolation(subject: "farelens.req.admin.edge", isPublish: false))
+        #expect(PermissionViolation("nats: Permissions Violation for Publish to") == nil)
+        #expect(PermissionViolation("Permissions Violation for Publish to \"\"") == nil)
+        #expect(PermissionViolation("Authorization Violation") == nil)
+        #expect(PermissionViolation("Permissions Violation for Teleport to \"x\"") == nil)
+        #expect(NATSSubjects(namespace: "farelens").address(ofRequestSubject: "farelens.req.admin.node.core") == "admin.node.core")
+        #expect(NATSSubjects(namespace: "farelens").address(ofRequestSubject: "farelens.evt.price") == nil)
+        #expect(NATSSubjects(namespace: "farelens").address(ofRequestSubject: "farelens.req.") == nil)
     }
 }
