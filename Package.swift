@@ -156,7 +156,7 @@ let package = Package(
         .target(
             name: "FareLensNATS",
             dependencies: [
-                "FareLensBus", "FareLensMessages", "FareLensWire", log, lifecycle, protobuf, nioCore, nioPosix,
+                "FareLensBus", "FareLensMessages", "FareLensWire", log, metrics, lifecycle, protobuf, nioCore, nioPosix,
                 .target(name: "CNats", condition: .when(traits: ["NATS"])),
             ],
             swiftSettings: strict

@@ -4,6 +4,7 @@ import FareLensMessages
 import FareLensWire
 import Foundation
 import Logging
+import Metrics
 import Synchronization
 
 /// A node's reader of the namespace's durable events: its own durable pull
@@ -26,18 +27,58 @@ final class DurableConsumer: Sendable {
     private let nodeName: String
     private let consumerName: String
     private let logger: Logger
+    /// Events this node's consumer has still to settle (`farelens_nats_durable_lag{node}`).
+    private let lag: Gauge
+    /// How often the lag is asked of the server.
+    private let lagInterval: Duration
+    private let connection: NATSConnection
+    private let streamName: String
 
     init(transport: NATSTransport) throws(NATSError) {
         let subjects = transport.subjects
         consumerName = subjects.consumer(of: transport.identity.nodeName)
-        subscription = try transport.connection.pullSubscription(
+        let (subscription, earlier) = try transport.connection.pullSubscription(
             stream: subjects.stream, subject: subjects.durableEvents, durable: consumerName,
             ackWait: transport.settings.ackWait, maxAckPending: transport.settings.maxAckPending)
+        self.subscription = subscription
+        connection = transport.connection
+        streamName = subjects.stream
+        let node = transport.identity.nodeName
+        lag = Gauge(label: "farelens_nats_durable_lag", dimensions: [("node", node)], factory: transport.metricsFactory)
+        lagInterval = transport.settings.heartbeat
+        if let earlier {
+            lag.record(earlier.lag)
+            Self.reportExpired(since: earlier, transport: transport)
+        }
         // Unbounded here, bounded by JetStream: it hands out at most `maxAckPending` unacknowledged events.
         (stream, continuation) = AsyncStream.makeStream(of: NATSMessage.self)
         bus = transport.bus
         nodeName = transport.identity.nodeName
         logger = transport.logger
+    }
+
+    /// A node that comes back after more than `nats.retentionHours` finds
+    /// some of its events removed by the stream's age limit: said once, as
+    /// a warning with the count, and counted
+    /// (`farelens_nats_durable_expired_total{node}`), never silently.
+    private static func reportExpired(since earlier: ConsumerPosition, transport: NATSTransport) {
+        let logger = transport.logger, node = transport.identity.nodeName
+        let firstKept: UInt64
+        do {
+            firstKept = try transport.connection.firstSequence(ofStream: transport.subjects.stream)
+        } catch {
+            logger.warning("cannot tell whether durable events expired while this node was away", metadata: ["reason": "\(error)"])
+            return
+        }
+        let expired = earlier.expired(firstKept: firstKept)
+        guard expired > 0 else {
+            if earlier.lag > 0 { logger.info("durable events waited for this node while it was away", metadata: ["node": "\(node)", "waiting": "\(earlier.lag)"]) }
+            return
+        }
+        Counter(label: "farelens_nats_durable_expired_total", dimensions: [("node", node)], factory: transport.metricsFactory).increment(by: Int64(expired))
+        logger.warning(
+            "durable events expired before this node read them: it was away longer than nats.retentionHours; their effects here are missing",
+            metadata: ["node": "\(node)", "expired": "up to \(expired)", "key": "nats.retentionHours", "retention": "\(transport.settings.retention)"])
     }
 
     /// Starts fetching and delivering.
@@ -64,7 +105,12 @@ final class DurableConsumer: Sendable {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let thread = Thread { [self] in
                 var failures = 0
+                var lagAskedAt = ContinuousClock.now
                 while !stopping.load(ordering: .relaxed) {
+                    if ContinuousClock.now - lagAskedAt >= lagInterval {
+                        lagAskedAt = ContinuousClock.now
+                        if let position = connection.position(of: consumerName, in: streamName) { lag.record(position.lag) }
+                    }
                     switch subscription.fetch(batch: 256, milliseconds: 250) {
                     case .success(let messages):
                         failures = 0

@@ -15,9 +15,9 @@ import Darwin
 // `deinit`; libnats synchronises every call on them itself.
 final class NATSConnection: @unchecked Sendable {
     private let connection: OpaquePointer
-    private let jetStreamContext: OpaquePointer
+    let jetStreamContext: OpaquePointer
     /// Durable publishes sent and not yet acknowledged by the stream.
-    private let publishes: PendingPublishes
+    let publishes: PendingPublishes
 
     /// Connects to `settings.urls` as `name`, with user/password or a
     /// credentials file when given. Reconnects forever once connected.
@@ -147,7 +147,7 @@ final class NATSConnection: @unchecked Sendable {
         natsConnection_Close(connection)
     }
 
-    private static func message(_ subject: String, reply: String?, headers: [(String, String)], payload: [UInt8]) throws(NATSError) -> OpaquePointer {
+    static func message(_ subject: String, reply: String?, headers: [(String, String)], payload: [UInt8]) throws(NATSError) -> OpaquePointer {
         var message: OpaquePointer?
         let status = payload.withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { natsMsg_Create(&message, subject, reply, $0.baseAddress, Int32($0.count)) }
@@ -155,116 +155,6 @@ final class NATSConnection: @unchecked Sendable {
         guard status == NATS_OK, let message else { throw .publish(subject, reason: lastError(status)) }
         for (name, value) in headers { natsMsgHeader_Set(message, name, value) }
         return message
-    }
-
-    // MARK: JetStream
-
-    /// Makes sure stream `name` exists and keeps the messages on `subject`
-    /// until every consumer has them, at most `maxAge`.
-    func ensureStream(_ name: String, subject: String, maxAge: Duration, replicas: Int) throws(NATSError) {
-        var config = jsStreamConfig()
-        jsStreamConfig_Init(&config)
-        let nameC = strdup(name), subjectC = strdup(subject)
-        defer { free(nameC); free(subjectC) }
-        var subjects: [UnsafePointer<CChar>?] = [UnsafePointer(subjectC)]
-        var code = jsErrCode(0)
-        let status = subjects.withUnsafeMutableBufferPointer { list -> natsStatus in
-            config.Name = UnsafePointer(nameC)
-            config.Subjects = list.baseAddress
-            config.SubjectsLen = 1
-            config.Retention = js_InterestPolicy
-            config.Storage = js_FileStorage
-            config.MaxAge = maxAge.totalNanoseconds
-            config.Replicas = Int64(replicas)
-            // The publisher's event id dedupes a publish retried within two minutes.
-            config.Duplicates = 120 * 1_000_000_000
-            var info: UnsafeMutablePointer<jsStreamInfo>?
-            var status = js_AddStream(&info, jetStreamContext, &config, nil, &code)
-            if status != NATS_OK, code == JSStreamNameExistErr {
-                code = jsErrCode(0)
-                status = js_UpdateStream(&info, jetStreamContext, &config, nil, &code)
-            }
-            if let info { jsStreamInfo_Destroy(info) }
-            return status
-        }
-        guard status == NATS_OK else { throw .jetStream("cannot create the stream '\(name)'", reason: "\(Self.lastError(status)), code \(code.rawValue)") }
-    }
-
-    /// Publishes a durable event without waiting: `completion` runs once
-    /// the stream has stored it (nil) or refused it, or no acknowledgement
-    /// came within 2 s (the error). `messageID` (`Nats-Msg-Id`) lets the
-    /// server drop a repeat of the same publish.
-    func publishDurable(_ subject: String, messageID: String, headers: [(String, String)], payload: [UInt8], completion: @escaping @Sendable (NATSError?) -> Void) {
-        let message: OpaquePointer
-        do {
-            message = try Self.message(subject, reply: nil, headers: headers + [("Nats-Msg-Id", messageID)], payload: payload)
-        } catch {
-            completion(error)
-            return
-        }
-        let pending = publishes
-        pending.register(messageID, completion)
-        var options = jsPubOptions()
-        jsPubOptions_Init(&options)
-        options.MaxWait = 2000
-        var owned: OpaquePointer? = message
-        // Takes the message on success (`owned` becomes nil); the acknowledgement handler destroys it.
-        let status = js_PublishMsgAsync(jetStreamContext, &owned, &options)
-        if let owned { natsMsg_Destroy(owned) }
-        if status != NATS_OK { pending.complete(messageID, with: .publish(subject, reason: Self.lastError(status))) }
-    }
-
-    /// Makes sure the durable pull consumer `durable` of `stream` exists,
-    /// reading `subject` with explicit acknowledgements, and binds to it.
-    /// The consumer outlives this subscription: a restarted node binds to
-    /// it again and gets what it had not acknowledged.
-    func pullSubscription(stream: String, subject: String, durable: String, ackWait: Duration, maxAckPending: Int) throws(NATSError) -> NATSPullSubscription {
-        var config = jsConsumerConfig()
-        jsConsumerConfig_Init(&config)
-        var code = jsErrCode(0)
-        let created = durable.withCString { name in
-            subject.withCString { filter -> natsStatus in
-                config.Durable = name
-                config.FilterSubject = filter
-                config.AckPolicy = js_AckExplicit
-                config.AckWait = ackWait.totalNanoseconds
-                config.MaxAckPending = Int64(maxAckPending)
-                config.MaxDeliver = -1
-                var info: UnsafeMutablePointer<jsConsumerInfo>?
-                var status = js_AddConsumer(&info, jetStreamContext, stream, &config, nil, &code)
-                if status != NATS_OK, code == JSConsumerNameExistErr {
-                    code = jsErrCode(0)
-                    status = js_UpdateConsumer(&info, jetStreamContext, stream, &config, nil, &code)
-                }
-                if let info { jsConsumerInfo_Destroy(info) }
-                return status
-            }
-        }
-        guard created == NATS_OK else {
-            throw .jetStream("cannot create the durable consumer '\(durable)'", reason: "\(Self.lastError(created)), code \(code.rawValue)")
-        }
-        var options = jsSubOptions()
-        jsSubOptions_Init(&options)
-        var subscription: OpaquePointer?
-        let status = stream.withCString { streamName in
-            durable.withCString { consumer -> natsStatus in
-                // Bound, not created by the client: unsubscribing then leaves the consumer in place.
-                options.Stream = streamName
-                options.Consumer = consumer
-                return js_PullSubscribe(&subscription, jetStreamContext, subject, durable, nil, &options, &code)
-            }
-        }
-        guard status == NATS_OK, let subscription else {
-            throw .jetStream("cannot bind the durable consumer '\(durable)'", reason: "\(Self.lastError(status)), code \(code.rawValue)")
-        }
-        return NATSPullSubscription(pointer: subscription)
-    }
-}
-
-extension Duration {
-    /// The duration in whole nanoseconds (what libnats takes).
-    var totalNanoseconds: Int64 {
-        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
     }
 }
 
@@ -288,39 +178,9 @@ final class NATSSubscription: @unchecked Sendable {
     }
 }
 
-/// A JetStream pull consumer's subscription.
-// @unchecked Sendable: the pointer is set once; libnats synchronises calls on it
-// (one thread fetches, `unsubscribe` may come from another).
-final class NATSPullSubscription: @unchecked Sendable {
-    private let pointer: OpaquePointer
-    init(pointer: OpaquePointer) { self.pointer = pointer }
-    deinit { natsSubscription_Destroy(pointer) }
-
-    /// Up to `batch` messages, waiting at most `milliseconds` for the
-    /// first; empty when none came. Blocks the calling thread.
-    func fetch(batch: Int, milliseconds: Int64) -> Result<[NATSMessage], NATSError> {
-        var list = natsMsgList()
-        var code = jsErrCode(0)
-        let status = natsSubscription_Fetch(&list, pointer, Int32(batch), milliseconds, &code)
-        defer { natsMsgList_Destroy(&list) }
-        if status == NATS_TIMEOUT { return .success([]) }
-        guard status == NATS_OK else { return .failure(.jetStream("fetch failed", reason: "\(NATSConnection.lastError(status)), code \(code.rawValue)")) }
-        var messages: [NATSMessage] = []
-        for index in 0..<Int(list.Count) {
-            guard let message = list.Msgs[index] else { continue }
-            messages.append(NATSMessage(taking: message))
-            // Owned by the wrapper now: the list's destroy must skip it.
-            list.Msgs[index] = nil
-        }
-        return .success(messages)
-    }
-
-    /// Stops fetching.
-    func unsubscribe() { _ = natsSubscription_Unsubscribe(pointer) }
-}
 
 /// Durable publishes awaiting the stream's acknowledgement, by message id.
-private final class PendingPublishes: Sendable {
+final class PendingPublishes: Sendable {
     private let waiting = Mutex<[String: @Sendable (NATSError?) -> Void]>([:])
 
     func register(_ id: String, _ completion: @escaping @Sendable (NATSError?) -> Void) {

@@ -3,6 +3,7 @@ public import FareLensBus
 public import FareLensMessages
 public import FareLensWire
 public import Logging
+public import Metrics
 import NIOCore
 import NIOPosix
 public import ServiceLifecycle
@@ -23,6 +24,7 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
     let subjects: NATSSubjects
     let identity: NodeIdentity
     let logger: Logger
+    let metricsFactory: any MetricsFactory
     let connection: NATSConnection
     /// Where request deadlines are timed (one timer for all of them) and
     /// heartbeats sent.
@@ -74,9 +76,10 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
     ///   credentials are refused, or JetStream is unavailable.
     public init(
         bus: MessageBus, settings: NATSSettings, identity: NodeIdentity, logger: Logger,
-        onJoined: @escaping @Sendable () -> Void = {}
+        metricsFactory: any MetricsFactory = MetricsSystem.factory, onJoined: @escaping @Sendable () -> Void = {}
     ) throws(NATSError) {
         self.bus = bus
+        self.metricsFactory = metricsFactory
         self.onJoined = onJoined
         self.settings = settings
         self.subjects = NATSSubjects(namespace: settings.namespace)

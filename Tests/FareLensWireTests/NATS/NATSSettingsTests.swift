@@ -83,4 +83,14 @@ struct NATSSettingsTests {
         #expect(NATSSubjects(namespace: "farelens").address(ofRequestSubject: "farelens.evt.price") == nil)
         #expect(NATSSubjects(namespace: "farelens").address(ofRequestSubject: "farelens.req.") == nil)
     }
+
+    @Test("a consumer's lag is what it has still to settle; events expired for it are those between its acknowledged mark and the stream's oldest kept one")
+    func consumerPositions() {
+        let position = ConsumerPosition(acknowledgedThrough: 3, undelivered: 5, unacknowledged: 2)
+        #expect(position.lag == 7)
+        #expect(position.expired(firstKept: 4) == 0)   // nothing removed past its mark
+        #expect(position.expired(firstKept: 2) == 0)   // the stream keeps older ones too
+        #expect(position.expired(firstKept: 9) == 5)   // 4...8 removed
+        #expect(ConsumerPosition(acknowledgedThrough: 0, undelivered: 0, unacknowledged: -1).lag == 0)
+    }
 }

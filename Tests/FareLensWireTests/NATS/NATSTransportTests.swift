@@ -3,6 +3,9 @@ import FareLensBus
 @testable import FareLensNATS
 import FareLensTesting
 import FareLensWire
+import Logging
+import Metrics
+import MetricsTestKit
 import Testing
 
 /// What the NATS transport adds to the mesh suites' third shape: named
@@ -147,11 +150,50 @@ struct NATSTransportTests {
         // While it is away: 51...100, kept by its durable consumer.
         for sequence in 51...100 { try await publisher.bus.publish(PriceDropped(route: "LIS-NYC", sequence: sequence)) }
         // Its second life, in a new bus (nothing remembered in memory).
-        let back = try Node(name: "away", settings: settings) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
+        let metrics = TestMetrics()
+        let back = try Node(name: "away", settings: settings, metrics: metrics) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
         defer { back.stop() }
+        // The lag it came back to: the 50 events that waited for it.
+        try await waitUntil("it rejoined") { (try? metrics.expectGauge("farelens_nats_durable_lag", [("node", "away")])) != nil }
+        #expect(try metrics.expectGauge("farelens_nats_durable_lag", [("node", "away")]).values.first == 50)
         try await publisher.bus.publish(PriceDropped(route: "LIS-NYC", sequence: 101))
         // 51...100 then the marker: none twice, none lost, in order.
         #expect(try await back.receive(51).map(\.sequence) == Array(51...101))
+        try await waitUntil("the lag metric reads 0 once it settled them") {
+            (try? metrics.expectGauge("farelens_nats_durable_lag", [("node", "away")]).lastValue) == 0
+        }
+        #expect((try? metrics.expectCounter("farelens_nats_durable_expired_total", [("node", "away")])) == nil)
+    }
+
+    @Test("a node away longer than nats.retentionHours: the events that expired meanwhile are counted and named in a warning when it returns, never silently; it gets what was kept")
+    func awayLongerThanRetention() async throws {
+        let server = try TestNATSServer.shared()
+        var settings = Self.settings(server)
+        settings.retention = .seconds(2)
+        let publisher = try Node(name: "publisher", settings: settings)
+        defer { publisher.stop() }
+        let away = try Node(name: "away", settings: settings) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
+        try await waitUntil("the publisher knows the subscriber") { publisher.transport.knownNodes["away"] != nil }
+        for sequence in 1...3 { try await publisher.bus.publish(PriceDropped(route: "LIS-NYC", sequence: sequence)) }
+        #expect(try await away.receive(3).map(\.sequence) == [1, 2, 3])
+        await away.stopAndWait()
+        for sequence in 4...8 { try await publisher.bus.publish(PriceDropped(route: "LIS-NYC", sequence: sequence)) }
+        // The server's age limit removes 4...8 (a real server: real time, bounded).
+        let stream = publisher.transport.subjects.stream
+        try await waitUntil("the stream dropped 4...8 for their age") {
+            ((try? publisher.transport.connection.firstSequence(ofStream: stream)) ?? 0) > 8
+        }
+        let lines = Locked<[String]>([])
+        let metrics = TestMetrics()
+        var logger = Logger(label: "away") { _ in CapturingLogHandler(lines: lines) }
+        logger.logLevel = .info
+        let back = try Node(name: "away", settings: settings, logger: logger, metrics: metrics) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
+        defer { back.stop() }
+        try await publisher.bus.publish(PriceDropped(route: "LIS-NYC", sequence: 9))
+        #expect(try await back.receive(1).map(\.sequence) == [9])
+        #expect(try metrics.expectCounter("farelens_nats_durable_expired_total", [("node", "away")]).totalValue == 5)
+        let warnings = lines.get().filter { $0.hasPrefix("warning") && $0.contains("expired") && $0.contains("nats.retentionHours") }
+        #expect(warnings.count == 1, "\(lines.get())")
     }
 
     // MARK: Fixtures
@@ -169,14 +211,17 @@ struct NATSTransportTests {
         let task: Task<Void, any Error>
         let subscription: EventSubscription<PriceDropped>?
 
-        init(name: String, settings: NATSSettings, configure: (MessageBus) throws -> EventSubscription<PriceDropped>? = { _ in nil }) throws {
+        init(
+            name: String, settings: NATSSettings, logger: Logger = quietLogger(), metrics: any MetricsFactory = TestMetrics(),
+            configure: (MessageBus) throws -> EventSubscription<PriceDropped>? = { _ in nil }
+        ) throws {
             var configuration = BusConfiguration()
             configuration.nodeName = name
             configuration.defaultDeadline = .seconds(30)
             bus = MessageBus(configuration: configuration)
             subscription = try configure(bus)
             bus.registerEventTypes([PriceDropped.self])
-            transport = try NATSTransport(bus: bus, settings: settings, identity: testIdentity(name), logger: quietLogger())
+            transport = try NATSTransport(bus: bus, settings: settings, identity: testIdentity(name), logger: logger, metricsFactory: metrics)
             bus.attach(transport)
             task = Task { [transport] in try await transport.run() }
         }
