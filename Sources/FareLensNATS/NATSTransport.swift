@@ -4,6 +4,7 @@ public import FareLensMessages
 public import FareLensWire
 public import Logging
 public import Metrics
+import Foundation
 import NIOCore
 import NIOPosix
 public import ServiceLifecycle
@@ -90,8 +91,32 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
         self.state = Mutex(State(registry: NodeRegistry(timeout: settings.heartbeat * 3)))
         let events = ConnectionEventSink()
         self.connection = try NATSConnection(settings: settings, name: "farelens-\(identity.nodeName)") { events.handle($0) }
-        try connection.ensureStream(subjects.stream, subject: subjects.durableEvents, maxAge: settings.retention, replicas: settings.replicas)
+        try Self.ensureStream(connection: connection, subjects: subjects, settings: settings, logger: logger)
         events.transport = self
+    }
+
+    /// Makes the namespace's durable stream, waiting up to 60 s for a
+    /// cluster that is still electing its JetStream leader (servers and
+    /// nodes started together); then the last refusal is the error.
+    private static func ensureStream(connection: NATSConnection, subjects: NATSSubjects, settings: NATSSettings, logger: Logger) throws(NATSError) {
+        let giveUpAt = ContinuousClock.now + .seconds(60)
+        var attempts = 0
+        while true {
+            do {
+                try connection.ensureStream(subjects.stream, subject: subjects.durableEvents, maxAge: settings.retention, replicas: settings.replicas)
+                if attempts > 0 { logger.notice("JetStream took the durable stream", metadata: ["stream": "\(subjects.stream)", "attempts": "\(attempts + 1)"]) }
+                return
+            } catch {
+                attempts += 1
+                // A server without JetStream (nothing answers its API: "no
+                // responders"; or "not enabled" for the account) will not get
+                // it by waiting; an election answers "timeout" or "unavailable".
+                let reason = error.message.lowercased()
+                guard ContinuousClock.now < giveUpAt, !reason.contains("no responders"), !reason.contains("not enabled") else { throw error }
+                if attempts == 1 { logger.notice("JetStream is not ready yet; retrying for up to 60 s", metadata: ["reason": "\(error)"]) }
+                Thread.sleep(forTimeInterval: 0.25)  // safe: start-up waiting for a JetStream cluster's election, bounded (60 s)
+            }
+        }
     }
 
     /// What the connection reports on its own threads.

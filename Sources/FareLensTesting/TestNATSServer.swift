@@ -37,12 +37,15 @@ public final class TestNATSServer: Sendable {
 
     /// Starts a server with JetStream (its store in a fresh directory, or
     /// `storeDirectory` to restart on an earlier one's data, on `port` when
-    /// given) and waits, at most 30 s, until it accepts connections.
+    /// given; without it when `jetStream` is false; `environment` added to
+    /// the server's, for a configuration file's variables) and waits, at
+    /// most 30 s, until it accepts connections.
     ///
     /// - Throws: ``TestNATSServerError`` when `nats-server` is not installed
     ///   or does not start listening.
     public static func start(
-        port: Int? = nil, storeDirectory: String? = nil, extraArguments: [String] = [], environment: [String: String] = [:]
+        port: Int? = nil, storeDirectory: String? = nil, extraArguments: [String] = [], environment: [String: String] = [:],
+        jetStream: Bool = true
     ) throws -> TestNATSServer {
         guard let executable = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw TestNATSServerError(message: "nats-server is not installed (apt-get install nats-server; ops/install-deps.sh does it)")
@@ -52,7 +55,7 @@ public final class TestNATSServer: Sendable {
         try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["-a", "127.0.0.1", "-p", "\(port)", "-js", "-sd", store] + extraArguments
+        process.arguments = ["-a", "127.0.0.1", "-p", "\(port)"] + (jetStream ? ["-js", "-sd", store] : []) + extraArguments
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

@@ -20,18 +20,10 @@ struct NATSClusterTests {
         settings.heartbeat = .milliseconds(500)
         settings.replicas = 3
         settings.ackWait = .seconds(2)
-        // The cluster elects its JetStream meta leader first: until then the stream cannot be made.
-        var made: (NATSTransportTests.Node, NATSTransportTests.Node)?
-        try await waitUntil("the cluster takes the stream and both nodes join", limit: .seconds(60)) {
-            guard let publisher = try? NATSTransportTests.Node(name: "publisher", settings: settings) else { return false }
-            guard let consumer = try? NATSTransportTests.Node(name: "consumer", settings: settings, configure: { $0.subscribe(PriceDropped.self, bufferSize: 1024) }) else {
-                publisher.stop()
-                return false
-            }
-            made = (publisher, consumer)
-            return true
-        }
-        let (publisher, consumer) = try #require(made)
+        // Made at once, while the cluster may still be electing its JetStream
+        // leader: the transport waits for it (up to 60 s) instead of failing.
+        let publisher = try NATSTransportTests.Node(name: "publisher", settings: settings)
+        let consumer = try NATSTransportTests.Node(name: "consumer", settings: settings) { $0.subscribe(PriceDropped.self, bufferSize: 1024) }
         defer { publisher.stop(); consumer.stop() }
         try await waitUntil("the publisher heard the consumer") { publisher.transport.knownNodes["consumer"] != nil }
         let leader = try await cluster.streamLeader("cluster_durable")

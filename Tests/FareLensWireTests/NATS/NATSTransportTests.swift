@@ -41,6 +41,20 @@ struct NATSTransportTests {
         _ = try NATSTransport(bus: MessageBus(), settings: settings, identity: testIdentity("n"), logger: quietLogger())
     }
 
+    @Test("a server without JetStream: start-up fails with 'jetstream' saying so, without waiting as for an election")
+    func serverWithoutJetStream() throws {
+        let server = try TestNATSServer.start(jetStream: false)
+        defer { server.kill() }
+        let lines = Locked<[String]>([])
+        let logger = Logger(label: "n") { _ in CapturingLogHandler(lines: lines) }
+        let error = #expect(throws: NATSError.self) {
+            _ = try NATSTransport(bus: MessageBus(), settings: NATSSettings(urls: [server.url], namespace: "nojs"), identity: testIdentity("n"), logger: logger)
+        }
+        #expect(error?.code == "jetstream", "\(String(describing: error))")
+        #expect(error?.message.contains("nats-server -js") == true)
+        #expect(!lines.get().contains { $0.contains("retrying") }, "\(lines.get())")
+    }
+
     @Test("a request nobody subscribes to fails at once as service-unavailable (NATS 'no responders'), not at its deadline")
     func noResponders() async throws {
         try await withNodes(["caller"]) { nodes in
