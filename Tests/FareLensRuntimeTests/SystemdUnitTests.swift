@@ -95,7 +95,7 @@ struct SystemdUnitTests {
 /// services and health checks run are run on the local build instead.
 @Suite("Compose file commands")
 struct ComposeCommandsTests {
-    @Test("every compose service's command starts a node and its health check passes, in both profiles (ops/check-packaging.sh --commands)")
+    @Test("every compose service's command starts a node and its health check passes, in its three profiles — one process, split over a socket, and a NATS cluster where every node sees every service (ops/check-packaging.sh --commands)")
     func composeCommands() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
@@ -110,5 +110,7 @@ struct ComposeCommandsTests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0 && output.contains("check-packaging: ok"), "\(output)")
         #expect(output.contains("split/alerts: its command started a node and its health check passed"))
+        #expect(output.contains("cluster/api: its command started a node and its health check passed"))
+        #expect(output.contains("cluster: every node sees alerts,analytics,gateway,scoring,search,subscription,watchlist over NATS"))
     }
 }
