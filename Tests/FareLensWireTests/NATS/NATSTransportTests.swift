@@ -179,6 +179,27 @@ struct NATSTransportTests {
         #expect((try? metrics.expectCounter("farelens_nats_durable_expired_total", [("node", "away")])) == nil)
     }
 
+    @Test("backpressure: JetStream hands a node no more than nats.maxAckPending unsettled durable events; the rest wait in the stream and arrive, in order, once it settles")
+    func maxAckPendingBoundsWhatIsHandedOut() async throws {
+        var settings = Self.settings(try TestNATSServer.shared())
+        settings.maxAckPending = 8
+        let publisher = try Node(name: "publisher", settings: settings)
+        defer { publisher.stop() }
+        // It subscribes but reads nothing yet: what it is handed stays unsettled.
+        let slow = try Node(name: "slow", settings: settings) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
+        defer { slow.stop() }
+        try await waitUntil("the publisher knows the subscriber") { publisher.transport.knownNodes["slow"] != nil }
+        for sequence in 1...50 { try await publisher.bus.publish(PriceDropped(route: "LIS-NYC", sequence: sequence)) }
+        let stream = slow.transport.subjects.stream, consumer = slow.transport.subjects.consumer(of: "slow")
+        try await waitUntil("the consumer's window is full") {
+            slow.transport.connection.position(of: consumer, in: stream)?.unacknowledged == 8
+        }
+        let position = try #require(slow.transport.connection.position(of: consumer, in: stream))
+        #expect(position.unacknowledged == 8 && position.undelivered == 42, "\(position)")
+        #expect(try await slow.receive(50).map(\.sequence) == Array(1...50))
+        try await waitUntil("all settled") { slow.transport.connection.position(of: consumer, in: stream)?.lag == 0 }
+    }
+
     @Test("a node away longer than nats.retentionHours: the events that expired meanwhile are counted and named in a warning when it returns, never silently; it gets what was kept")
     func awayLongerThanRetention() async throws {
         let server = try TestNATSServer.shared()
