@@ -62,7 +62,11 @@ extension NATSConnection {
         // Takes the message on success (`owned` becomes nil); the acknowledgement handler destroys it.
         let status = js_PublishMsgAsync(jetStreamContext, &owned, &options)
         if let owned { natsMsg_Destroy(owned) }
-        if status != NATS_OK { pending.complete(messageID, with: .publish(subject, reason: Self.lastError(status))) }
+        if status == NATS_MAX_PAYLOAD {
+            pending.complete(messageID, with: .tooLarge(subject, bytes: payload.count, maximum: maxPayload))
+        } else if status != NATS_OK {
+            pending.complete(messageID, with: .publish(subject, reason: Self.lastError(status)))
+        }
     }
 
     /// Makes sure the durable pull consumer `durable` of `stream` exists,

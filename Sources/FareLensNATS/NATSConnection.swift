@@ -132,6 +132,7 @@ final class NATSConnection: @unchecked Sendable {
         let message = try Self.message(subject, reply: reply, headers: headers, payload: payload)
         defer { natsMsg_Destroy(message) }
         let status = natsConnection_PublishMsg(connection, message)
+        if status == NATS_MAX_PAYLOAD { throw .tooLarge(subject, bytes: payload.count, maximum: maxPayload) }
         guard status == NATS_OK else { throw .publish(subject, reason: Self.lastError(status)) }
     }
 
@@ -141,6 +142,9 @@ final class NATSConnection: @unchecked Sendable {
         let status = natsConnection_FlushTimeout(connection, milliseconds)
         guard status == NATS_OK else { throw .publish("(flush)", reason: Self.lastError(status)) }
     }
+
+    /// The largest message the server takes (its `max_payload`).
+    var maxPayload: Int64 { natsConnection_GetMaxPayload(connection) }
 
     /// Closes the connection: subscriptions end, nothing more is sent.
     func close() {

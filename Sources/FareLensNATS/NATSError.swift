@@ -8,6 +8,7 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
         case authentication
         case jetStream
         case publish
+        case tooLarge
         case subscribe
     }
 
@@ -24,7 +25,7 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The stable code: `not-built`, `unreachable`, `authentication`,
-    /// `jetstream`, `publish` or `subscribe`.
+    /// `jetstream`, `publish`, `too-large` or `subscribe`.
     public var code: String {
         switch kind {
         case .notBuilt: "not-built"
@@ -32,6 +33,7 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
         case .authentication: "authentication"
         case .jetStream: "jetstream"
         case .publish: "publish"
+        case .tooLarge: "too-large"
         case .subscribe: "subscribe"
         }
     }
@@ -60,6 +62,12 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A publish failed.
     static func publish(_ subject: String, reason: String) -> NATSError {
         .init(.publish, "cannot publish on '\(subject)': \(reason)")
+    }
+
+    /// A message larger than the server's `max_payload`: sending it again
+    /// will not help.
+    static func tooLarge(_ subject: String, bytes: Int, maximum: Int64) -> NATSError {
+        .init(.tooLarge, "cannot publish on '\(subject)': \(bytes) bytes is over the NATS server's max_payload of \(maximum) bytes")
     }
 
     /// A subscription failed.

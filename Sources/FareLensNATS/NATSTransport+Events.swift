@@ -32,6 +32,8 @@ extension NATSTransport {
                 if attempts > 1 { logger.notice("durable event stored in JetStream after retrying", metadata: ["topic": "\(topic)", "attempts": "\(attempts)"]) }
                 return
             }
+            // Too large for the server: no retry will change that.
+            if error.code == "too-large" { throw .badMessage("durable event on '\(topic)' not stored in JetStream: \(error.message)") }
             guard ContinuousClock.now + pause < giveUpAt, !state.withLock({ $0.stopping }) else {
                 logger.warning("durable event not stored in JetStream", metadata: ["topic": "\(topic)", "attempts": "\(attempts)", "reason": "\(error)"])
                 // Local subscribers have the event; the other nodes' consumers do not.

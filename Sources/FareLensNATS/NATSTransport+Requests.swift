@@ -49,10 +49,13 @@ extension NATSTransport {
                     return
                 }
                 if let arming { arm(arming) }
-                do {
+                do throws(NATSError) {
                     try connection.publish(
                         subjects.request(address.name), reply: subjects.reply(to: identity.nodeName, id: id),
                         headers: [(Header.deadline, "\(budget / 1000)")], payload: bytes)
+                } catch where error.code == "too-large" {
+                    // The same request would be refused again: the answer, not a passing failure.
+                    complete(id, with: .failure(.badMessage("\(typeName) to '\(address)' not sent: \(error.message)")))
                 } catch {
                     complete(id, with: .failure(.serviceUnavailable(address, reason: "\(error)")))
                 }
@@ -101,7 +104,14 @@ extension NATSTransport {
         Task(executorPreference: executor) { [self] in
             let response = await bus.answer(envelope, isAdmin: envelope.callerIsAdmin)
             do {
-                try connection.publish(reply, payload: try response.serializedBytes())
+                do {
+                    try connection.publish(reply, payload: try response.serializedBytes())
+                } catch let error as NATSError where error.code == "too-large" {
+                    // The caller hears why instead of waiting for its deadline.
+                    let refusal = WireEnvelope.response(
+                        to: envelope.correlationID, result: .failure(.badMessage("the response to \(envelope.typeName) was not sent: \(error.message)")), typeName: "")
+                    try connection.publish(reply, payload: try refusal.serializedBytes())
+                }
             } catch {
                 logger.warning("reply not sent over NATS", metadata: ["address": "\(envelope.address)", "reason": "\(error)"])
             }

@@ -21,7 +21,7 @@ extension WireEnvelope {
     }
 
     /// The RESPONSE to the request with `correlationID`.
-    static func response(to correlationID: UInt64, result: Result<[UInt8], BusError>, typeName: String) -> WireEnvelope {
+    package static func response(to correlationID: UInt64, result: Result<[UInt8], BusError>, typeName: String) -> WireEnvelope {
         var envelope = WireEnvelope()
         envelope.kind = .response
         envelope.correlationID = correlationID

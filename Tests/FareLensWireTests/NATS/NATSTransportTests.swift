@@ -65,6 +65,30 @@ struct NATSTransportTests {
         }
     }
 
+    @Test("a request, a response or a durable event over the server's max_payload (1 MiB): bad-message naming max_payload at once, not a retryable failure, not the deadline")
+    func overMaxPayload() async throws {
+        let big = String(repeating: "x", count: 2 << 20)
+        try await withNodes(["server", "caller"]) { bus, name in
+            guard name == "server" else { return }
+            try bus.serve(EchoRequest.self) { request, _ in EchoResponse(text: request.text == "big answer" ? big : request.text) }
+        } body: { nodes in
+            let caller = nodes[1].bus
+            let request = await busError { try await caller.request(EchoRequest(text: big), timeout: .seconds(20)) }
+            #expect(request?.kind == .badMessage, "\(String(describing: request))")
+            #expect(request?.message.contains("max_payload") == true)
+            let response = await busError { try await caller.request(EchoRequest(text: "big answer"), timeout: .seconds(20)) }
+            #expect(response?.kind == .badMessage, "\(String(describing: response))")
+            #expect(response?.message.contains("max_payload") == true)
+            // A durable event too large for the stream: refused at once, not retried for 15 s.
+            let durable = await busError { try await caller.publish(PriceDropped(route: big, sequence: 1)) }
+            #expect(durable?.kind == .badMessage, "\(String(describing: durable))")
+            #expect(durable?.message.contains("max_payload") == true)
+            // The link still works.
+            let small = try await caller.request(EchoRequest(text: "small")).text
+            #expect(small == "small")
+        }
+    }
+
     @Test("the node answering a request dies without a goodbye: the caller learns it from the registry, before the deadline")
     func answeringNodeDies() async throws {
         let gate = Gate()
