@@ -232,7 +232,9 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
         for topic in bus.wantedTopics {
             subscriptions.append(try connection.subscribe(subjects.event(topic)) { [weak self] in self?.eventArrived($0) })
         }
-        let durable = try DurableConsumer(transport: self)
+        // A node that subscribes to nothing reads nothing back: no consumer
+        // (JetStream then neither delivers to it nor waits for its acknowledgements).
+        let durable = bus.wantedTopics.isEmpty ? nil : try DurableConsumer(transport: self)
         try connection.flush()
         state.withLock {
             $0.subscriptions = subscriptions
@@ -240,7 +242,7 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
             $0.durable = durable
             $0.inbound = InboundEvents(bus: bus, capacity: 4096, logger: logger)
         }
-        durable.start()
+        durable?.start()
         announce()
         onJoined()
         logger.info("joined NATS", metadata: ["node": "\(identity.nodeName)", "nats": "\(settings)"])

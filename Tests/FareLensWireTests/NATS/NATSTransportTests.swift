@@ -184,6 +184,10 @@ struct NATSTransportTests {
         try await waitUntil("the publisher knows the subscriber") { publisher.transport.knownNodes["away"] != nil }
         for sequence in 1...50 { try await publisher.bus.publish(PriceDropped(route: "LIS-NYC", sequence: sequence)) }
         #expect(try await away.receive(50).map(\.sequence) == Array(1...50))
+        // The publisher subscribes to nothing: it has no consumer reading its own events back.
+        let stream = publisher.transport.subjects.stream
+        #expect(publisher.transport.connection.position(of: publisher.transport.subjects.consumer(of: "publisher"), in: stream) == nil)
+        #expect(publisher.transport.connection.position(of: away.transport.subjects.consumer(of: "away"), in: stream) != nil)
         await away.stopAndWait()
         // While it is away: 51...100, kept by its durable consumer.
         for sequence in 51...100 { try await publisher.bus.publish(PriceDropped(route: "LIS-NYC", sequence: sequence)) }
