@@ -1,3 +1,5 @@
+import Foundation
+
 /// The server's report that this connection's user may not publish or
 /// subscribe to a subject, as libnats passes it on:
 /// `Permissions Violation for Publish to "ns.req.admin.x"` (or `for
