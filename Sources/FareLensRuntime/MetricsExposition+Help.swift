@@ -31,6 +31,9 @@ extension MetricsExposition {
         "farelens_wire_payload_bytes_sent_total": "Payload bytes sent on the bridge's connections before compression, per peer node.",
         "farelens_wire_events_dropped_total": "Non-durable events received from a peer and dropped because too many were waiting for delivery.",
         "farelens_bridge_durable_rejected_total": "Durable events refused because the peer's durable backlog was full, per peer node.",
+        // The bus over NATS (FareLensNATS).
+        "farelens_nats_durable_lag": "Durable events this node's JetStream consumer has still to settle (undelivered and unacknowledged), per node.",
+        "farelens_nats_durable_expired_total": "Durable events the stream's age limit (nats.retentionHours) removed before this node read them, per node.",
         // Search.
         "farelens_search_cache_hits_total": "Searches answered from a fresh cache entry.",
         "farelens_search_cache_misses_total": "Searches that found no fresh cache entry.",

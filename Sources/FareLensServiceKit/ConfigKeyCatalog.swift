@@ -110,5 +110,7 @@ public struct ConfigKeyCatalog: Sendable {
         ("FARELENS_BENCH_GATHER_MS", "the alerts benchmark's gathering window"),
         ("FARELENS_NATS_SERVER", "the wire benchmarks' nats-server"),
         ("FARELENS_NATS_REFERENCE", "the wire benchmarks' NATS reference client"),
+        ("FARELENS_NATS_ADMIN_PASSWORD", "the NATS servers' password of the user admin (ops/nats/permissions.conf; a node sets nats.password)"),
+        ("FARELENS_NATS_NODE_PASSWORD", "the NATS servers' password of the user node (ops/nats/permissions.conf; a node sets nats.password)"),
     ]
 }

@@ -89,7 +89,9 @@ struct MeshRequestTests {
                 return EchoResponse(text: "done")
             }
         } body: { mesh in
-            async let first = mesh.clientBus.request(SlowRequest(label: "first"))
+            // Held until the gate opens: its deadline must outlast a loaded machine's
+            // few round trips before that (the mesh's 5 s default once did not, in CI).
+            async let first = mesh.clientBus.request(SlowRequest(label: "first"), timeout: .seconds(60))
             try await waitUntil("the first request is in flight") { mesh.serverBus.inFlight(at: SlowRequest.address) == 1 }
             let error = await busError { try await mesh.clientBus.request(SlowRequest(label: "second")) }
             #expect(error?.kind == .overloaded)
