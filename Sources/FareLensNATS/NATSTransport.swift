@@ -252,11 +252,12 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
     /// leaves its addresses' queue groups (the server sends their requests
     /// to the other members, or answers "no responders"), hands on the
     /// requests already sent to it and answers them; then it says goodbye,
-    /// stops hearing events and closes the connection. (Goodbye first would
+    /// stops hearing events and closes the connection. Goodbye first would
     /// leave a window in which callers that heard it still reach this node,
-    /// whose answers would find the connection closed.)
-    /// (Heartbeats go on until the goodbye: a node finishing long answers
-    /// must not look silent and be forgotten.)
+    /// whose answers would find the connection closed. Heartbeats go on
+    /// until the goodbye: a node finishing long answers must not look
+    /// silent and be forgotten. Each answer is bounded by its request's
+    /// deadline, so a leave waits at most that long.
     private func leave(heartbeat: RepeatedTask) async {
         let requestSubscriptions = state.withLock { state in
             state.leaving = .handingOnRequests
