@@ -211,7 +211,8 @@ def main():
             fail(f"{BIN}/{tool} is missing: run swift build first")
     # The cluster profile's passwords, as an operator would export them.
     for variable in ("FARELENS_NATS_ADMIN_PASSWORD", "FARELENS_NATS_NODE_PASSWORD"):
-        os.environ.setdefault(variable, os.urandom(12).hex())
+        # nats-server reads the value as a configuration token: it starts with a letter (ops/nats/permissions.conf).
+        os.environ.setdefault(variable, "pw-" + os.urandom(12).hex())
     for profile in ("all-in-one", "split", "cluster"):
         run_profile(compose, profile)
     print("check-packaging: ok")
