@@ -85,7 +85,7 @@ export FARELENS_GATEWAY_LISTEN="${FARELENS_GATEWAY_LISTEN:-127.0.0.1:0}"
 # deadline in the first phase and a demo test's wait in the heavy phase give up.
 compute='MarketCarrierTests|MarketPriceLevelTests|MarketCurrencyTests|SimulatedMarketTests|MarketSweepTests|CalibrationTests|QuietHoursEndTests|AlertIDTests|DurableDeliveryPropertyTests|DurableRelayPropertyTests|BridgeRequestBehindEventsTests|SimulatedWeekTests|ApnsChannelTests|PushOutboxTests|SilentPushTests'
 alone='BridgeLateHelloTests|SQLiteProcessSettingsTests|BusyWriterTests|WatchlistConcurrentCreateTests|AlertsProcessTests|PushProcessTests|DemoPushProcessTests'
-heavy='GatewayTests\.|GatewayProcessTests|DemoProcessTests|WebhookReceiverProcessTests|EndToEndTests|SystemdUnitTests|ComposeCommandsTests|BackupScriptsTests|ConfigExampleTests|NodeAdminProcessTests|TwoProcessTests|ServiceProcessTests|ProcessCrashTests|CtlProcessTests|PaymentsProcessTests|NATSTransportTests|NATSProcessTests|NATSClusterTests'
+heavy='GatewayTests\.|GatewayProcessTests|DemoProcessTests|WebhookReceiverProcessTests|EndToEndTests|SystemdUnitTests|ComposeCommandsTests|BackupScriptsTests|ConfigExampleTests|NodeAdminProcessTests|TwoProcessTests|ServiceProcessTests|ProcessCrashTests|CtlProcessTests|PaymentsProcessTests|NATSTransportTests|NATSPermissionsTests|NATSProcessTests|NATSClusterTests'
 log="$(mktemp -t farelens-tests.XXXXXX)"
 start=$SECONDS
 
