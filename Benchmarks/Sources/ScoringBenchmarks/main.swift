@@ -91,13 +91,17 @@ func openDatabase(_ directory: String) throws -> ServiceDatabase {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
 
-    // FARELENS_BENCH_ONLY=feed runs only the feed part, =ingest only the score and ingest parts (for profiling).
+    // FARELENS_BENCH_ONLY=feed runs only the feed part, =ingest only the score and ingest parts,
+    // =backtest only the forecast backtest (for profiling).
     let only = ProcessInfo.processInfo.environment["FARELENS_BENCH_ONLY"]
-    if only != "feed" {
+    if only == nil || only == "ingest" {
         try await scoreAndIngest(logger: logger, now: now, directory: directory)
     }
-    if only != "ingest" {
+    if only == nil || only == "feed" {
         try await feed(logger: logger, now: now, directory: directory)
+    }
+    if only == nil || only == "backtest" {
+        try await forecastBacktest(directory: directory)
     }
 }
 

