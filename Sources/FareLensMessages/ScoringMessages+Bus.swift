@@ -2,7 +2,7 @@ public import FareLensBus
 
 /// Scoring service messages on the bus: requests at address `scoring`, events on `scoring.*` topics (SPEC §2).
 extension ServiceAddress {
-    /// The scoring service: DealScore, price history, deal feed.
+    /// The scoring service: DealScore, price history, buy-or-wait forecasts, deal feed.
     public static let scoring: ServiceAddress = "scoring"
 }
 
@@ -17,6 +17,12 @@ extension PriceHistoryRequest: BusRequest {
     public static var address: ServiceAddress { .scoring }
 }
 extension PriceHistoryResponse: BusMessage {}
+
+extension FareForecastRequest: BusRequest {
+    public typealias Response = FareForecastResponse
+    public static var address: ServiceAddress { .scoring }
+}
+extension FareForecastResponse: BusMessage {}
 
 extension DealFeedRequest: BusRequest {
     public typealias Response = DealFeedResponse

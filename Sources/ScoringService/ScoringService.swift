@@ -54,6 +54,9 @@ actor ScoringService: ServiceBehaviour {
     static let exceptionalDealsBatch = 1_024
     /// How often expired deals and history past retention are removed.
     let housekeepingInterval: Duration
+    /// The latest backtest of the buy-or-wait forecasts (docs/forecast.md),
+    /// made again once a day: the forecasts' measured accuracy.
+    var forecastBacktest: ForecastBacktest?
 
     /// The inbox consumer name under which observed fares are recorded.
     static let fareConsumer = "scoring.fare-observed"
@@ -75,6 +78,7 @@ actor ScoringService: ServiceBehaviour {
     nonisolated func register(on bus: MessageBus) throws {
         try bus.serve(ScoreFareRequest.self) { request, _ in try await self.scoreFare(request) }
         try bus.serve(PriceHistoryRequest.self) { request, _ in try await self.priceHistory(request) }
+        try bus.serve(FareForecastRequest.self) { request, _ in try await self.fareForecast(request) }
         try bus.serve(DealFeedRequest.self) { request, context in try await self.dealFeed(request, context: context) }
     }
 
@@ -92,6 +96,7 @@ actor ScoringService: ServiceBehaviour {
             group.addTask {
                 while !Task.isCancelled {
                     await self.keepHouse()
+                    await self.measureForecasts()
                     try? await self.clock.sleep(for: self.housekeepingInterval)  // safe: the clock's time, the housekeeping period; ends on cancellation
                 }
                 self.fares.cancel()
@@ -131,6 +136,15 @@ actor ScoringService: ServiceBehaviour {
             try database.pruneInbox(appliedBefore: now.addingTimeInterval(-7 * 86_400))
         } catch {
             logger.error("housekeeping failed; retrying on the next round", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Makes the day's backtest of the forecasts if it is not made yet.
+    func measureForecasts() async {
+        do {
+            _ = try await forecastAccuracy(today: Self.day(of: clock.now()))
+        } catch {
+            logger.error("forecasts not measured; retrying on the next round", metadata: ["error": "\(error)"])
         }
     }
 

@@ -15,6 +15,7 @@ public enum ScoringServiceEntry {
             try DealRecord.migrate(db)
         }
         migrations.registerEventOutbox(named: "scoring-002-event-outbox")
+        migrations.register("scoring-003-simulated-days") { db in try DailyMinimumRecord.migrateSimulated(db) }
         return migrations
     }
 }

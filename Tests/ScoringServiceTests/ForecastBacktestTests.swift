@@ -33,11 +33,11 @@ struct ForecastBacktestTests {
         let series = Self.handMadeSeries()
         // Day 15: 8,000 against a median of 10,000 → +12.5% expected: rise, high.
         let dip = try #require(model.forecast(series, at: 15, departureMonth: 202612))
-        #expect(dip.outlook == .rise && dip.confidence == .high)
+        #expect(dip.outlook == .likelyToRise && dip.confidence == .high)
         #expect(abs(dip.expectedChange - 0.125) < 1e-9 && dip.bookingWindowChange == 0 && dip.trailingMedian == 10_000)
         // Day 25: 10,800 → 0.5 × (10,000 / 10,800 − 1) = −3.7%: fall, medium.
         let rise = try #require(model.forecast(series, at: 25, departureMonth: 202612))
-        #expect(rise.outlook == .fall && rise.confidence == .medium)
+        #expect(rise.outlook == .likelyToFall && rise.confidence == .medium)
         // Day 7 has seven days before it (the least); day 6 six: no forecast.
         #expect(model.forecast(series, at: 6, departureMonth: 202612) == nil)
         #expect(model.forecast(series, at: 7, departureMonth: 202612)?.outlook == .noClearSignal)
@@ -76,7 +76,7 @@ struct ForecastBacktestTests {
         #expect(own.forecasts == 46 && own.hits == 0 && own.baselineHits == 46)
 
         let today = try #require(model.forecast(series, at: 59, departureMonth: 202612))
-        #expect(today.outlook == .fall)
+        #expect(today.outlook == .likelyToFall)
         let published = PublishedForecast(today, route: climbing, backtest: backtest)
         #expect(published.withheld && published.outlook == .noClearSignal && published.accuracyIsRoutes)
         #expect(published.reasons.last?.contains("right 0 of 46 times (0%)") == true)
@@ -92,7 +92,7 @@ struct ForecastBacktestTests {
         var alone = ForecastBacktest(model: model, firstDay: Self.firstDay, lastDay: Self.firstDay + 40)
         alone.add(Self.handMadeSeries(), route: Self.route, departureMonth: 202612)
         let shown = PublishedForecast(dip, route: Self.route, backtest: alone)
-        #expect(!shown.withheld && shown.outlook == .rise)
+        #expect(!shown.withheld && shown.outlook == .likelyToRise)
 
         // Nothing scored yet: a rise is not shown.
         let empty = ForecastBacktest(model: model, firstDay: Self.firstDay, lastDay: Self.firstDay + 40)
@@ -135,13 +135,15 @@ struct ForecastBacktestTests {
         let queue = try DatabaseQueue()
         try queue.write { db in
             try DailyMinimumRecord.migrate(db)
+            try DailyMinimumRecord.migrateSimulated(db)
             for (offset, history) in histories.series.enumerated() {
                 for day in history.days {
                     // The first series also in a second currency, 1.1× the price.
                     for (currency, factor) in offset == 0 ? [("EUR", 1.0), ("GBP", 1.1)] : [("EUR", 1.0)] {
                         try DailyMinimumRecord.fold(
                             origin: history.route.origin, destination: history.route.destination, cabin: history.route.cabin,
-                            departureMonth: history.month, day: day.day, currency: currency, price: Int64(Double(day.minimum) * factor), in: db)
+                            departureMonth: history.month, day: day.day, currency: currency, price: Int64(Double(day.minimum) * factor),
+                            simulated: offset == 1, in: db)
                     }
                 }
             }
@@ -159,6 +161,8 @@ struct ForecastBacktestTests {
         #expect(fromTable.overall == inMemory.overall && fromTable.overall.forecasts > 0)
         #expect(fromTable.byRoute == inMemory.byRoute && fromTable.byConfidence == inMemory.byConfidence)
         #expect(fromTable.noSignal == inMemory.noSignal && fromTable.unscorable == inMemory.unscorable)
+        // Only the second route's one series was stored as simulated.
+        #expect(fromTable.simulatedSeries == 1 && inMemory.simulatedSeries == 0)
     }
 }
 

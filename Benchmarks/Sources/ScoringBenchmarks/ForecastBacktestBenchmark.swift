@@ -31,7 +31,7 @@ func writeBacktestHistory(_ database: ServiceDatabase, routes: Int, days: Int, t
             }
         }
         try await database.writer.write { [rows] db in
-            let statement = try db.cachedStatement(sql: "INSERT INTO daily_minimum VALUES (?, ?, 1, ?, ?, 'EUR', ?, 1)")
+            let statement = try db.cachedStatement(sql: "INSERT INTO daily_minimum (origin, destination, cabin, departureMonth, day, currency, minimum, observations) VALUES (?, ?, 1, ?, ?, 'EUR', ?, 1)")
             for row in rows { try statement.execute(arguments: [row.0, row.1, row.2, row.3, row.4]) }
         }
     }

@@ -150,7 +150,7 @@ func scoreAndIngest(logger: Logger, now: Date, directory: String) async throws {
     let referenceStart = ContinuousClock.now
     for batch in stride(from: 0, to: fares, by: 1_000) {
         try await reference.writer.write { db in
-            let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO daily_minimum VALUES (?, ?, 1, ?, ?, 'EUR', ?, 1)")
+            let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO daily_minimum (origin, destination, cabin, departureMonth, day, currency, minimum, observations) VALUES (?, ?, 1, ?, ?, 'EUR', ?, 1)")
             for index in batch ..< batch + 1_000 {
                 let item = fare(index, now: now)
                 try statement.execute(arguments: [item.origin, item.destination, index % 12, index % 183, item.price.minorUnits])

@@ -8,7 +8,7 @@
 // For information on using the generated types, please see the documentation:
 //   https://github.com/apple/swift-protobuf/
 
-/// Scoring service messages: DealScore, price history and the deal feed
+/// Scoring service messages: DealScore, price history, buy-or-wait and the deal feed
 /// (requests at address "scoring") and the events it publishes on "scoring.*"
 /// topics. Product rules: SPEC §2.
 /// Evolution rules (never reuse a field number, never change a type): Protos/README.md.
@@ -143,6 +143,94 @@ public nonisolated enum ScoreFactor: SwiftProtobuf.Enum, Swift.CaseIterable {
     .routePopularity,
     .timeToDeparture,
     .carrierReliability,
+  ]
+
+}
+
+public nonisolated enum FareOutlook: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case unspecified // = 0
+
+  /// Buying now beats waiting a week, more often than not.
+  case likelyToRise // = 1
+
+  /// Waiting a week finds a lower fare, more often than not.
+  case likelyToFall // = 2
+
+  /// Weak or cancelling signals, or a forecast withheld (see `withheld`).
+  case noClearSignal // = 3
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .likelyToRise
+    case 2: self = .likelyToFall
+    case 3: self = .noClearSignal
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .likelyToRise: return 1
+    case .likelyToFall: return 2
+    case .noClearSignal: return 3
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [FareOutlook] = [
+    .unspecified,
+    .likelyToRise,
+    .likelyToFall,
+    .noClearSignal,
+  ]
+
+}
+
+public nonisolated enum ForecastConfidence: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+
+  /// No clear signal.
+  case unspecified // = 0
+  case medium // = 1
+  case high // = 2
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .medium
+    case 2: self = .high
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .medium: return 1
+    case .high: return 2
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [ForecastConfidence] = [
+    .unspecified,
+    .medium,
+    .high,
   ]
 
 }
@@ -504,6 +592,184 @@ public nonisolated struct PriceHistoryResponse: @unchecked Sendable {
   public var updatedAtUnixMs: Int64 {
     get {_storage._updatedAtUnixMs}
     set {_uniqueStorage()._updatedAtUnixMs = newValue}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// Buy or wait (docs/forecast.md): where a route's lowest fare for one cabin
+/// and departure month is likely to go in the next 7 days, with the measured
+/// accuracy of such forecasts on this node's own history.
+public nonisolated struct FareForecastRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// IATA airport codes.
+  public var origin: String = String()
+
+  public var destination: String = String()
+
+  /// UNSPECIFIED means ECONOMY.
+  public var cabin: Cabin = .unspecified
+
+  /// The departure month: both required (history is kept per departure month).
+  public var departureYear: Int32 = 0
+
+  /// 1–12.
+  public var departureMonth: Int32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Scored forecasts: how many were right, and how many the baseline "always
+/// say likely to rise" got right on the same days.
+public nonisolated struct ForecastAccuracy: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var forecasts: Int32 = 0
+
+  public var hits: Int32 = 0
+
+  public var baselineHits: Int32 = 0
+
+  /// hits ÷ forecasts and baseline_hits ÷ forecasts; 0 without forecasts.
+  public var hitRate: Double = 0
+
+  public var baselineHitRate: Double = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct FareForecastResponse: @unchecked Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// False when there is no forecast today: no fare observed today or
+  /// yesterday for the month, or fewer than 7 days in the two weeks before.
+  public var enoughData: Bool {
+    get {_storage._enoughData}
+    set {_uniqueStorage()._enoughData = newValue}
+  }
+
+  /// What is shown: the model's outlook, or NO_CLEAR_SIGNAL when withheld.
+  public var outlook: FareOutlook {
+    get {_storage._outlook}
+    set {_uniqueStorage()._outlook = newValue}
+  }
+
+  /// What the model said.
+  public var modelOutlook: FareOutlook {
+    get {_storage._modelOutlook}
+    set {_uniqueStorage()._modelOutlook = newValue}
+  }
+
+  /// The model's confidence (UNSPECIFIED for no clear signal).
+  public var confidence: ForecastConfidence {
+    get {_storage._confidence}
+    set {_uniqueStorage()._confidence = newValue}
+  }
+
+  /// The model said rise or fall, but its measured hit rate did not beat
+  /// the baseline: shown as NO_CLEAR_SIGNAL.
+  public var withheld: Bool {
+    get {_storage._withheld}
+    set {_uniqueStorage()._withheld = newValue}
+  }
+
+  /// The change the model expects in 7 days: 0.05 for 5% higher.
+  public var expectedChange: Double {
+    get {_storage._expectedChange}
+    set {_uniqueStorage()._expectedChange = newValue}
+  }
+
+  /// One plain sentence per signal, the conclusion, and the measured accuracy.
+  public var reasons: [String] {
+    get {_storage._reasons}
+    set {_uniqueStorage()._reasons = newValue}
+  }
+
+  /// The day of the fare the forecast starts from (UTC).
+  public var madeOn: LocalDate {
+    get {_storage._madeOn ?? LocalDate()}
+    set {_uniqueStorage()._madeOn = newValue}
+  }
+  /// Returns true if `madeOn` has been explicitly set.
+  public var hasMadeOn: Bool {_storage._madeOn != nil}
+  /// Clears the value of `madeOn`. Subsequent reads from it will return its default value.
+  public mutating func clearMadeOn() {_uniqueStorage()._madeOn = nil}
+
+  /// The figures the forecast was judged by: the route's own (at least 20
+  /// scored forecasts) or all routes'.
+  public var accuracy: ForecastAccuracy {
+    get {_storage._accuracy ?? ForecastAccuracy()}
+    set {_uniqueStorage()._accuracy = newValue}
+  }
+  /// Returns true if `accuracy` has been explicitly set.
+  public var hasAccuracy: Bool {_storage._accuracy != nil}
+  /// Clears the value of `accuracy`. Subsequent reads from it will return its default value.
+  public mutating func clearAccuracy() {_uniqueStorage()._accuracy = nil}
+
+  public var accuracyIsRoutes: Bool {
+    get {_storage._accuracyIsRoutes}
+    set {_uniqueStorage()._accuracyIsRoutes = newValue}
+  }
+
+  /// All routes' figures per confidence band.
+  public var accuracyMedium: ForecastAccuracy {
+    get {_storage._accuracyMedium ?? ForecastAccuracy()}
+    set {_uniqueStorage()._accuracyMedium = newValue}
+  }
+  /// Returns true if `accuracyMedium` has been explicitly set.
+  public var hasAccuracyMedium: Bool {_storage._accuracyMedium != nil}
+  /// Clears the value of `accuracyMedium`. Subsequent reads from it will return its default value.
+  public mutating func clearAccuracyMedium() {_uniqueStorage()._accuracyMedium = nil}
+
+  public var accuracyHigh: ForecastAccuracy {
+    get {_storage._accuracyHigh ?? ForecastAccuracy()}
+    set {_uniqueStorage()._accuracyHigh = newValue}
+  }
+  /// Returns true if `accuracyHigh` has been explicitly set.
+  public var hasAccuracyHigh: Bool {_storage._accuracyHigh != nil}
+  /// Clears the value of `accuracyHigh`. Subsequent reads from it will return its default value.
+  public mutating func clearAccuracyHigh() {_uniqueStorage()._accuracyHigh = nil}
+
+  /// The backtest: forecasts made on the days up to `measured_through` − 7
+  /// within the last `window_days` days, scored against the fare 7 days later.
+  public var windowDays: Int32 {
+    get {_storage._windowDays}
+    set {_uniqueStorage()._windowDays = newValue}
+  }
+
+  public var measuredThrough: LocalDate {
+    get {_storage._measuredThrough ?? LocalDate()}
+    set {_uniqueStorage()._measuredThrough = newValue}
+  }
+  /// Returns true if `measuredThrough` has been explicitly set.
+  public var hasMeasuredThrough: Bool {_storage._measuredThrough != nil}
+  /// Clears the value of `measuredThrough`. Subsequent reads from it will return its default value.
+  public mutating func clearMeasuredThrough() {_uniqueStorage()._measuredThrough = nil}
+
+  /// Some of the history is from the simulated market: every screen must say so.
+  public var simulated: Bool {
+    get {_storage._simulated}
+    set {_uniqueStorage()._simulated = newValue}
+  }
+
+  public var horizonDays: Int32 {
+    get {_storage._horizonDays}
+    set {_uniqueStorage()._horizonDays = newValue}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -876,6 +1142,14 @@ nonisolated extension DealTier: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension ScoreFactor: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SCORE_FACTOR_UNSPECIFIED\0\u{1}DISCOUNT\0\u{1}ROUTE_POPULARITY\0\u{1}TIME_TO_DEPARTURE\0\u{1}CARRIER_RELIABILITY\0")
+}
+
+nonisolated extension FareOutlook: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0FARE_OUTLOOK_UNSPECIFIED\0\u{1}FARE_OUTLOOK_LIKELY_TO_RISE\0\u{1}FARE_OUTLOOK_LIKELY_TO_FALL\0\u{1}FARE_OUTLOOK_NO_CLEAR_SIGNAL\0")
+}
+
+nonisolated extension ForecastConfidence: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0FORECAST_CONFIDENCE_UNSPECIFIED\0\u{1}FORECAST_CONFIDENCE_MEDIUM\0\u{1}FORECAST_CONFIDENCE_HIGH\0")
 }
 
 nonisolated extension FeedScope: SwiftProtobuf._ProtoNameProviding {
@@ -1327,6 +1601,281 @@ nonisolated extension PriceHistoryResponse: SwiftProtobuf.Message, SwiftProtobuf
         if _storage._lowSixMonthsDate != rhs_storage._lowSixMonthsDate {return false}
         if _storage._series30Days != rhs_storage._series30Days {return false}
         if _storage._updatedAtUnixMs != rhs_storage._updatedAtUnixMs {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension FareForecastRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".FareForecastRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}origin\0\u{1}destination\0\u{1}cabin\0\u{3}departure_year\0\u{3}departure_month\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.origin) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.destination) }()
+      case 3: try { try decoder.decodeSingularEnumField(value: &self.cabin) }()
+      case 4: try { try decoder.decodeSingularInt32Field(value: &self.departureYear) }()
+      case 5: try { try decoder.decodeSingularInt32Field(value: &self.departureMonth) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.origin.isEmpty {
+      try visitor.visitSingularStringField(value: self.origin, fieldNumber: 1)
+    }
+    if !self.destination.isEmpty {
+      try visitor.visitSingularStringField(value: self.destination, fieldNumber: 2)
+    }
+    if self.cabin != .unspecified {
+      try visitor.visitSingularEnumField(value: self.cabin, fieldNumber: 3)
+    }
+    if self.departureYear != 0 {
+      try visitor.visitSingularInt32Field(value: self.departureYear, fieldNumber: 4)
+    }
+    if self.departureMonth != 0 {
+      try visitor.visitSingularInt32Field(value: self.departureMonth, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: FareForecastRequest, rhs: FareForecastRequest) -> Bool {
+    if lhs.origin != rhs.origin {return false}
+    if lhs.destination != rhs.destination {return false}
+    if lhs.cabin != rhs.cabin {return false}
+    if lhs.departureYear != rhs.departureYear {return false}
+    if lhs.departureMonth != rhs.departureMonth {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension ForecastAccuracy: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ForecastAccuracy"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}forecasts\0\u{1}hits\0\u{3}baseline_hits\0\u{3}hit_rate\0\u{3}baseline_hit_rate\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularInt32Field(value: &self.forecasts) }()
+      case 2: try { try decoder.decodeSingularInt32Field(value: &self.hits) }()
+      case 3: try { try decoder.decodeSingularInt32Field(value: &self.baselineHits) }()
+      case 4: try { try decoder.decodeSingularDoubleField(value: &self.hitRate) }()
+      case 5: try { try decoder.decodeSingularDoubleField(value: &self.baselineHitRate) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.forecasts != 0 {
+      try visitor.visitSingularInt32Field(value: self.forecasts, fieldNumber: 1)
+    }
+    if self.hits != 0 {
+      try visitor.visitSingularInt32Field(value: self.hits, fieldNumber: 2)
+    }
+    if self.baselineHits != 0 {
+      try visitor.visitSingularInt32Field(value: self.baselineHits, fieldNumber: 3)
+    }
+    if self.hitRate.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.hitRate, fieldNumber: 4)
+    }
+    if self.baselineHitRate.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.baselineHitRate, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: ForecastAccuracy, rhs: ForecastAccuracy) -> Bool {
+    if lhs.forecasts != rhs.forecasts {return false}
+    if lhs.hits != rhs.hits {return false}
+    if lhs.baselineHits != rhs.baselineHits {return false}
+    if lhs.hitRate != rhs.hitRate {return false}
+    if lhs.baselineHitRate != rhs.baselineHitRate {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension FareForecastResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".FareForecastResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}enough_data\0\u{1}outlook\0\u{3}model_outlook\0\u{1}confidence\0\u{1}withheld\0\u{3}expected_change\0\u{1}reasons\0\u{3}made_on\0\u{1}accuracy\0\u{3}accuracy_is_routes\0\u{3}accuracy_medium\0\u{3}accuracy_high\0\u{3}window_days\0\u{3}measured_through\0\u{1}simulated\0\u{3}horizon_days\0")
+
+  fileprivate class _StorageClass {
+    var _enoughData: Bool = false
+    var _outlook: FareOutlook = .unspecified
+    var _modelOutlook: FareOutlook = .unspecified
+    var _confidence: ForecastConfidence = .unspecified
+    var _withheld: Bool = false
+    var _expectedChange: Double = 0
+    var _reasons: [String] = []
+    var _madeOn: LocalDate? = nil
+    var _accuracy: ForecastAccuracy? = nil
+    var _accuracyIsRoutes: Bool = false
+    var _accuracyMedium: ForecastAccuracy? = nil
+    var _accuracyHigh: ForecastAccuracy? = nil
+    var _windowDays: Int32 = 0
+    var _measuredThrough: LocalDate? = nil
+    var _simulated: Bool = false
+    var _horizonDays: Int32 = 0
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _enoughData = source._enoughData
+      _outlook = source._outlook
+      _modelOutlook = source._modelOutlook
+      _confidence = source._confidence
+      _withheld = source._withheld
+      _expectedChange = source._expectedChange
+      _reasons = source._reasons
+      _madeOn = source._madeOn
+      _accuracy = source._accuracy
+      _accuracyIsRoutes = source._accuracyIsRoutes
+      _accuracyMedium = source._accuracyMedium
+      _accuracyHigh = source._accuracyHigh
+      _windowDays = source._windowDays
+      _measuredThrough = source._measuredThrough
+      _simulated = source._simulated
+      _horizonDays = source._horizonDays
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularBoolField(value: &_storage._enoughData) }()
+        case 2: try { try decoder.decodeSingularEnumField(value: &_storage._outlook) }()
+        case 3: try { try decoder.decodeSingularEnumField(value: &_storage._modelOutlook) }()
+        case 4: try { try decoder.decodeSingularEnumField(value: &_storage._confidence) }()
+        case 5: try { try decoder.decodeSingularBoolField(value: &_storage._withheld) }()
+        case 6: try { try decoder.decodeSingularDoubleField(value: &_storage._expectedChange) }()
+        case 7: try { try decoder.decodeRepeatedStringField(value: &_storage._reasons) }()
+        case 8: try { try decoder.decodeSingularMessageField(value: &_storage._madeOn) }()
+        case 9: try { try decoder.decodeSingularMessageField(value: &_storage._accuracy) }()
+        case 10: try { try decoder.decodeSingularBoolField(value: &_storage._accuracyIsRoutes) }()
+        case 11: try { try decoder.decodeSingularMessageField(value: &_storage._accuracyMedium) }()
+        case 12: try { try decoder.decodeSingularMessageField(value: &_storage._accuracyHigh) }()
+        case 13: try { try decoder.decodeSingularInt32Field(value: &_storage._windowDays) }()
+        case 14: try { try decoder.decodeSingularMessageField(value: &_storage._measuredThrough) }()
+        case 15: try { try decoder.decodeSingularBoolField(value: &_storage._simulated) }()
+        case 16: try { try decoder.decodeSingularInt32Field(value: &_storage._horizonDays) }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if _storage._enoughData != false {
+        try visitor.visitSingularBoolField(value: _storage._enoughData, fieldNumber: 1)
+      }
+      if _storage._outlook != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._outlook, fieldNumber: 2)
+      }
+      if _storage._modelOutlook != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._modelOutlook, fieldNumber: 3)
+      }
+      if _storage._confidence != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._confidence, fieldNumber: 4)
+      }
+      if _storage._withheld != false {
+        try visitor.visitSingularBoolField(value: _storage._withheld, fieldNumber: 5)
+      }
+      if _storage._expectedChange.bitPattern != 0 {
+        try visitor.visitSingularDoubleField(value: _storage._expectedChange, fieldNumber: 6)
+      }
+      if !_storage._reasons.isEmpty {
+        try visitor.visitRepeatedStringField(value: _storage._reasons, fieldNumber: 7)
+      }
+      try { if let v = _storage._madeOn {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
+      } }()
+      try { if let v = _storage._accuracy {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 9)
+      } }()
+      if _storage._accuracyIsRoutes != false {
+        try visitor.visitSingularBoolField(value: _storage._accuracyIsRoutes, fieldNumber: 10)
+      }
+      try { if let v = _storage._accuracyMedium {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
+      } }()
+      try { if let v = _storage._accuracyHigh {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 12)
+      } }()
+      if _storage._windowDays != 0 {
+        try visitor.visitSingularInt32Field(value: _storage._windowDays, fieldNumber: 13)
+      }
+      try { if let v = _storage._measuredThrough {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 14)
+      } }()
+      if _storage._simulated != false {
+        try visitor.visitSingularBoolField(value: _storage._simulated, fieldNumber: 15)
+      }
+      if _storage._horizonDays != 0 {
+        try visitor.visitSingularInt32Field(value: _storage._horizonDays, fieldNumber: 16)
+      }
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: FareForecastResponse, rhs: FareForecastResponse) -> Bool {
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._enoughData != rhs_storage._enoughData {return false}
+        if _storage._outlook != rhs_storage._outlook {return false}
+        if _storage._modelOutlook != rhs_storage._modelOutlook {return false}
+        if _storage._confidence != rhs_storage._confidence {return false}
+        if _storage._withheld != rhs_storage._withheld {return false}
+        if _storage._expectedChange != rhs_storage._expectedChange {return false}
+        if _storage._reasons != rhs_storage._reasons {return false}
+        if _storage._madeOn != rhs_storage._madeOn {return false}
+        if _storage._accuracy != rhs_storage._accuracy {return false}
+        if _storage._accuracyIsRoutes != rhs_storage._accuracyIsRoutes {return false}
+        if _storage._accuracyMedium != rhs_storage._accuracyMedium {return false}
+        if _storage._accuracyHigh != rhs_storage._accuracyHigh {return false}
+        if _storage._windowDays != rhs_storage._windowDays {return false}
+        if _storage._measuredThrough != rhs_storage._measuredThrough {return false}
+        if _storage._simulated != rhs_storage._simulated {return false}
+        if _storage._horizonDays != rhs_storage._horizonDays {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -6,18 +6,20 @@ extension ForecastBacktest {
     /// currency), each series held in memory only while it is scored.
     public mutating func addEverySeries(in db: Database) throws {
         let statement = try db.cachedStatement(sql: """
-            SELECT origin, destination, cabin, departureMonth, day, currency, minimum FROM daily_minimum
+            SELECT origin, destination, cabin, departureMonth, day, currency, minimum, simulated FROM daily_minimum
             ORDER BY origin, destination, cabin, departureMonth, day, currency
             """)
         let firstNeeded = firstDay - ForecastModel.trailingDays
         var group: SeriesGroup?
         var seriesByCurrency: [String: [DailyMinimum]] = [:]
+        var simulatedCurrencies: Set<String> = []
         func flush() {
             guard let group else { return }
             for currency in seriesByCurrency.keys.sorted() {
-                add(seriesByCurrency[currency] ?? [], route: group.route, departureMonth: group.month)
+                add(seriesByCurrency[currency] ?? [], route: group.route, departureMonth: group.month, simulated: simulatedCurrencies.contains(currency))
             }
             seriesByCurrency.removeAll(keepingCapacity: true)
+            simulatedCurrencies.removeAll(keepingCapacity: true)
         }
         let rows = try Row.fetchCursor(statement)
         while let row = try rows.next() {
@@ -28,7 +30,9 @@ extension ForecastBacktest {
                 flush()
                 group = key
             }
-            seriesByCurrency[row[5], default: []].append(DailyMinimum(day: day, minimum: row[6], observations: 1))
+            let currency: String = row[5]
+            seriesByCurrency[currency, default: []].append(DailyMinimum(day: day, minimum: row[6], observations: 1))
+            if row[7] as Bool { simulatedCurrencies.insert(currency) }
         }
         flush()
     }

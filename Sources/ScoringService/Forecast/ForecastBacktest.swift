@@ -1,3 +1,5 @@
+public import FareLensMessages
+
 /// A route and cabin, the unit a route's forecast accuracy is kept for.
 public struct RouteCabin: Hashable, Sendable, Codable, Comparable {
     public var origin: String
@@ -42,6 +44,9 @@ public struct ForecastBacktest: Sendable {
     public private(set) var noSignal = 0
     /// Rise or fall forecasts with no price a week later to score them by.
     public private(set) var unscorable = 0
+    /// Series with days from the simulated market: the figures are then
+    /// labelled simulated.
+    public private(set) var simulatedSeries = 0
 
     /// An empty backtest of the forecasts made from `firstDay` that a week
     /// later had happened by `lastDay`.
@@ -52,8 +57,10 @@ public struct ForecastBacktest: Sendable {
     }
 
     /// Scores the forecasts of one series: `route`'s daily minimums in one
-    /// currency for `departureMonth` (`yyyymm`), sorted by day, one per day.
-    public mutating func add(_ series: [DailyMinimum], route: RouteCabin, departureMonth: Int) {
+    /// currency for `departureMonth` (`yyyymm`), sorted by day, one per day;
+    /// `simulated` when any of its days came from the simulated market.
+    public mutating func add(_ series: [DailyMinimum], route: RouteCabin, departureMonth: Int, simulated: Bool = false) {
+        if simulated { simulatedSeries += 1 }
         let horizon = ForecastModel.horizonDays
         var tally = ForecastTally()
         var outcome = 0  // index of the first day not before the forecast day + horizon
@@ -62,7 +69,7 @@ public struct ForecastBacktest: Sendable {
             guard day >= firstDay else { continue }
             guard day + horizon <= lastDay else { break }
             guard let forecast = model.forecast(series, at: index, departureMonth: departureMonth) else { continue }
-            guard let confidence = forecast.confidence else {
+            guard forecast.outlook != .noClearSignal else {
                 noSignal += 1
                 continue
             }
@@ -73,7 +80,7 @@ public struct ForecastBacktest: Sendable {
             }
             let move = FareMove(from: series[index].minimum, to: series[outcome].minimum)
             tally.add(forecast.outlook, move)
-            byConfidence[confidence, default: ForecastTally()].add(forecast.outlook, move)
+            byConfidence[forecast.confidence, default: ForecastTally()].add(forecast.outlook, move)
         }
         overall.add(tally)
         if tally.forecasts > 0 { byRoute[route, default: ForecastTally()].add(tally) }

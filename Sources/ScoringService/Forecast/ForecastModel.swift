@@ -68,8 +68,8 @@ public struct ForecastModel: Sendable {
         let bookingWindow = curve.change(daysAhead: max(0, lead - Self.horizonDays), over: Self.horizonDays)
         let reversion = median > 0 ? Self.reversionShare * (median / Double(price) - 1) : 0
         let expected = bookingWindow + reversion
-        let outlook: FareOutlook = expected >= Self.signalThreshold ? .rise : expected <= -Self.signalThreshold ? .fall : .noClearSignal
-        let confidence: ForecastConfidence? = outlook == .noClearSignal ? nil : abs(expected) >= Self.highConfidence ? .high : .medium
+        let outlook: FareOutlook = expected >= Self.signalThreshold ? .likelyToRise : expected <= -Self.signalThreshold ? .likelyToFall : .noClearSignal
+        let confidence: ForecastConfidence = outlook == .noClearSignal ? .unspecified : abs(expected) >= Self.highConfidence ? .high : .medium
         var forecast = FareForecast(
             outlook: outlook, confidence: confidence, expectedChange: expected, bookingWindowChange: bookingWindow,
             reversionChange: reversion, price: price, trailingMedian: median, leadDays: lead, reasons: [])

@@ -1,3 +1,5 @@
+public import FareLensMessages
+
 /// What happened to a route's lowest fare a week after a forecast: the
 /// daily minimum ``ForecastModel/horizonDays`` days later against the
 /// forecast day's.
@@ -12,7 +14,7 @@ public enum FareMove: Sendable, Equatable {
 
 /// Scored forecasts and how many were right, beside the baseline "always
 /// say likely to rise" on the same days.
-public struct ForecastTally: Sendable, Equatable, Codable {
+public struct ForecastTally: Sendable, Equatable {
     /// Rise or fall forecasts scored against the fare a week later.
     public var forecasts = 0
     /// Of those, how many the move bore out (rise → rose, fall → fell).
@@ -30,7 +32,7 @@ public struct ForecastTally: Sendable, Equatable, Codable {
     public mutating func add(_ outlook: FareOutlook, _ move: FareMove) {
         guard outlook != .noClearSignal else { return }
         forecasts += 1
-        if (outlook == .rise && move == .rose) || (outlook == .fall && move == .fell) { hits += 1 }
+        if (outlook == .likelyToRise && move == .rose) || (outlook == .likelyToFall && move == .fell) { hits += 1 }
         if move == .rose { baselineHits += 1 }
     }
 

@@ -22,9 +22,9 @@ enum ForecastWording {
                     + "fares this far \(side) it usually move back part of the way.")
         }
         switch forecast.outlook {
-        case .rise: reasons.append("Together: expect about \(percent(forecast.expectedChange)) higher in a week — buying now looks better than waiting.")
-        case .fall: reasons.append("Together: expect about \(percent(forecast.expectedChange)) lower in a week — waiting looks better than buying now.")
-        case .noClearSignal: reasons.append("Together the signals are too weak (under \(percent(ForecastModel.signalThreshold)) either way) to say which way fares will go.")
+        case .likelyToRise: reasons.append("Together: expect about \(percent(forecast.expectedChange)) higher in a week — buying now looks better than waiting.")
+        case .likelyToFall: reasons.append("Together: expect about \(percent(forecast.expectedChange)) lower in a week — waiting looks better than buying now.")
+        case .noClearSignal, .unspecified, .UNRECOGNIZED: reasons.append("Together the signals are too weak (under \(percent(ForecastModel.signalThreshold)) either way) to say which way fares will go.")
         }
         return reasons
     }

@@ -1,3 +1,5 @@
+public import FareLensMessages
+
 /// A forecast as a traveller sees it: the model's outlook only where its
 /// measured accuracy beats the baseline, with that accuracy beside it.
 public struct PublishedForecast: Sendable, Equatable {

@@ -87,7 +87,7 @@ extension ScoringService {
         for (origin, destination) in pairs {
             try DailyMinimumRecord.fold(
                 origin: origin, destination: destination, cabin: cabin, departureMonth: month, day: observedDay,
-                currency: fare.price.currency, price: perPerson, in: db)
+                currency: fare.price.currency, price: perPerson, simulated: fare.simulated, in: db)
         }
         historyCache.fold(routeKey, day: observedDay, price: perPerson)
         let input = ScoreInput(

@@ -23,17 +23,21 @@ struct DailyMinimumRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     var currency: String
     var minimum: Int64
     var observations: Int
+    /// Whether any of the day's fares came from the simulated market
+    /// (migration `scoring-003-simulated-days`; false for days before it).
+    var simulated: Bool
 
     /// Folds one per-person price into the day's row.
     static func fold(
-        origin: String, destination: String, cabin: Int, departureMonth: Int, day: Int, currency: String, price: Int64, in db: Database
+        origin: String, destination: String, cabin: Int, departureMonth: Int, day: Int, currency: String, price: Int64, simulated: Bool,
+        in db: Database
     ) throws {
         // A cached statement bound through SQLite's C interface: ingest folds every observed fare (issue target 100 k/s).
         try db.cachedStatement(sql: """
-            INSERT INTO daily_minimum (origin, destination, cabin, departureMonth, day, currency, minimum, observations)
-            VALUES (?, ?, ?, ?, ?, ?, ?, 1)
+            INSERT INTO daily_minimum (origin, destination, cabin, departureMonth, day, currency, minimum, observations, simulated)
+            VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)
             ON CONFLICT (origin, destination, cabin, departureMonth, day, currency)
-            DO UPDATE SET minimum = MIN(minimum, excluded.minimum), observations = observations + 1
+            DO UPDATE SET minimum = MIN(minimum, excluded.minimum), observations = observations + 1, simulated = MAX(simulated, excluded.simulated)
             """).executeBinding { values in
                 values.bind(origin)
                 values.bind(destination)
@@ -42,6 +46,7 @@ struct DailyMinimumRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
                 values.bind(day)
                 values.bind(currency)
                 values.bind(price)
+                values.bind(simulated)
             }
     }
 
@@ -69,6 +74,21 @@ struct DailyMinimumRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
             SELECT currency FROM daily_minimum WHERE origin = ? AND destination = ? AND cabin = ?
             GROUP BY currency ORDER BY COUNT(*) DESC, currency LIMIT 1
             """, arguments: [origin, destination, cabin]) ?? ""
+    }
+
+    /// Whether any day of a route's, cabin's, currency's and departure month's history came from the simulated market.
+    static func anySimulated(origin: String, destination: String, cabin: Int, departureMonth: Int, currency: String, in db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: """
+            SELECT EXISTS (SELECT 1 FROM daily_minimum
+            WHERE origin = ? AND destination = ? AND cabin = ? AND departureMonth = ? AND currency = ? AND simulated)
+            """, arguments: [origin, destination, cabin, departureMonth, currency]) ?? false
+    }
+
+    /// Migration `scoring-003-simulated-days`: which days came from the simulated market.
+    static func migrateSimulated(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: "simulated", .boolean).notNull().defaults(to: false)
+        }
     }
 
     /// The table, created by migration `scoring-001-history`.
