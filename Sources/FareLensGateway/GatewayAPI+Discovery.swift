@@ -12,20 +12,8 @@ extension GatewayAPI {
         var history = PriceHistoryRequest()
         history.origin = String(request.uri.queryParameters.get("origin") ?? "")
         history.destination = String(request.uri.queryParameters.get("destination") ?? "")
-        if let cabin = request.uri.queryParameters.get("cabin") {
-            guard let value = Self.enumField(PriceHistoryRequest.self, "cabin", String(cabin))?.cabin, value != .unspecified else {
-                throw Problem.badRequest("invalid-query", "cabin: '\(cabin)' is not ECONOMY, PREMIUM_ECONOMY, BUSINESS or FIRST", field: "cabin")
-            }
-            history.cabin = value
-        }
-        if let month = request.uri.queryParameters.get("month") {
-            let parts = month.split(separator: "-")
-            guard parts.count == 2, let year = Int32(parts[0]), let number = Int32(parts[1]), (2000...2100).contains(year), (1...12).contains(number) else {
-                throw Problem.badRequest("invalid-query", "month: '\(month)' is not YYYY-MM", field: "month")
-            }
-            history.departureYear = year
-            history.departureMonth = number
-        }
+        if let cabin = try Self.cabinQuery(request) { history.cabin = cabin }
+        if let month = try Self.monthQuery(request) { (history.departureYear, history.departureMonth) = month }
         return try ProtoJSON.response(try await call(history), to: request, cacheable: true)
     }
 

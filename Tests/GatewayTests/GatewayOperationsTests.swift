@@ -1,3 +1,4 @@
+import FareLensMessages
 import FareLensTesting
 import Foundation
 import NIOHTTP1
@@ -75,6 +76,25 @@ struct GatewayOperationsTests {
             let score = try await api.send(.POST, "/v1/score", token: token, json: #"{"origin":"JFK","destination":"LAX","departure_date":{"year":2027,"month":1,"day":15},"price":{"currency":"USD","minor_units":"9900"},"carrier":"B6"}"#)
             #expect(score.status == 200 || score.status == 422, "\(score.text)")
             if score.status == 200 { #expect(score.json["score"] != nil) }
+        }
+    }
+
+    @Test("buy or wait answers for a route and month; a route that is not ORIGIN-DESTINATION, a missing or bad month and a bad cabin are 400 naming them; a past month is 422 from scoring")
+    func forecast() async throws {
+        try await GatewayHarness.with(.oneProcess) { harness, api in
+            let token = try #require(try await api.signUp("ana@example.com").string("access_token"))
+            let next = CalendarDate.of(harness.clock.now(), in: .gmt).adding(days: 45)
+            let month = String(format: "%04d-%02d", next.year, next.month)
+            let answer = try await api.send(.GET, "/v1/routes/JFK-LAX/forecast?month=\(month)&cabin=economy", token: token)
+            #expect(answer.status == 200 && answer.json["outlook"] as? String == "FARE_OUTLOOK_NO_CLEAR_SIGNAL", "\(answer.text)")
+            #expect((answer.json["reasons"] as? [String])?.isEmpty == false && answer.headers.first(name: "ETag") != nil)
+            #expect(try await api.send(.GET, "/v1/routes/JFKLAX/forecast?month=\(month)", token: token).string("field") == "route")
+            #expect(try await api.send(.GET, "/v1/routes/JFK-LAX/forecast", token: token).string("field") == "month")
+            #expect(try await api.send(.GET, "/v1/routes/JFK-LAX/forecast?month=Jan", token: token).string("field") == "month")
+            #expect(try await api.send(.GET, "/v1/routes/JFK-LAX/forecast?month=\(month)&cabin=steerage", token: token).string("field") == "cabin")
+            let past = try await api.send(.GET, "/v1/routes/JFK-LAX/forecast?month=2020-01", token: token)
+            #expect(past.status == 422 && past.code == "invalid-field" && past.string("field") == "departure_month", "\(past.text)")
+            #expect(try await api.send(.GET, "/v1/routes/JFK-LAX/forecast?month=\(month)").status == 401)
         }
     }
 
