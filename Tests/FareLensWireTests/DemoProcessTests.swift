@@ -72,6 +72,14 @@ struct DemoProcessTests {
         let services = Set((node.in_flight ?? [:]).keys)
         #expect(services.isSuperset(of: ["search", "scoring", "alerts", "analytics", "subscription", "watchlist"]), "\(services)")
         #expect(node.queued_events?["search.fare-observed"] != nil)
+
+        // From two simulated weeks, once a week: buy or wait on a watched route, with its measured accuracy (issue #59).
+        try await demo.waitForOutput(containing: "demo: buy or wait, ", limit: .seconds(60))
+        let said = try #require(demo.output.get().split(separator: "\n").first { $0.hasPrefix("demo: buy or wait, ") })
+        #expect(said.hasSuffix("(simulated)") && (said.contains(" were right ") || said.contains("no forecast scored yet")), "\(said)")
+        let (route, month) = try #require(said.firstMatch(of: /buy or wait, ([A-Z]{3})→([A-Z]{3}) departing ([0-9]{4}-[0-9]{2}):/).map { ($0.1 + " " + $0.2, String($0.3)) })
+        let forecast = try await ChildProcess.run(Binaries.farelensctl, ["--socket", socket, "forecast"] + route.split(separator: " ").map(String.init) + ["--month", month, "--json"])
+        #expect(forecast.status == 0 && forecast.stdout.contains(#""simulated":true"#), "\(forecast.stdout) \(forecast.stderr)")
     }
 
     @Test("a demo split in two processes (the spoke given the hub's --demo-epoch): the hub seeds users on the spoke, only the hub narrates, and alerts are decided on the spoke")

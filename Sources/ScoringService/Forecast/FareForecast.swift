@@ -21,7 +21,7 @@ public struct FareForecast: Sendable, Equatable {
     public var price: Int64
     /// The median of the daily lowest fares of the two weeks before today.
     public var trailingMedian: Double
-    /// Days from today to the middle (the 15th) of the departure month.
+    /// Days from today to the middle of the departure month's departures still ahead.
     public var leadDays: Int
     /// One plain sentence per signal that counts, then the conclusion.
     public var reasons: [String]

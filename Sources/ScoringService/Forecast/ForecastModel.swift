@@ -47,11 +47,20 @@ public struct ForecastModel: Sendable {
     ///   - departureMonth: `yyyymm`.
     /// - Returns: nil when the trailing two weeks hold fewer than
     ///   ``minimumTrailingDays`` days, or the whole departure month is past.
+    ///
+    /// The lead time read from the curve is that of the middle of the
+    /// month's departures still ahead (halfway from the later of the 1st
+    /// and today to the month's last day).
     public func forecast(_ series: [DailyMinimum], at index: Int, departureMonth: Int) -> FareForecast? {
         let today = series[index].day
-        guard let middle = CalendarDate(year: departureMonth / 100, month: departureMonth % 100, day: 15) else { return nil }
-        let lead = middle.daysSinceEpoch - today
-        guard lead >= -15 else { return nil }
+        // The middle of the month's departures still ahead: its 15th or so, or,
+        // once the month has begun, halfway from today to its last day.
+        guard let first = CalendarDate(year: departureMonth / 100, month: departureMonth % 100, day: 1) else { return nil }
+        let next = departureMonth % 100 == 12 ? (departureMonth / 100 + 1) * 100 + 1 : departureMonth + 1
+        guard let following = CalendarDate(year: next / 100, month: next % 100, day: 1) else { return nil }
+        let last = following.daysSinceEpoch - 1
+        guard last >= today else { return nil }
+        let lead = (max(first.daysSinceEpoch, today) + last) / 2 - today
         var trailing: [Int64] = []
         trailing.reserveCapacity(Self.trailingDays)
         var position = index - 1

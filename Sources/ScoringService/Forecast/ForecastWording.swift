@@ -11,7 +11,7 @@ enum ForecastWording {
             let lead = max(0, forecast.leadDays)
             let direction = forecast.bookingWindowChange > 0 ? "rise" : "fall"
             reasons.append(
-                "Departures this month are about \(lead) days away; fares usually \(direction) about \(percent(forecast.bookingWindowChange)) "
+                "The month's departures still ahead are on average about \(lead) days away; fares usually \(direction) about \(percent(forecast.bookingWindowChange)) "
                     + "in the following week at that distance (booking-window data from 127,000 real flights).")
         }
         let offMedian = forecast.trailingMedian > 0 ? Double(forecast.price) / forecast.trailingMedian - 1 : 0

@@ -113,11 +113,29 @@ final class DemoDirector: Sendable {
             if let (traveller, alert) = example {
                 print("demo:   e.g. to \(traveller.name) (\(traveller.city), \(traveller.tierName)): \"\(alert.content.title)\" — \(alert.reason)")
             }
+            // From two simulated weeks, once a week: buy or wait on a watched route, with its measured accuracy.
+            if day >= 14, day % 7 == 0, let line = await forecastLine(travellers) { print(line) }
             if !hinted, counts.dealsScored > 0, decisions.values.reduce(0, +) > 0, let first = travellers.first {
                 hinted = true
                 print(DemoLines.hints(travellers: travellers, first: first, now: clock.now(), socket: socket))
             }
         }
+    }
+
+    /// Buy or wait for the first watched route, departing 21 days ahead
+    /// (the sweep's departures); nil when scoring cannot answer.
+    private func forecastLine(_ travellers: [SeededTraveller]) async -> String? {
+        guard let route = travellers.lazy.flatMap(\.routes).first else { return nil }
+        let ends = route.split(separator: "→")
+        guard ends.count == 2 else { return nil }
+        let ahead = CalendarDate.of(clock.now(), in: .gmt).adding(days: 21)
+        var request = FareForecastRequest()
+        request.origin = String(ends[0])
+        request.destination = String(ends[1])
+        request.departureYear = Int32(ahead.year)
+        request.departureMonth = Int32(ahead.month)
+        guard let response = try? await bus.request(request) else { return nil }
+        return DemoLines.forecast(route: route, month: String(ahead.description.prefix(7)), response)
     }
 
     static func stamp(_ date: Date) -> String {
