@@ -1,7 +1,7 @@
 public import FareLensMessages
 
 /// A route and cabin, the unit a route's forecast accuracy is kept for.
-public struct RouteCabin: Hashable, Sendable, Codable, Comparable {
+public struct RouteCabin: Hashable, Sendable {
     public var origin: String
     public var destination: String
     /// `Cabin`'s raw value.
@@ -11,10 +11,6 @@ public struct RouteCabin: Hashable, Sendable, Codable, Comparable {
         self.origin = origin
         self.destination = destination
         self.cabin = cabin
-    }
-
-    public static func < (lhs: RouteCabin, rhs: RouteCabin) -> Bool {
-        (lhs.origin, lhs.destination, lhs.cabin) < (rhs.origin, rhs.destination, rhs.cabin)
     }
 }
 

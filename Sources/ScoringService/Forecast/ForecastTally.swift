@@ -28,9 +28,9 @@ public struct ForecastTally: Sendable, Equatable {
         self.baselineHits = baselineHits
     }
 
-    /// Counts one scored forecast.
+    /// Counts one scored forecast (a rise or a fall; any other outlook is not counted).
     public mutating func add(_ outlook: FareOutlook, _ move: FareMove) {
-        guard outlook != .noClearSignal else { return }
+        guard outlook == .likelyToRise || outlook == .likelyToFall else { return }
         forecasts += 1
         if (outlook == .likelyToRise && move == .rose) || (outlook == .likelyToFall && move == .fell) { hits += 1 }
         if move == .rose { baselineHits += 1 }
