@@ -17,10 +17,7 @@ struct ForecastCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Origin IATA airport code, e.g. LIS.") var origin: String
-    @Argument(help: "Destination IATA airport code, e.g. LON.") var destination: String
-    @Option(name: .long, help: "The departure month, YYYY-MM (this month or later).") var month: String
-    @Option(name: .long, help: "economy, premium-economy, business or first.") var cabin: String = "economy"
+    @OptionGroup var route: RouteMonthArguments
     @OptionGroup var options: ConnectionOptions
 
     func validate() throws { _ = try makeRequest() }
@@ -37,10 +34,7 @@ struct ForecastCommand: AsyncParsableCommand {
 
     func makeRequest() throws -> FareForecastRequest {
         var request = FareForecastRequest()
-        request.origin = try ScoringArguments.airport(origin, "ORIGIN")
-        request.destination = try ScoringArguments.airport(destination, "DESTINATION")
-        request.cabin = try SearchCommand.cabin(cabin)
-        (request.departureYear, request.departureMonth) = try ScoringArguments.month(month)
+        (request.origin, request.destination, request.cabin, request.departureYear, request.departureMonth) = try route.parsed()
         return request
     }
 

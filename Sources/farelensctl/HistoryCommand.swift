@@ -14,10 +14,7 @@ struct HistoryCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Origin IATA airport code, e.g. JFK.") var origin: String
-    @Argument(help: "Destination IATA airport code, e.g. NRT.") var destination: String
-    @Option(name: .long, help: "The departure month, YYYY-MM (year 2000–2100).") var month: String
-    @Option(name: .long, help: "economy, premium-economy, business or first.") var cabin: String = "economy"
+    @OptionGroup var route: RouteMonthArguments
     @Flag(name: .long, help: "Draw the chart in plain ASCII.") var ascii = false
     @OptionGroup var options: ConnectionOptions
 
@@ -36,10 +33,7 @@ struct HistoryCommand: AsyncParsableCommand {
 
     func makeRequest() throws -> PriceHistoryRequest {
         var request = PriceHistoryRequest()
-        request.origin = try ScoringArguments.airport(origin, "ORIGIN")
-        request.destination = try ScoringArguments.airport(destination, "DESTINATION")
-        request.cabin = try SearchCommand.cabin(cabin)
-        (request.departureYear, request.departureMonth) = try ScoringArguments.month(month)
+        (request.origin, request.destination, request.cabin, request.departureYear, request.departureMonth) = try route.parsed()
         return request
     }
 
