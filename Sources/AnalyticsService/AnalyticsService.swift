@@ -76,6 +76,7 @@ actor AnalyticsService: ServiceBehaviour {
         try bus.serve(SetAnalyticsOptOutRequest.self) { request, context in try await self.setOptOut(request, context: context) }
         try bus.serve(DeleteUserDataRequest.self) { request, _ in try await self.deleteUserData(request) }
         try bus.serve(AnalyticsReportRequest.self) { request, _ in try await self.report(request) }
+        try bus.serve(RouteTrackRecordRequest.self) { request, _ in try await self.trackRecord(request) }
         try bus.serve(CommissionNotificationRequest.self) { request, _ in try await self.reconcile(request) }
     }
 

@@ -33,6 +33,7 @@ public enum AnalyticsServiceEntry {
             try CommissionRecord.migrate(db)
             try RollupRecord.migrate(db)
         }
+        migrations.register("analytics-002-alert-routes", AlertSeenRecord.migrateRoutes)
         return migrations
     }
 

@@ -3,7 +3,7 @@ import FareLensMessages
 import Hummingbird
 
 /// What the app asks about one route, `/v1/routes/{route}/…` (docs/api.md):
-/// buy or wait (docs/forecast.md).
+/// buy or wait (docs/forecast.md) and the route's track record (docs/analytics.md).
 extension GatewayAPI {
     /// `GET /v1/routes/{route}/forecast?month=YYYY-MM&cabin`, the route written
     /// `ORIGIN-DESTINATION`: likely to rise, likely to fall or no clear
@@ -17,6 +17,14 @@ extension GatewayAPI {
         }
         (forecast.departureYear, forecast.departureMonth) = month
         return try ProtoJSON.response(try await call(forecast), to: request, cacheable: true)
+    }
+
+    /// `GET /v1/routes/{route}/track-record`: the alerts sent on the route
+    /// and those the re-check stopped, over 7, 30 and 90 days.
+    func routeTrackRecord(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        var record = RouteTrackRecordRequest()
+        (record.origin, record.destination) = try Self.routePath(context)
+        return try ProtoJSON.response(try await call(record), to: request, cacheable: true)
     }
 
     /// The `{route}` path segment, `ORIGIN-DESTINATION`; 400 naming it otherwise.

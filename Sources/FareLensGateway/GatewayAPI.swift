@@ -102,6 +102,7 @@ struct GatewayAPI: Sendable {
         on(open, "v1", .post, "search", search)
         on(open, "v1", .get, "prices/history", priceHistory)
         on(open, "v1", .get, "routes/:route/forecast", fareForecast)
+        on(open, "v1", .get, "routes/:route/track-record", routeTrackRecord)
         on(open, "v1", .post, "score", explainScore)
         on(open, "v1", .get, "offers/:offer/booking-options", bookingOptions)
         // Callers that are not the app: trust comes from Apple's signature, or from the network's shared secret.

@@ -24,6 +24,12 @@ extension DeleteUserDataRequest: BusRequest {
 }
 extension DeleteUserDataResponse: BusMessage {}
 
+extension RouteTrackRecordRequest: BusRequest {
+    public typealias Response = RouteTrackRecordResponse
+    public static var address: ServiceAddress { .analytics }
+}
+extension RouteTrackRecordResponse: BusMessage {}
+
 extension AnalyticsReportRequest: BusRequest {
     public typealias Response = AnalyticsReportResponse
     public static var address: ServiceAddress { .analytics }

@@ -18,7 +18,7 @@ struct FareLensCtl: AsyncParsableCommand {
             Example: farelensctl --socket /tmp/farelens.sock status
             Completion: farelensctl --generate-completion-script bash|zsh|fish
             """,
-        subcommands: [StatusCommand.self, ServicesCommand.self, AirportsCommand.self, SearchCommand.self, UsersCommand.self, WatchlistsCommand.self, ForgetCommand.self, EventsCommand.self, DealsCommand.self, HistoryCommand.self, ForecastCommand.self, ScoreCommand.self, AlertsCommand.self, AnalyticsCommand.self, AppStoreCommand.self, RatesCommand.self, MetricsCommand.self, BackupCommand.self, LogLevelCommand.self, ClockCommand.self]
+        subcommands: [StatusCommand.self, ServicesCommand.self, AirportsCommand.self, SearchCommand.self, UsersCommand.self, WatchlistsCommand.self, ForgetCommand.self, EventsCommand.self, DealsCommand.self, HistoryCommand.self, RoutesCommand.self, ScoreCommand.self, AlertsCommand.self, AnalyticsCommand.self, AppStoreCommand.self, RatesCommand.self, MetricsCommand.self, BackupCommand.self, LogLevelCommand.self, ClockCommand.self]
     )
 
     /// Runs the command line with the global options written before the

@@ -2,7 +2,7 @@ import ArgumentParser
 import FareLensMessages
 import Foundation
 
-/// `farelensctl forecast ORIGIN DESTINATION --month YYYY-MM`: buy or wait
+/// `farelensctl routes forecast ORIGIN DESTINATION --month YYYY-MM`: buy or wait
 /// for a route and departure month, with the forecasts' measured accuracy
 /// (the scoring service; docs/forecast.md).
 struct ForecastCommand: AsyncParsableCommand {
@@ -10,7 +10,7 @@ struct ForecastCommand: AsyncParsableCommand {
         commandName: "forecast",
         abstract: "Buy or wait: whether a route's lowest fare is likely to rise or fall over the next 7 days, and how often such forecasts were right.",
         discussion: """
-            Example: farelensctl forecast LIS LON --month 2027-01 --cabin economy
+            Example: farelensctl routes forecast LIS LON --month 2027-01 --cabin economy
 
             A forecast that has not beaten always saying "likely to rise" on this node's own history is withheld and shown as no clear signal.
             --json prints the scoring service's FareForecastResponse.

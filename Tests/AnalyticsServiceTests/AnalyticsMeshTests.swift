@@ -33,7 +33,9 @@ struct AnalyticsMeshTests {
             try await client.publish(Make.search("u-ana", .userSearch, cacheHit: false, at: day))
             try await client.publish(Make.search("", .backgroundSweep, cacheHit: true, at: day))
             try await client.publish(Make.tier("u-ana", .unspecified, .trial, at: day))
-            try await client.publish(Make.decided("a1", "u-ana", .sent, at: day))
+            var decided = Make.decided("a1", "u-ana", .sent, at: day)
+            (decided.alert.origin, decided.alert.destination) = ("LON", "BCN")
+            try await client.publish(decided)
             try await waitUntil("analytics heard the 5 events") { await fixture.service.eventsHeard >= 5 }
 
             let opened = try await client.request(Make.client("o1", "u-ana", .alertOpened, at: day, alert: "a1"))
@@ -49,6 +51,12 @@ struct AnalyticsMeshTests {
             #expect(lines(searches) == [Line("background_sweep", 1, 1, 10_000), Line("user_search", 2, 1, 5000), Line("", 3, 2, 6667)])
             #expect(lines(try await client.request(reportRequest(.alerts, "2026-09-20", "2026-09-20"))) == [Line("sent", 1, 1, 10_000), Line("", 1, 1, 10_000)])
             #expect(lines(try await client.request(reportRequest(.bookingConversion, "2026-09-20", "2026-09-20"))) == [Line("detail", 1, 1, 10_000), Line("", 1, 1, 10_000)])
+
+            // The route's track record, asked from the other node: the one sent alert, too few for a claim.
+            var track = RouteTrackRecordRequest()
+            (track.origin, track.destination) = ("LON", "BCN")
+            let record = try await client.request(track)
+            #expect(record.windows.map(\.alertsSent) == [1, 1, 1] && record.windows.allSatisfy { !$0.enoughAlerts })
 
             do throws(BusError) {
                 _ = try await client.request(reportRequest(.searches, "2026-09-21", "2026-09-20"))

@@ -78,7 +78,7 @@ struct DemoProcessTests {
         let said = try #require(demo.output.get().split(separator: "\n").first { $0.hasPrefix("demo: buy or wait, ") })
         #expect(said.hasSuffix("(simulated)") && (said.contains(" were right ") || said.contains("no forecast scored yet")), "\(said)")
         let (route, month) = try #require(said.firstMatch(of: /buy or wait, ([A-Z]{3})→([A-Z]{3}) departing ([0-9]{4}-[0-9]{2}):/).map { ($0.1 + " " + $0.2, String($0.3)) })
-        let forecast = try await ChildProcess.run(Binaries.farelensctl, ["--socket", socket, "forecast"] + route.split(separator: " ").map(String.init) + ["--month", month, "--json"])
+        let forecast = try await ChildProcess.run(Binaries.farelensctl, ["--socket", socket, "routes", "forecast"] + route.split(separator: " ").map(String.init) + ["--month", month, "--json"])
         #expect(forecast.status == 0 && forecast.stdout.contains(#""simulated":true"#), "\(forecast.stdout) \(forecast.stderr)")
     }
 

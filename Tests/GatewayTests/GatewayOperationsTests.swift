@@ -98,6 +98,20 @@ struct GatewayOperationsTests {
         }
     }
 
+    @Test("a route's track record answers with its 7, 30 and 90 days (not enough alerts yet on a new node); a route that is not ORIGIN-DESTINATION is 400, a bad code 422 from analytics")
+    func trackRecord() async throws {
+        try await GatewayHarness.with(.oneProcess) { _, api in
+            let token = try #require(try await api.signUp("ana@example.com").string("access_token"))
+            let answer = try await api.send(.GET, "/v1/routes/LON-BCN/track-record", token: token)
+            let windows = try #require(answer.json["windows"] as? [[String: Any]], "\(answer.text)")
+            #expect(answer.status == 200 && windows.count == 3 && windows.compactMap { $0["days"] as? Int } == [7, 30, 90])
+            #expect((windows.first?["summary"] as? String)?.hasPrefix("Not enough alerts yet on LON→BCN") == true, "\(answer.text)")
+            #expect(try await api.send(.GET, "/v1/routes/LONBCN/track-record", token: token).string("field") == "route")
+            let bad = try await api.send(.GET, "/v1/routes/LONDON-BCN/track-record", token: token)
+            #expect(bad.status == 422 && bad.code == "invalid-field" && bad.string("field") == "origin", "\(bad.text)")
+        }
+    }
+
     @Test("booking options carry signed click URLs; the click-out redirects with no bearer token; an altered, moved or expired one is refused")
     func bookingAndClickOut() async throws {
         try await GatewayHarness.with(.split) { harness, api in

@@ -87,7 +87,7 @@ extension AnalyticsService {
     /// An alert counts as opened once; an open before its decision waits for it.
     private static func applyOpen(_ alertID: String, pseudonym: String, atMs: Int64, _ rollups: inout RollupBatch, _ db: Database) throws {
         guard var seen = try AlertSeenRecord.fetchOne(db, key: alertID) else {
-            try AlertSeenRecord(alertID: alertID, decision: nil, decisionDay: nil, opened: true, pseudonym: pseudonym, seenAtUnixMs: atMs).insert(db)
+            try AlertSeenRecord(alertID: alertID, decision: nil, decisionDay: nil, opened: true, pseudonym: pseudonym, seenAtUnixMs: atMs, origin: "", destination: "").insert(db)
             return
         }
         guard !seen.opened else { return }

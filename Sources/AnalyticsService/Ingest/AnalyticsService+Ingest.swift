@@ -124,7 +124,7 @@ extension AnalyticsService {
         rollups.add(.alerts, day: day, Dimensions.decision(alert.decision), count: 1, hits: opened ? 1 : 0)
         let record = AlertSeenRecord(
             alertID: alert.alertID, decision: alert.decision.rawValue, decisionDay: day, opened: opened,
-            pseudonym: pseudonym ?? existing?.pseudonym, seenAtUnixMs: atMs
+            pseudonym: pseudonym ?? existing?.pseudonym, seenAtUnixMs: atMs, origin: alert.origin, destination: alert.destination
         )
         try record.save(db)
     }

@@ -17,6 +17,11 @@ struct AlertSeenRecord: Codable, Sendable, Equatable, FetchableRecord, Persistab
     var pseudonym: String?
     /// For retention: the decision's time, or the first open's.
     var seenAtUnixMs: Int64
+    /// The alert's route, IATA codes as the alert names them (migration
+    /// `analytics-002-alert-routes`; empty for digests, trial notices and
+    /// alerts seen before it): the track record's unit.
+    var origin: String
+    var destination: String
 
     static func migrate(_ db: Database) throws {
         try db.create(table: databaseTableName) { table in
@@ -27,5 +32,14 @@ struct AlertSeenRecord: Codable, Sendable, Equatable, FetchableRecord, Persistab
             table.column("pseudonym", .text).indexed()
             table.column("seenAtUnixMs", .integer).notNull().indexed()
         }
+    }
+
+    /// Migration `analytics-002-alert-routes`: each alert's route, for the track record.
+    static func migrateRoutes(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: "origin", .text).notNull().defaults(to: "")
+            table.add(column: "destination", .text).notNull().defaults(to: "")
+        }
+        try db.create(index: "alert_seen_on_route", on: databaseTableName, columns: ["origin", "destination", "decisionDay"])
     }
 }

@@ -475,6 +475,72 @@ public nonisolated struct AnalyticsReportResponse: Sendable {
   public init() {}
 }
 
+/// A route's track record (docs/analytics.md, "Track record"): the alerts
+/// decided for sending on it, and how many the stale-price re-check just
+/// before sending stopped because the fare had risen (phantom fares not
+/// sent), over the last 7, 30 and 90 days.
+public nonisolated struct RouteTrackRecordRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// IATA codes as the alerts name the route; both empty: every route.
+  public var origin: String = String()
+
+  public var destination: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct TrackRecordWindow: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// 7, 30 or 90: the days up to today (UTC, the service's clock).
+  public var days: Int32 = 0
+
+  /// Alerts sent (decision SENT, not re-decided since).
+  public var alertsSent: Int32 = 0
+
+  /// Alerts the re-check stopped (decision STALE_PRICE): never sent.
+  public var stoppedByRecheck: Int32 = 0
+
+  /// stopped ÷ (sent + stopped): the share of alerts that would have been
+  /// phantom fares; 0 when there were none.
+  public var phantomShareStopped: Double = 0
+
+  /// At least 20 alerts (sent + stopped): below that the summary says
+  /// "not enough alerts yet" and makes no claim.
+  public var enoughAlerts: Bool = false
+
+  /// One sentence that claims no more than the counts.
+  public var summary: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct RouteTrackRecordResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var origin: String = String()
+
+  public var destination: String = String()
+
+  /// 7, 30 and 90 days, in that order.
+  public var windows: [TrackRecordWindow] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 /// A commission notification from an affiliate network, reconciled with the
 /// click by its attribution sub-id. Idempotent by notification_id (a later
 /// notification with the same id and another status updates it).
@@ -972,6 +1038,136 @@ nonisolated extension AnalyticsReportResponse: SwiftProtobuf.Message, SwiftProto
     if lhs.countLabel != rhs.countLabel {return false}
     if lhs.hitsLabel != rhs.hitsLabel {return false}
     if lhs.rows != rhs.rows {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension RouteTrackRecordRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RouteTrackRecordRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}origin\0\u{1}destination\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.origin) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.destination) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.origin.isEmpty {
+      try visitor.visitSingularStringField(value: self.origin, fieldNumber: 1)
+    }
+    if !self.destination.isEmpty {
+      try visitor.visitSingularStringField(value: self.destination, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: RouteTrackRecordRequest, rhs: RouteTrackRecordRequest) -> Bool {
+    if lhs.origin != rhs.origin {return false}
+    if lhs.destination != rhs.destination {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension TrackRecordWindow: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".TrackRecordWindow"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}days\0\u{3}alerts_sent\0\u{3}stopped_by_recheck\0\u{3}phantom_share_stopped\0\u{3}enough_alerts\0\u{1}summary\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularInt32Field(value: &self.days) }()
+      case 2: try { try decoder.decodeSingularInt32Field(value: &self.alertsSent) }()
+      case 3: try { try decoder.decodeSingularInt32Field(value: &self.stoppedByRecheck) }()
+      case 4: try { try decoder.decodeSingularDoubleField(value: &self.phantomShareStopped) }()
+      case 5: try { try decoder.decodeSingularBoolField(value: &self.enoughAlerts) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.summary) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.days != 0 {
+      try visitor.visitSingularInt32Field(value: self.days, fieldNumber: 1)
+    }
+    if self.alertsSent != 0 {
+      try visitor.visitSingularInt32Field(value: self.alertsSent, fieldNumber: 2)
+    }
+    if self.stoppedByRecheck != 0 {
+      try visitor.visitSingularInt32Field(value: self.stoppedByRecheck, fieldNumber: 3)
+    }
+    if self.phantomShareStopped.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.phantomShareStopped, fieldNumber: 4)
+    }
+    if self.enoughAlerts != false {
+      try visitor.visitSingularBoolField(value: self.enoughAlerts, fieldNumber: 5)
+    }
+    if !self.summary.isEmpty {
+      try visitor.visitSingularStringField(value: self.summary, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: TrackRecordWindow, rhs: TrackRecordWindow) -> Bool {
+    if lhs.days != rhs.days {return false}
+    if lhs.alertsSent != rhs.alertsSent {return false}
+    if lhs.stoppedByRecheck != rhs.stoppedByRecheck {return false}
+    if lhs.phantomShareStopped != rhs.phantomShareStopped {return false}
+    if lhs.enoughAlerts != rhs.enoughAlerts {return false}
+    if lhs.summary != rhs.summary {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension RouteTrackRecordResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RouteTrackRecordResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}origin\0\u{1}destination\0\u{1}windows\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.origin) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.destination) }()
+      case 3: try { try decoder.decodeRepeatedMessageField(value: &self.windows) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.origin.isEmpty {
+      try visitor.visitSingularStringField(value: self.origin, fieldNumber: 1)
+    }
+    if !self.destination.isEmpty {
+      try visitor.visitSingularStringField(value: self.destination, fieldNumber: 2)
+    }
+    if !self.windows.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.windows, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: RouteTrackRecordResponse, rhs: RouteTrackRecordResponse) -> Bool {
+    if lhs.origin != rhs.origin {return false}
+    if lhs.destination != rhs.destination {return false}
+    if lhs.windows != rhs.windows {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

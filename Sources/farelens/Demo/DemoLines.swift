@@ -62,7 +62,7 @@ enum DemoLines {
             demo:   \(ctl) deals --user \(first.userID)             # \(first.name)'s feed: their deals, in queue order
             demo:   \(ctl) alerts history --user \(free.userID)     # \(free.name)'s alert decisions and why
             demo:   \(ctl) history LON BCN --month \(monthAhead)               # a price chart of a watched route
-            demo:   \(ctl) forecast LON BCN --month \(monthAhead)              # buy or wait, and how often such forecasts were right
+            demo:   \(ctl) routes forecast LON BCN --month \(monthAhead)       # buy or wait, and how often such forecasts were right
             demo:   \(ctl) analytics report alerts --json
             """
     }
