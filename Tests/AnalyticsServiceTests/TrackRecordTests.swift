@@ -44,13 +44,18 @@ struct TrackRecordTests {
         #expect(month.alertsSent == 27 && month.stoppedByRecheck == 3 && month.summary.contains("10%"))
         #expect(quarter.alertsSent == 27 && quarter.stoppedByRecheck == 3, "the alerts of 100 days ago are outside every window")
 
+        // A route whose re-check stopped nothing says so plainly.
+        await fixture.publish((1 ... 20).map { decided("f-\($0)", "MAD", "PAR", .sent, daysAgo: 1) })
+        #expect(try await fixture.service.trackRecord(request("MAD", "PAR")).windows[0].summary
+            == "In the last 7 days we sent 20 alerts on MAD→PAR and the re-check of the fare just before sending stopped none: it found no fare that had risen.")
+
         let thin = try await fixture.service.trackRecord(request("LIS", "NYC"))
         #expect(thin.windows.allSatisfy { !$0.enoughAlerts && $0.alertsSent == 2 })
         #expect(thin.windows[0].summary == "Not enough alerts yet on LIS→NYC in the last 7 days to show a track record (2 of the 20 it needs).")
 
-        // Every route: LON→BCN and LIS→NYC, not the digest (no route).
+        // Every route: LON→BCN, MAD→PAR and LIS→NYC, not the digest (no route).
         let all = try await fixture.service.trackRecord(request("", ""))
-        #expect(all.windows[0].alertsSent == 24 && all.windows[0].stoppedByRecheck == 3 && all.windows[0].summary.hasPrefix("In the last 7 days we sent 24 alerts and"))
+        #expect(all.windows[0].alertsSent == 44 && all.windows[0].stoppedByRecheck == 3 && all.windows[0].summary.hasPrefix("In the last 7 days we sent 44 alerts and"))
 
         // A week on, the first 25 fall out of the 7-day window.
         fixture.clock.advance(by: 7 * 86_400)

@@ -15,7 +15,10 @@ enum TrackRecordWording {
         window.phantomShareStopped = decided == 0 ? 0 : Double(stopped) / Double(decided)
         window.enoughAlerts = decided >= minimumAlerts
         let scope = route.map { "on \($0) " } ?? ""
-        if window.enoughAlerts {
+        if window.enoughAlerts, stopped == 0 {
+            window.summary = "In the last \(days) days we sent \(sent) alert\(sent == 1 ? "" : "s") \(scope)and the re-check of the fare just before sending "
+                + "stopped none: it found no fare that had risen."
+        } else if window.enoughAlerts {
             let share = Int((window.phantomShareStopped * 100).rounded())
             window.summary = "In the last \(days) days we sent \(sent) alert\(sent == 1 ? "" : "s") \(scope)and the re-check of the fare just before sending "
                 + "stopped \(stopped) more whose fare had risen: \(share)% of the alerts we were about to send would have been phantom fares."
