@@ -47,7 +47,7 @@ struct ForecastCommand: AsyncParsableCommand {
         if response.enoughData {
             var outlook = outlookText(response.outlook)
             if response.confidence != .unspecified { outlook += " (\(response.confidence == .high ? "high" : "medium") confidence)" }
-            if response.withheld { outlook += ": the model said \(outlookText(response.modelOutlook).lowercased()), withheld" }
+            if response.withheld { outlook += ": the model said \(response.modelOutlook.words), withheld" }
             lines.append(outlook + " · next \(response.horizonDays) days from \(WatchlistOutput.dateText(response.madeOn))")
         } else {
             lines.append("No forecast today")
@@ -61,11 +61,8 @@ struct ForecastCommand: AsyncParsableCommand {
         return lines.joined(separator: "\n")
     }
 
+    /// "Likely to rise", capitalised to start a line.
     static func outlookText(_ outlook: FareOutlook) -> String {
-        switch outlook {
-        case .likelyToRise: "Likely to rise"
-        case .likelyToFall: "Likely to fall"
-        default: "No clear signal"
-        }
+        outlook.words.prefix(1).uppercased() + outlook.words.dropFirst()
     }
 }

@@ -32,11 +32,7 @@ enum DemoLines {
     /// "buy or wait, LON→BCN departing 2027-01: likely to fall (high confidence); our forecasts were right
     /// 445 of 530 times (84%), always saying "rise" 59% (simulated)"
     static func forecast(route: String, month: String, _ response: FareForecastResponse) -> String {
-        let outlook = switch response.outlook {
-        case .likelyToRise: "likely to rise"
-        case .likelyToFall: "likely to fall"
-        default: "no clear signal"
-        }
+        let outlook = response.outlook.words
         let confidence = response.confidence == .high ? " (high confidence)" : response.confidence == .medium ? " (medium confidence)" : ""
         let said = response.enoughData ? outlook + confidence + (response.withheld ? ", withheld: no better than always saying \"rise\"" : "") : "no forecast today"
         let accuracy = response.accuracy
