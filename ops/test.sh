@@ -56,6 +56,12 @@ export FARELENS_GATEWAY_LISTEN="${FARELENS_GATEWAY_LISTEN:-127.0.0.1:0}"
 # starved its bounded waits (3 timeouts in one run), so they run with the
 # heavy suites. So does WebhookReceiverProcessTests: a demo on its fast
 # clock beside a Python webhook receiver, and farelensctl polled meanwhile.
+# Nothing in a test may wait for a child process on a thread of the pool
+# (FinishedProcess.run waits on a thread of its own): three suites that did
+# (the compose commands, systemd-analyze, the backup scripts) stopped the
+# whole test process's pool for up to 12.5 s at a time in this phase (a
+# probe's 20 ms sleeps, 2026-11-30), and a NATS test's 90 requests outlasted
+# their 30 s bound in CI. Fixed, the probe's longest stall there was 3.7 s.
 # The NATS suites (NATSTransportTests, NATSProcessTests, NATSClusterTests)
 # start nats-servers of their own, clusters and processes: heavy too.
 # The suites that start real farelens processes and kill them

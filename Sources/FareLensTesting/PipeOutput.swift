@@ -16,8 +16,9 @@ public import Foundation
 /// in a fresh-clone CI run on 2026-11-29.
 public enum PipeOutput {
     /// Starts reading `pipe` (the reading end) into a shared string; the
-    /// reader stops at end of file, when every writer has closed its end.
-    public static func collect(_ pipe: Pipe) -> Locked<String> {
+    /// reader stops at end of file, when every writer has closed its end,
+    /// and then calls `ended`.
+    public static func collect(_ pipe: Pipe, ended: @escaping @Sendable () -> Void = {}) -> Locked<String> {
         let output = Locked("")
         let descriptor = pipe.fileHandleForReading.fileDescriptor
         let thread = Thread {
@@ -35,6 +36,7 @@ public enum PipeOutput {
             }
             // Keeps the pipe (and so the descriptor) open until the reading ends.
             withExtendedLifetime(pipe) {}
+            ended()
         }
         thread.name = "pipe-output"
         thread.start()

@@ -8,20 +8,10 @@ struct BackupScriptsTests {
     static let ops = SystemdUnitTests.repository.appendingPathComponent("ops").path
 
     /// Runs a script to completion (killed after 60 s).
-    static func script(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [ops + "/" + name] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["FARELENSCTL": NodeBinaries.farelensctl]) { _, new in new }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let pid = process.processIdentifier
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { if process.isRunning { kill(pid, SIGKILL) } }
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    static func script(_ name: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let finished = try await FinishedProcess.run(
+            "/bin/bash", [ops + "/" + name] + arguments, environment: ["FARELENSCTL": NodeBinaries.farelensctl], mergingOutput: true, limit: .seconds(60))
+        return (finished.status, finished.stdout)
     }
 
     @Test("back up a running node, refuse to restore under it, refuse a file that is not SQLite, then restore into the stopped node's data directory and start it on the restored data")
@@ -34,13 +24,13 @@ struct BackupScriptsTests {
         let created = try await farelensctl(["users", "create", "--email", "kept@example.com", "--time-zone", "UTC", "--socket", socket])
         #expect(created.status == 0, "\(created.stderr)")
 
-        let backup = try Self.script("backup.sh", [root + "/backups", "--socket", socket])
+        let backup = try await Self.script("backup.sh", [root + "/backups", "--socket", socket])
         #expect(backup.status == 0, "\(backup.output)")
         let made = try #require(backup.output.split(separator: "\n").last { $0.hasPrefix("backup: ") }).dropFirst("backup: ".count)
         let nodeBackup = "\(made)/solo"
         #expect(FileManager.default.fileExists(atPath: nodeBackup + "/subscription.sqlite"))
 
-        let running = try Self.script("restore.sh", [nodeBackup, data])
+        let running = try await Self.script("restore.sh", [nodeBackup, data])
         #expect(running.status == 1 && running.output.contains("refused: process") && running.output.contains("stop the node first"), "\(running.output)")
 
         // After the backup: a user the restore must take away again.
@@ -50,10 +40,10 @@ struct BackupScriptsTests {
         let bogus = root + "/bogus"
         try FileManager.default.createDirectory(atPath: bogus, withIntermediateDirectories: true)
         try Data("not a database".utf8).write(to: URL(fileURLWithPath: bogus + "/subscription.sqlite"))
-        let refused = try Self.script("restore.sh", [bogus, data])
+        let refused = try await Self.script("restore.sh", [bogus, data])
         #expect(refused.status == 1 && refused.output.contains("is not an SQLite database"), "\(refused.output)")
 
-        let restored = try Self.script("restore.sh", [nodeBackup, data])
+        let restored = try await Self.script("restore.sh", [nodeBackup, data])
         #expect(restored.status == 0 && restored.output.contains("restored subscription.sqlite"), "\(restored.output)")
         let restarted = try NodeProcess.start(["--services", "subscription", "--node-name", "solo", "--data-dir", data, "--listen", socket, "--log-level", "error"])
         defer { restarted.kill() }

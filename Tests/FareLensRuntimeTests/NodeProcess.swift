@@ -51,23 +51,6 @@ struct NodeProcess {
 
 /// Runs `farelensctl` to completion (killed after 30 s, a bound against hangs).
 func farelensctl(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: NodeBinaries.farelensctl)
-    process.arguments = arguments
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let pid = process.processIdentifier
-    DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(30)) {
-        if process.isRunning { Foundation.kill(pid, SIGKILL) }
-    }
-    return await withCheckedContinuation { continuation in
-        Thread.detachNewThread {
-            let stdout = out.fileHandleForReading.readDataToEndOfFile()
-            let stderr = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            continuation.resume(returning: (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self)))
-        }
-    }
+    let finished = try await FinishedProcess.run(NodeBinaries.farelensctl, arguments, limit: .seconds(30))
+    return (finished.status, finished.stdout, finished.stderr)
 }

@@ -15,7 +15,7 @@ struct SystemdUnitTests {
     }
 
     /// `systemd-analyze verify` of `units` (name → text) in a scratch directory: its exit status and everything it printed.
-    static func verify(_ units: [String: String]) throws -> (status: Int32, output: String) {
+    static func verify(_ units: [String: String]) async throws -> (status: Int32, output: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("farelens-units-\(UInt32.random(in: 0 ... .max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -24,23 +24,17 @@ struct SystemdUnitTests {
             let local = text.replacingOccurrences(of: "/usr/local/bin/farelens", with: NodeBinaries.farelens)
             try local.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["systemd-analyze", "verify"] + units.keys.sorted().map { directory.appendingPathComponent($0).path }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        let finished = try await FinishedProcess.run(
+            "/usr/bin/env", ["systemd-analyze", "verify"] + units.keys.sorted().map { directory.appendingPathComponent($0).path }, mergingOutput: true,
+            limit: .seconds(60))
+        return (finished.status, finished.stdout)
     }
 
     @Test("systemd-analyze verify accepts every unit without a warning, and does warn about a misspelt directive")
-    func verified() throws {
+    func verified() async throws {
         var texts: [String: String] = [:]
         for unit in Self.units { texts[unit] = try Self.text(unit) }
-        let result = try Self.verify(texts)
+        let result = try await Self.verify(texts)
         #expect(result.status == 0 && result.output.isEmpty, "\(result.output)")
         for (unit, text) in texts {
             for directive in ["User=farelens", "Restart=on-failure", "NoNewPrivileges=yes", "ProtectSystem=strict", "ReadWritePaths=/var/lib/farelens /run/farelens"] {
@@ -50,7 +44,7 @@ struct SystemdUnitTests {
         // The check can fail: one letter wrong is reported.
         var broken = texts
         broken["farelens.service"] = texts["farelens.service"]?.replacingOccurrences(of: "NoNewPrivileges=yes", with: "NoNewPrivilegez=yes")
-        #expect(try Self.verify(broken).output.contains("Unknown key 'NoNewPrivilegez'"))
+        #expect(try await Self.verify(broken).output.contains("Unknown key 'NoNewPrivilegez'"))
     }
 
     /// The arguments of a unit's `ExecStart=farelens serve …`, with its directories moved under `root`.
@@ -96,19 +90,12 @@ struct SystemdUnitTests {
 @Suite("Compose file commands")
 struct ComposeCommandsTests {
     @Test("every compose service's command starts a node and its health check passes, in its three profiles — one process, split over a socket, and a NATS cluster where every node sees every service (ops/check-packaging.sh --commands)")
-    func composeCommands() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [SystemdUnitTests.repository.appendingPathComponent("ops/check-packaging.sh").path, "--commands"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let pid = process.processIdentifier
-        DispatchQueue.global().asyncAfter(deadline: .now() + 300) { if process.isRunning { kill(pid, SIGKILL) } }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0 && output.contains("check-packaging: ok"), "\(output)")
+    func composeCommands() async throws {
+        let finished = try await FinishedProcess.run(
+            "/bin/bash", [SystemdUnitTests.repository.appendingPathComponent("ops/check-packaging.sh").path, "--commands"], mergingOutput: true,
+            limit: .seconds(300))
+        let output = finished.stdout
+        #expect(finished.status == 0 && output.contains("check-packaging: ok"), "\(output)")
         #expect(output.contains("split/alerts: its command started a node and its health check passed"))
         #expect(output.contains("cluster/api: its command started a node and its health check passed"))
         #expect(output.contains("cluster: every node sees alerts,analytics,gateway,scoring,search,subscription,watchlist over NATS"))

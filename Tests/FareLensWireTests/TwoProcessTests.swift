@@ -299,25 +299,7 @@ struct ChildProcess {
     static func run(
         _ path: String, _ arguments: [String], environment: [String: String] = [:], limit: Duration = .seconds(20)
     ) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let pid = process.processIdentifier
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(limit.components.seconds * 1000))) {
-            if process.isRunning { Foundation.kill(pid, SIGKILL) }
-        }
-        return await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let stdout = out.fileHandleForReading.readDataToEndOfFile()
-                let stderr = err.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self)))
-            }
-        }
+        let finished = try await FinishedProcess.run(path, arguments, environment: environment, limit: limit)
+        return (finished.status, finished.stdout, finished.stderr)
     }
 }

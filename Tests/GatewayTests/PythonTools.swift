@@ -1,3 +1,4 @@
+import FareLensTesting
 import Foundation
 
 /// The Python that runs the gateway tests' PyPI tools (openapi-spec-validator,
@@ -19,26 +20,9 @@ enum PythonTools {
     }
 
     /// Runs `python arguments…` in `directory` and returns its exit status
-    /// and output (stdout and stderr together). Waited for on a thread of
-    /// its own, never one of the concurrency pool's two; killed after `limit`.
+    /// and output (stdout and stderr together), killed after `limit`.
     static func run(_ arguments: [String], in directory: URL? = nil, limit: Duration = .seconds(300)) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [python] + arguments
-        if let directory { process.currentDirectoryURL = directory }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let pid = process.processIdentifier
-        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Int(limit.components.seconds))) { if process.isRunning { kill(pid, SIGKILL) } }
-        let text = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: String(decoding: data, as: UTF8.self))
-            }
-        }
-        return (process.terminationStatus, text)
+        let finished = try await FinishedProcess.run("/usr/bin/env", [python] + arguments, directory: directory, mergingOutput: true, limit: limit)
+        return (finished.status, finished.stdout)
     }
 }

@@ -122,17 +122,20 @@ struct NATSTransportTests {
                 return EchoResponse(text: name)
             }
         } body: { nodes in
+            // 24 requests: all to one node by chance once in 2^23 runs. (It
+            // was 60 and 30: in CI's heavy phase those 90 round trips alone
+            // once outlasted the body's 30 s bound.)
             var answeredBy: Set<String> = []
-            for index in 0..<60 {
+            for index in 0..<24 {
                 answeredBy.insert(try await nodes[2].bus.request(EchoRequest(text: "\(index)")).text)
             }
             #expect(answeredBy == ["search-1", "search-2"])
             // A queue group: each request reached one of the two, not both.
-            #expect(handled.get() == 60)
+            #expect(handled.get() == 24)
             nodes[0].stop()
             try await waitUntil("the caller heard search-1 leave") { nodes[2].transport.knownNodes["search-1"] == nil }
             var after: Set<String> = []
-            for index in 0..<30 {
+            for index in 0..<12 {
                 after.insert(try await nodes[2].bus.request(EchoRequest(text: "\(index)")).text)
             }
             #expect(after == ["search-2"])

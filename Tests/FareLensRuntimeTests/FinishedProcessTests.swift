@@ -1,0 +1,52 @@
+import FareLensTesting
+import Foundation
+import Testing
+
+/// `FinishedProcess.run` waits for its child off the concurrency pool: the
+/// guarantee that keeps a long command in one test from stopping every
+/// other test in the process.
+@Suite("A command run to its end holds no thread of the pool")
+struct FinishedProcessTests {
+    @Test("more children than the pool has threads, each waiting for a file this test writes after starting them: all finish, none at its limit")
+    func childrenDoNotHoldThePool() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flt-finished-\(UInt32.random(in: 0 ... .max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let signal = directory.appendingPathComponent("go").path
+        // One more child than the pool has threads: were each waited for on
+        // a pool thread, nothing would be left to write the file, and every
+        // child would end killed at its 20 s limit (status 137, not 0).
+        let children = ProcessInfo.processInfo.activeProcessorCount + 1
+        let script = "while [ ! -f '\(signal)' ]; do sleep 0.01; done; echo done; echo note >&2"
+        try await withThrowingTaskGroup(of: FinishedProcess.self) { group in
+            for _ in 0..<children { group.addTask { try await FinishedProcess.run("/bin/sh", ["-c", script], limit: .seconds(20)) } }
+            try await Task.sleep(for: .milliseconds(200))  // safe: gives the children time to start; they wait for the file either way
+            #expect(FileManager.default.createFile(atPath: signal, contents: Data()))
+            var finished = 0
+            for try await result in group {
+                #expect(result.status == 0 && result.stdout == "done\n" && result.stderr == "note\n", "\(result)")
+                finished += 1
+            }
+            #expect(finished == children)
+        }
+    }
+
+    @Test("a child still running at its limit is killed with every process it started: its status is never 0, what it wrote before is kept, and its own child is gone too")
+    func limitKillsTheTree() async throws {
+        let pidFile = FileManager.default.temporaryDirectory.appendingPathComponent("flt-grandchild-\(UInt32.random(in: 0 ... .max))").path
+        defer { try? FileManager.default.removeItem(atPath: pidFile) }
+        // Left alive, the grandchild would hold the run for its 600 s (Foundation's
+        // wait for the child's exit ends only when it does): the wait below gives up.
+        let script = "sleep 600 >/dev/null 2>&1 & echo $! > '\(pidFile)'; echo started; wait"
+        let outcome = Locked<FinishedProcess?>(nil)
+        Task { outcome.set(try await FinishedProcess.run("/bin/sh", ["-c", script], limit: .milliseconds(500))) }
+        try await waitUntil("the run returned", limit: .seconds(20)) { outcome.get() != nil }
+        let result = try #require(outcome.get())
+        #expect(result.status != 0)
+        #expect(result.stdout == "started\n")
+        let grandchild = try #require(Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        // Gone, or a zombie waiting to be reaped: never still sleeping.
+        let state = (try? String(contentsOfFile: "/proc/\(grandchild)/stat", encoding: .utf8))?.split(separator: ")").last?.split(separator: " ").first
+        #expect(state == nil || state == "Z", "the grandchild \(grandchild) is still running (state \(state.map(String.init) ?? "?"))")
+    }
+}
