@@ -46,8 +46,12 @@ public struct FinishedProcess: Sendable {
         try process.run()
         let pid = process.processIdentifier
         let milliseconds = Int(limit.components.seconds * 1000 + limit.components.attoseconds / 1_000_000_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {
-            if process.isRunning { killTree(pid) }
+        // The limit's watch has a thread of its own too: libdispatch's global
+        // queue (asyncAfter) runs late when other tests hold its threads.
+        let exited = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            // safe: a thread of its own; returns at the child's exit or its limit
+            if exited.wait(timeout: .now() + .milliseconds(milliseconds)) == .timedOut, process.isRunning { killTree(pid) }
         }
         return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
@@ -65,6 +69,7 @@ public struct FinishedProcess: Sendable {
                 // exit (at the latest at the limit, which kills them all).
                 ends.wait()  // safe: a thread of its own, never the pool; bounded by the limit
                 process.waitUntilExit()
+                exited.signal()
                 continuation.resume(returning: FinishedProcess(status: process.terminationStatus, stdout: stdout.get(), stderr: stderr?.get() ?? ""))
             }
         }
