@@ -58,6 +58,7 @@ public enum AlertsServiceEntry {
         migrations.register("alerts-006-uncertain-attempts", OutboxRow.migrateUncertainAttempts)
         migrations.register("alerts-007-devices", DeviceRow.migrate)
         migrations.register("alerts-008-outbox-per-device", OutboxRow.migrateAddress)
+        migrations.register("alerts-009-recheck-outcome", AlertRow.migrateRecheck)
         return migrations
     }
 }

@@ -34,6 +34,7 @@ public enum AnalyticsServiceEntry {
             try RollupRecord.migrate(db)
         }
         migrations.register("analytics-002-alert-routes", AlertSeenRecord.migrateRoutes)
+        migrations.register("analytics-003-recheck-confirmed", AlertSeenRecord.migrateRecheckConfirmed)
         return migrations
     }
 

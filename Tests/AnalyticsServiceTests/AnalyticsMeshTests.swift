@@ -36,7 +36,12 @@ struct AnalyticsMeshTests {
             var decided = Make.decided("a1", "u-ana", .sent, at: day)
             (decided.alert.origin, decided.alert.destination) = ("LON", "BCN")
             try await client.publish(decided)
-            try await waitUntil("analytics heard the 5 events") { await fixture.service.eventsHeard >= 5 }
+            // Delivered after the re-check confirmed its fare: the track record's confirmed count.
+            var delivered = AlertDelivered()
+            (delivered.alertID, delivered.userID, delivered.channel, delivered.attempts) = ("a1", "u-ana", .webhook, 1)
+            (delivered.deliveredAtUnixMs, delivered.recheck) = (day, .confirmed)
+            try await client.publish(delivered)
+            try await waitUntil("analytics heard the 6 events") { await fixture.service.eventsHeard >= 6 }
 
             let opened = try await client.request(Make.client("o1", "u-ana", .alertOpened, at: day, alert: "a1"))
             #expect(opened.outcome == .recorded)
@@ -57,6 +62,7 @@ struct AnalyticsMeshTests {
             (track.origin, track.destination) = ("LON", "BCN")
             let record = try await client.request(track)
             #expect(record.windows.map(\.alertsSent) == [1, 1, 1] && record.windows.allSatisfy { !$0.enoughAlerts })
+            #expect(record.windows.map(\.confirmedByRecheck) == [1, 1, 1])
 
             do throws(BusError) {
                 _ = try await client.request(reportRequest(.searches, "2026-09-21", "2026-09-20"))
@@ -76,7 +82,7 @@ struct AnalyticsMeshTests {
             #expect(try await client.request(optOut("u-ana", false)).optedOut == false)
 
             // Account deletion from the subscription service's node.
-            #expect(try fixture.count("client_event") == 2 && fixture.count("service_event") == 5)
+            #expect(try fixture.count("client_event") == 2 && fixture.count("service_event") == 6)
             try await client.publish(Make.deleted("u-ana", at: day))
             try await waitUntil("the deletion was applied") { (try? fixture.count("client_event")) == 0 }
             #expect(try fixture.count("service_event") == 1, "only the sweep's search, about no user")

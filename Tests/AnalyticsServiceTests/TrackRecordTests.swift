@@ -15,6 +15,18 @@ struct TrackRecordTests {
         return event
     }
 
+    func delivered(_ id: String, _ recheck: RecheckOutcome, device: String = "") -> AlertDelivered {
+        var event = AlertDelivered()
+        event.alertID = id
+        event.userID = "u-ana"
+        event.channel = device.isEmpty ? .webhook : .push
+        event.deviceToken = device
+        event.attempts = 1
+        event.deliveredAtUnixMs = Int64(AnalyticsFixture.start.timeIntervalSince1970 * 1000)
+        event.recheck = recheck
+        return event
+    }
+
     func request(_ origin: String, _ destination: String) -> RouteTrackRecordRequest {
         var request = RouteTrackRecordRequest()
         request.origin = origin
@@ -34,20 +46,30 @@ struct TrackRecordTests {
         events.append(decided("digest-1", "", "", .sent, daysAgo: 1))
         // Re-checked just before sending: three of the first 25 had risen.
         events += (1 ... 3).map { decided("a-\($0)", "LON", "BCN", .stalePrice, daysAgo: 3) }
+        // Of the 22 sent this week, the re-check confirmed 15 (a-4 reached two phones: it
+        // counts once) and could not say for 5; 2 have no delivery yet.
+        events += (4 ... 18).map { delivered("a-\($0)", .confirmed) }
+        events.append(delivered("a-4", .confirmed, device: String(repeating: "ab", count: 32)))
+        events += (19 ... 23).map { delivered("a-\($0)", .unconfirmed) }
         await fixture.publish(events)
 
         let route = try await fixture.service.trackRecord(request("lon", "bcn"))
         #expect(route.origin == "LON" && route.destination == "BCN" && route.windows.map(\.days) == [7, 30, 90])
         let (week, month, quarter) = (route.windows[0], route.windows[1], route.windows[2])
-        #expect(week.alertsSent == 22 && week.stoppedByRecheck == 3 && week.enoughAlerts && abs(week.phantomShareStopped - 0.12) < 1e-9)
-        #expect(week.summary == "In the last 7 days we sent 22 alerts on LON→BCN and the re-check of the fare just before sending stopped 3 more whose fare had risen: 12% of the alerts we were about to send would have been phantom fares.")
+        #expect(week.alertsSent == 22 && week.confirmedByRecheck == 15 && week.stoppedByRecheck == 3 && week.enoughAlerts && abs(week.phantomShareStopped - 0.12) < 1e-9)
+        #expect(week.summary == "In the last 7 days we sent 22 alerts on LON→BCN and the re-check of the fare just before sending stopped 3 more whose fare had risen: 12% of the alerts we were about to send would have been phantom fares. "
+            + "15 of the 22 sent (68%) went out after the re-check found the fare at the alerted price or lower; it could not confirm the others (search could not say, or they were not delivered yet).")
         #expect(month.alertsSent == 27 && month.stoppedByRecheck == 3 && month.summary.contains("10%"))
         #expect(quarter.alertsSent == 27 && quarter.stoppedByRecheck == 3, "the alerts of 100 days ago are outside every window")
 
-        // A route whose re-check stopped nothing says so plainly.
-        await fixture.publish((1 ... 20).map { decided("f-\($0)", "MAD", "PAR", .sent, daysAgo: 1) })
-        #expect(try await fixture.service.trackRecord(request("MAD", "PAR")).windows[0].summary
-            == "In the last 7 days we sent 20 alerts on MAD→PAR and the re-check of the fare just before sending stopped none: it found no fare that had risen.")
+        // A route whose re-check stopped nothing says so plainly; one delivery was heard before its decision.
+        await fixture.publish([delivered("f-1", .confirmed)])
+        await fixture.publish((1 ... 20).map { decided("f-\($0)", "MAD", "PAR", .sent, daysAgo: 1) } + (2 ... 20).map { delivered("f-\($0)", .confirmed) })
+        let madrid = try await fixture.service.trackRecord(request("MAD", "PAR")).windows[0]
+        #expect(madrid.confirmedByRecheck == 20)
+        #expect(madrid.summary
+            == "In the last 7 days we sent 20 alerts on MAD→PAR and the re-check of the fare just before sending stopped none: it found no fare that had risen. "
+            + "Every one sent went out after the re-check found its fare at the alerted price or lower.")
 
         let thin = try await fixture.service.trackRecord(request("LIS", "NYC"))
         #expect(thin.windows.allSatisfy { !$0.enoughAlerts && $0.alertsSent == 2 })
@@ -55,7 +77,7 @@ struct TrackRecordTests {
 
         // Every route: LON→BCN, MAD→PAR and LIS→NYC, not the digest (no route).
         let all = try await fixture.service.trackRecord(request("", ""))
-        #expect(all.windows[0].alertsSent == 44 && all.windows[0].stoppedByRecheck == 3 && all.windows[0].summary.hasPrefix("In the last 7 days we sent 44 alerts and"))
+        #expect(all.windows[0].alertsSent == 44 && all.windows[0].confirmedByRecheck == 35 && all.windows[0].stoppedByRecheck == 3 && all.windows[0].summary.hasPrefix("In the last 7 days we sent 44 alerts and"))
 
         // A week on, the first 25 fall out of the 7-day window.
         fixture.clock.advance(by: 7 * 86_400)

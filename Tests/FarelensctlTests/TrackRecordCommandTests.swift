@@ -27,6 +27,7 @@ struct TrackRecordCommandTests {
             var window = TrackRecordWindow()
             window.days = Int32(days)
             window.alertsSent = Int32(sent)
+            window.confirmedByRecheck = Int32(sent / 2)
             window.stoppedByRecheck = Int32(stopped)
             window.phantomShareStopped = sent + stopped == 0 ? 0 : Double(stopped) / Double(sent + stopped)
             window.summary = "summary \(days)"
@@ -35,6 +36,9 @@ struct TrackRecordCommandTests {
         let text = RoutesCommand.TrackRecord.text(response)
         #expect(text.hasPrefix("Track record, LON→BCN"))
         #expect(text.contains("12%") && text.contains("  - summary 7") && text.contains("  - summary 30"))
+        #expect(text.contains("CONFIRMED BY RE-CHECK"))
+        let week = text.split(separator: "\n").first { $0.hasPrefix("7 ") }.map { $0.split(separator: " ").map(String.init) }
+        #expect(week == ["7", "22", "11", "3", "12%"], "\(text)")
         let rows = text.split(separator: "\n").filter { $0.hasPrefix("30") }
         #expect(rows.count == 1 && rows[0].hasSuffix("-"), "\(text)")
     }

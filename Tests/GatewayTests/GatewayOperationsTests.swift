@@ -105,6 +105,7 @@ struct GatewayOperationsTests {
             let answer = try await api.send(.GET, "/v1/routes/LON-BCN/track-record", token: token)
             let windows = try #require(answer.json["windows"] as? [[String: Any]], "\(answer.text)")
             #expect(answer.status == 200 && windows.count == 3 && windows.compactMap { $0["days"] as? Int } == [7, 30, 90])
+            #expect(windows.allSatisfy { $0["confirmed_by_recheck"] as? Int == 0 }, "\(answer.text)")
             #expect((windows.first?["summary"] as? String)?.hasPrefix("Not enough alerts yet on LON→BCN") == true, "\(answer.text)")
             #expect(try await api.send(.GET, "/v1/routes/LONBCN/track-record", token: token).string("field") == "route")
             let bad = try await api.send(.GET, "/v1/routes/LONDON-BCN/track-record", token: token)

@@ -100,6 +100,9 @@ extension AlertDelivery {
         let toRecheck = unattempted.sorted().compactMap { alerts[$0] }.filter { $0.kindValue != .dailyDigest && !$0.currency.isEmpty }
         let recheck = recheck
         var stale: [String: Money] = [:]
+        // What the re-check found for the alerts it did not stop, recorded with the
+        // attempt and carried on `AlertDelivered` (the track record's confirmed count).
+        var rechecked: [String: RecheckOutcome] = [:]
         await withTaskGroup(of: (String, Money?).self) { group in
             var next = toRecheck.makeIterator()
             func start() {
@@ -108,8 +111,12 @@ extension AlertDelivery {
             }
             for _ in 0..<Self.deliveryConcurrency { start() }
             while let (alertID, current) = await group.next() {
-                if let current, let alert = alerts[alertID], current.currency == alert.currency, current.minorUnits > alert.priceMinorUnits {
-                    stale[alertID] = current
+                if let alert = alerts[alertID] {
+                    if let current, current.currency == alert.currency {
+                        if current.minorUnits > alert.priceMinorUnits { stale[alertID] = current } else { rechecked[alertID] = .confirmed }
+                    } else {
+                        rechecked[alertID] = .unconfirmed
+                    }
                 }
                 start()
             }
@@ -144,13 +151,16 @@ extension AlertDelivery {
                 start()
             }
         }
-        await record(attempts, skipped: skipped, stale: stale, disabled: disabled, alerts: alerts, devices: devices)
+        await record(attempts, skipped: skipped, stale: stale, rechecked: rechecked, disabled: disabled, alerts: alerts, devices: devices)
         return attempts.count
     }
 
     /// Writes the outcomes (one transaction, ``ServiceDatabase/writeToEnd(_:)``), then
     /// publishes the events that tell of them.
-    private func record(_ attempts: [Attempt], skipped: [OutboxRow], stale: [String: Money], disabled: Set<Int>, alerts: [String: AlertRow], devices: [String: DeviceRow]) async {
+    private func record(
+        _ attempts: [Attempt], skipped: [OutboxRow], stale: [String: Money], rechecked: [String: RecheckOutcome], disabled: Set<Int>,
+        alerts: [String: AlertRow], devices: [String: DeviceRow]
+    ) async {
         let now = clock.now()
         let nowMs = now.unixMilliseconds
         // When a retry is due is real time (the backoff and Retry-After are the wire's); the record times are the business clock's.
@@ -205,8 +215,8 @@ extension AlertDelivery {
         let removed: [DeviceGone]
         do {
             // Not cancelled by a graceful stop: the attempts were made, and what is not recorded is sent again after a restart.
-            removed = try await database.writeToEnd { [updatedRows, newlyDisabled, stale, gone, decidedEvents] db in
-                try Self.writeOutcomes(updatedRows, newlyDisabled: newlyDisabled, stale: stale, announcingTo: decidedEvents, in: db)
+            removed = try await database.writeToEnd { [updatedRows, newlyDisabled, stale, rechecked, gone, decidedEvents] db in
+                try Self.writeOutcomes(updatedRows, newlyDisabled: newlyDisabled, stale: stale, rechecked: rechecked, announcingTo: decidedEvents, in: db)
                 return try Self.recordDevices(updatedRows, gone: gone, at: nowMs, in: db)
             }
         } catch {
@@ -220,7 +230,7 @@ extension AlertDelivery {
         for (reason, devices) in Dictionary(grouping: removed, by: \.eventReason) {
             announceRemoved(devices.map { ($0.userID, $0.token) }, reason: reason)
         }
-        publishOutcomes(attempts, updatedRows: updatedRows, at: nowMs)
+        publishOutcomes(attempts, updatedRows: updatedRows, recheck: { rechecked[$0] ?? alerts[$0]?.recheckValue ?? .unspecified }, at: nowMs)
     }
 
     /// After a failed attempt: the next one after the backoff (real time
@@ -240,12 +250,14 @@ extension AlertDelivery {
         row.finishedAtUnixMs = nowMs
     }
 
-    /// The transaction of ``record(_:skipped:stale:disabled:alerts:)``: the
-    /// rows' new states, channels newly disabled, and each alert's delivery
+    /// The transaction of ``record(_:skipped:stale:rechecked:disabled:alerts:devices:)``: the
+    /// rows' new states, channels newly disabled, each alert's delivery
     /// summary (a stale one re-decided as `STALE_PRICE`, under a new
-    /// decision sequence: its `AlertDecided` is published again).
+    /// decision sequence: its `AlertDecided` is published again) and what
+    /// its re-check found (kept for the attempts after the first).
     private static func writeOutcomes(
-        _ updatedRows: [OutboxRow], newlyDisabled: [ChannelStateRow], stale: [String: Money], announcingTo outbox: DecidedAlerts, in db: Database
+        _ updatedRows: [OutboxRow], newlyDisabled: [ChannelStateRow], stale: [String: Money], rechecked: [String: RecheckOutcome],
+        announcingTo outbox: DecidedAlerts, in db: Database
     ) throws {
         // Cached statements: a pass records up to 256 outcomes.
         let updateRow = try db.cachedStatement(sql: """
@@ -280,12 +292,15 @@ extension AlertDelivery {
                     values.bind(summary.state.rawValue); values.bind(summary.error); values.bind(summary.attempts); values.bind(summary.deliveredAtUnixMs)
                     values.bind(alertID)
                 }
+                if let outcome = rechecked[alertID] {
+                    try db.execute(sql: "UPDATE alert SET recheck = ? WHERE alertID = ?", arguments: [outcome.rawValue, alertID])
+                }
             }
         }
         try sequences.save(announcing: changed, to: outbox, in: db)
     }
 
-    private func publishOutcomes(_ attempts: [Attempt], updatedRows: [OutboxRow], at nowMs: Int64) {
+    private func publishOutcomes(_ attempts: [Attempt], updatedRows: [OutboxRow], recheck: (String) -> RecheckOutcome, at nowMs: Int64) {
         let byKey = Dictionary(updatedRows.map { ("\($0.alertID)/\($0.channel)/\($0.address)", $0) }, uniquingKeysWith: { first, _ in first })
         for attempt in attempts where attempt.row.kind != AlertKind.watchlistUpdate.rawValue {
             // A silent update is not an alert: the device's last outcome records it, no alert event does.
@@ -299,6 +314,7 @@ extension AlertDelivery {
                 event.attempts = Int32(row.attempts)
                 event.deliveredAtUnixMs = nowMs
                 event.deviceToken = row.address
+                event.recheck = recheck(row.alertID)
                 _ = events.enqueue(event)
             } else {
                 var event = AlertDeliveryFailed()

@@ -47,9 +47,13 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
     var tier: Int
     /// The fare came from the simulated market.
     var simulated: Bool
+    /// What the re-check before the first attempt found, a `RecheckOutcome`
+    /// raw value (migration `alerts-009-recheck-outcome`); 0 until then.
+    var recheck: Int = 0
 
     var decisionValue: AlertDecision { AlertDecision(rawValue: decision) ?? .unspecified }
     var kindValue: AlertKind { AlertKind(rawValue: kind) ?? .unspecified }
+    var recheckValue: RecheckOutcome { RecheckOutcome(rawValue: recheck) ?? .unspecified }
     var price: Money { Money(minorUnits: priceMinorUnits, currency: currency) }
 
     /// The record as the proto has it.
@@ -117,6 +121,14 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
     /// The wording's usual actions, and their column.
     static let standardActions = [AlertAction.view, .muteRoute, .pause]
     static let standardActionsColumn = standardActions.map { String($0.rawValue) }.joined(separator: ",")
+
+    /// Migration `alerts-009-recheck-outcome`: what the re-check before the
+    /// first attempt found, so a retry's `AlertDelivered` still carries it.
+    static func migrateRecheck(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: "recheck", .integer).notNull().defaults(to: 0)
+        }
+    }
 
     /// The table, created by migration `alerts-001-decisions`.
     static func migrate(_ db: Database) throws {
@@ -194,7 +206,7 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
             values.bind(actions); values.bind(decidedAtUnixMs); values.bind(localDay); values.bind(quietException)
             values.bind(deliveryState); values.bind(deliveryError); values.bind(attempts); values.bind(deliveredAtUnixMs)
             values.bind(digestDueAtUnixMs); values.bind(digestAlertID); values.bind(departureDate); values.bind(returnDate)
-            values.bind(cabin); values.bind(tier); values.bind(simulated)
+            values.bind(cabin); values.bind(tier); values.bind(simulated); values.bind(recheck)
         }
     }
 
@@ -204,6 +216,7 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
         "alertID", "userID", "kind", "decision", "reason", "origin", "destination", "dealID", "watchlistID", "currency", "priceMinorUnits",
         "dealScore", "queueScore", "title", "body", "actions", "decidedAtUnixMs", "localDay", "quietException", "deliveryState", "deliveryError",
         "attempts", "deliveredAtUnixMs", "digestDueAtUnixMs", "digestAlertID", "departureDate", "returnDate", "cabin", "tier", "simulated",
+        "recheck",
     ]
 
     /// What the policy must remember about each of `recipients` at `now`

@@ -86,6 +86,8 @@ extension AnalyticsService {
             rollups.add(.quota, day: day, warning.provider, quotaLimit: warning.limit)
         case let decided as AlertDecided:
             try applyDecision(decided.alert, day: day, pseudonym: pseudonym, atMs: atMs, &rollups, db)
+        case let delivered as AlertDelivered where delivered.recheck == .confirmed:
+            try applyConfirmed(delivered.alertID, pseudonym: pseudonym, atMs: atMs, db)
         case let change as TierChanged where !optedOut && !pseudonyms.isEmpty:
             try applyTierChange(change, day: day, pseudonyms: pseudonyms, &rollups, db)
         default:
@@ -124,9 +126,27 @@ extension AnalyticsService {
         rollups.add(.alerts, day: day, Dimensions.decision(alert.decision), count: 1, hits: opened ? 1 : 0)
         let record = AlertSeenRecord(
             alertID: alert.alertID, decision: alert.decision.rawValue, decisionDay: day, opened: opened,
-            pseudonym: pseudonym ?? existing?.pseudonym, seenAtUnixMs: atMs, origin: alert.origin, destination: alert.destination
+            pseudonym: pseudonym ?? existing?.pseudonym, seenAtUnixMs: atMs, origin: alert.origin, destination: alert.destination,
+            recheckConfirmed: existing?.recheckConfirmed ?? false
         )
         try record.save(db)
+    }
+
+    /// A delivery after a confirming re-check marks its alert (once, for
+    /// every device it reached); heard before the decision, it waits in a
+    /// row of its own, as an open does.
+    private static func applyConfirmed(_ alertID: String, pseudonym: String?, atMs: Int64, _ db: Database) throws {
+        guard !alertID.isEmpty else { return }
+        guard var seen = try AlertSeenRecord.fetchOne(db, key: alertID) else {
+            try AlertSeenRecord(
+                alertID: alertID, decision: nil, decisionDay: nil, opened: false, pseudonym: pseudonym, seenAtUnixMs: atMs, origin: "", destination: "",
+                recheckConfirmed: true
+            ).insert(db)
+            return
+        }
+        guard !seen.recheckConfirmed else { return }
+        seen.recheckConfirmed = true
+        try seen.update(db)
     }
 
     /// A trial start is counted in its week; a later change to Pro converts it (once).

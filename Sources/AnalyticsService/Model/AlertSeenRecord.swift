@@ -22,6 +22,10 @@ struct AlertSeenRecord: Codable, Sendable, Equatable, FetchableRecord, Persistab
     /// alerts seen before it): the track record's unit.
     var origin: String
     var destination: String
+    /// Delivered after the re-check found the fare at the alerted price or
+    /// lower (`AlertDelivered.recheck` CONFIRMED; migration
+    /// `analytics-003-recheck-confirmed`): the track record's confirmed count.
+    var recheckConfirmed: Bool = false
 
     static func migrate(_ db: Database) throws {
         try db.create(table: databaseTableName) { table in
@@ -41,5 +45,13 @@ struct AlertSeenRecord: Codable, Sendable, Equatable, FetchableRecord, Persistab
             table.add(column: "destination", .text).notNull().defaults(to: "")
         }
         try db.create(index: "alert_seen_on_route", on: databaseTableName, columns: ["origin", "destination", "decisionDay"])
+    }
+
+    /// Migration `analytics-003-recheck-confirmed`: whether the re-check
+    /// before delivery confirmed the alert's fare.
+    static func migrateRecheckConfirmed(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: "recheckConfirmed", .boolean).notNull().defaults(to: false)
+        }
     }
 }

@@ -8,8 +8,9 @@ extension AnalyticsService {
     /// The windows, in days up to today.
     static let trackRecordWindows = [7, 30, 90]
 
-    /// Counts the route's alerts by their latest decision: SENT, and
-    /// STALE_PRICE (stopped by the re-check just before sending).
+    /// Counts the route's alerts by their latest decision: SENT (and of
+    /// those, the ones delivered after the re-check confirmed their fare),
+    /// and STALE_PRICE (stopped by the re-check just before sending).
     ///
     /// - Throws: ``AnalyticsError`` `invalid-field` naming `origin` or
     ///   `destination` when only one is given or a code is not 3 letters.
@@ -28,20 +29,25 @@ extension AnalyticsService {
             let routeFilter = everyRoute ? "AND origin != ''" : "AND origin = ? AND destination = ?"
             let arguments: StatementArguments = everyRoute ? [today - longest + 1] : [today - longest + 1, origin, destination]
             return try Row.fetchAll(db, sql: """
-                SELECT decisionDay, decision, COUNT(*) FROM alert_seen
+                SELECT decisionDay, decision, COUNT(*), SUM(recheckConfirmed) FROM alert_seen
                 WHERE decisionDay >= ? AND decision IN (\(AlertDecision.sent.rawValue), \(AlertDecision.stalePrice.rawValue)) \(routeFilter)
                 GROUP BY decisionDay, decision
-                """, arguments: arguments).map { row -> (day: Int, decision: Int, count: Int) in (row[0], row[1], row[2]) }
+                """, arguments: arguments).map { row -> (day: Int, decision: Int, count: Int, confirmed: Int) in (row[0], row[1], row[2], row[3]) }
         }
         var response = RouteTrackRecordResponse()
         response.origin = origin
         response.destination = destination
         response.windows = Self.trackRecordWindows.map { days in
-            var sent = 0, stopped = 0
+            var sent = 0, confirmed = 0, stopped = 0
             for row in rows where row.day > today - days && row.day <= today {
-                if row.decision == AlertDecision.sent.rawValue { sent += row.count } else { stopped += row.count }
+                if row.decision == AlertDecision.sent.rawValue {
+                    sent += row.count
+                    confirmed += row.confirmed
+                } else {
+                    stopped += row.count
+                }
             }
-            return TrackRecordWording.window(days: days, sent: sent, stopped: stopped, route: everyRoute ? nil : "\(origin)→\(destination)")
+            return TrackRecordWording.window(days: days, sent: sent, confirmed: confirmed, stopped: stopped, route: everyRoute ? nil : "\(origin)→\(destination)")
         }
         return response
     }

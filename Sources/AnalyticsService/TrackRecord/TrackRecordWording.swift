@@ -6,10 +6,11 @@ enum TrackRecordWording {
     /// Fewer alerts than this (sent and stopped) in a window: "not enough alerts yet".
     static let minimumAlerts = 20
 
-    static func window(days: Int, sent: Int, stopped: Int, route: String?) -> TrackRecordWindow {
+    static func window(days: Int, sent: Int, confirmed: Int, stopped: Int, route: String?) -> TrackRecordWindow {
         var window = TrackRecordWindow()
         window.days = Int32(days)
         window.alertsSent = Int32(clamping: sent)
+        window.confirmedByRecheck = Int32(clamping: confirmed)
         window.stoppedByRecheck = Int32(clamping: stopped)
         let decided = sent + stopped
         window.phantomShareStopped = decided == 0 ? 0 : Double(stopped) / Double(decided)
@@ -22,7 +23,16 @@ enum TrackRecordWording {
             let share = Int((window.phantomShareStopped * 100).rounded())
             window.summary = "In the last \(days) days we sent \(sent) alert\(sent == 1 ? "" : "s") \(scope)and the re-check of the fare just before sending "
                 + "stopped \(stopped) more whose fare had risen: \(share)% of the alerts we were about to send would have been phantom fares."
-        } else {
+        }
+        if window.enoughAlerts, sent > 0, confirmed >= sent {
+            window.summary += " Every one sent went out after the re-check found its fare at the alerted price or lower."
+        } else if window.enoughAlerts, sent > 0 {
+            // Rounded down: the share never claims more than the count.
+            let share = Int((Double(confirmed) / Double(sent) * 100).rounded(.down))
+            window.summary += " \(confirmed) of the \(sent) sent (\(share)%) went out after the re-check found the fare at the alerted price or lower; "
+                + "it could not confirm the others (search could not say, or they were not delivered yet)."
+        }
+        if !window.enoughAlerts {
             window.summary = "Not enough alerts yet \(scope)in the last \(days) days to show a track record (\(decided) of the \(minimumAlerts) it needs)."
         }
         return window

@@ -362,6 +362,54 @@ public nonisolated enum AlertChannel: SwiftProtobuf.Enum, Swift.CaseIterable {
 
 }
 
+/// What the fare re-check just before an alert's first delivery attempt
+/// found (docs/alerts.md, "The re-check before sending"). A fare found
+/// higher than alerted stops the alert (STALE_PRICE) and is never delivered.
+public nonisolated enum RecheckOutcome: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+
+  /// Not re-checked: a daily digest, or a publisher older than this field.
+  case unspecified // = 0
+
+  /// Search found the fare at the alerted price or lower.
+  case confirmed // = 1
+
+  /// Search could not say (no dates, unreachable, a stale answer or one
+  /// cached over 30 minutes ago, another currency): sent as decided.
+  case unconfirmed // = 2
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .confirmed
+    case 2: self = .unconfirmed
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .confirmed: return 1
+    case .unconfirmed: return 2
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [RecheckOutcome] = [
+    .unspecified,
+    .confirmed,
+    .unconfirmed,
+  ]
+
+}
+
 /// Which APNs gateway a device's token belongs to: a development build's
 /// token is only known to the sandbox.
 public nonisolated enum PushEnvironment: SwiftProtobuf.Enum, Swift.CaseIterable {
@@ -1146,6 +1194,9 @@ public nonisolated struct AlertDelivered: Sendable {
   /// The device, for push; empty for other channels.
   public var deviceToken: String = String()
 
+  /// What the re-check before the first attempt found.
+  public var recheck: RecheckOutcome = .unspecified
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1223,6 +1274,10 @@ nonisolated extension AlertAction: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension AlertChannel: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ALERT_CHANNEL_UNSPECIFIED\0\u{1}WEBHOOK\0\u{1}LOG\0\u{1}PUSH\0")
+}
+
+nonisolated extension RecheckOutcome: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0RECHECK_OUTCOME_UNSPECIFIED\0\u{1}CONFIRMED\0\u{1}UNCONFIRMED\0")
 }
 
 nonisolated extension PushEnvironment: SwiftProtobuf._ProtoNameProviding {
@@ -2635,7 +2690,7 @@ nonisolated extension AlertDecided: SwiftProtobuf.Message, SwiftProtobuf._Messag
 
 nonisolated extension AlertDelivered: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".AlertDelivered"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}alert_id\0\u{3}user_id\0\u{1}kind\0\u{1}channel\0\u{1}attempts\0\u{3}delivered_at_unix_ms\0\u{3}device_token\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}alert_id\0\u{3}user_id\0\u{1}kind\0\u{1}channel\0\u{1}attempts\0\u{3}delivered_at_unix_ms\0\u{3}device_token\0\u{1}recheck\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2650,6 +2705,7 @@ nonisolated extension AlertDelivered: SwiftProtobuf.Message, SwiftProtobuf._Mess
       case 5: try { try decoder.decodeSingularInt32Field(value: &self.attempts) }()
       case 6: try { try decoder.decodeSingularInt64Field(value: &self.deliveredAtUnixMs) }()
       case 7: try { try decoder.decodeSingularStringField(value: &self.deviceToken) }()
+      case 8: try { try decoder.decodeSingularEnumField(value: &self.recheck) }()
       default: break
       }
     }
@@ -2677,6 +2733,9 @@ nonisolated extension AlertDelivered: SwiftProtobuf.Message, SwiftProtobuf._Mess
     if !self.deviceToken.isEmpty {
       try visitor.visitSingularStringField(value: self.deviceToken, fieldNumber: 7)
     }
+    if self.recheck != .unspecified {
+      try visitor.visitSingularEnumField(value: self.recheck, fieldNumber: 8)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2688,6 +2747,7 @@ nonisolated extension AlertDelivered: SwiftProtobuf.Message, SwiftProtobuf._Mess
     if lhs.attempts != rhs.attempts {return false}
     if lhs.deliveredAtUnixMs != rhs.deliveredAtUnixMs {return false}
     if lhs.deviceToken != rhs.deviceToken {return false}
+    if lhs.recheck != rhs.recheck {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -519,6 +519,11 @@ public nonisolated struct TrackRecordWindow: Sendable {
   /// One sentence that claims no more than the counts.
   public var summary: String = String()
 
+  /// Of alerts_sent, those delivered after the re-check found the fare at
+  /// the alerted price or lower; the others went out when search could
+  /// not say (or before the delivery was recorded).
+  public var confirmedByRecheck: Int32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1080,7 +1085,7 @@ nonisolated extension RouteTrackRecordRequest: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension TrackRecordWindow: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".TrackRecordWindow"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}days\0\u{3}alerts_sent\0\u{3}stopped_by_recheck\0\u{3}phantom_share_stopped\0\u{3}enough_alerts\0\u{1}summary\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}days\0\u{3}alerts_sent\0\u{3}stopped_by_recheck\0\u{3}phantom_share_stopped\0\u{3}enough_alerts\0\u{1}summary\0\u{3}confirmed_by_recheck\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1094,6 +1099,7 @@ nonisolated extension TrackRecordWindow: SwiftProtobuf.Message, SwiftProtobuf._M
       case 4: try { try decoder.decodeSingularDoubleField(value: &self.phantomShareStopped) }()
       case 5: try { try decoder.decodeSingularBoolField(value: &self.enoughAlerts) }()
       case 6: try { try decoder.decodeSingularStringField(value: &self.summary) }()
+      case 7: try { try decoder.decodeSingularInt32Field(value: &self.confirmedByRecheck) }()
       default: break
       }
     }
@@ -1118,6 +1124,9 @@ nonisolated extension TrackRecordWindow: SwiftProtobuf.Message, SwiftProtobuf._M
     if !self.summary.isEmpty {
       try visitor.visitSingularStringField(value: self.summary, fieldNumber: 6)
     }
+    if self.confirmedByRecheck != 0 {
+      try visitor.visitSingularInt32Field(value: self.confirmedByRecheck, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1128,6 +1137,7 @@ nonisolated extension TrackRecordWindow: SwiftProtobuf.Message, SwiftProtobuf._M
     if lhs.phantomShareStopped != rhs.phantomShareStopped {return false}
     if lhs.enoughAlerts != rhs.enoughAlerts {return false}
     if lhs.summary != rhs.summary {return false}
+    if lhs.confirmedByRecheck != rhs.confirmedByRecheck {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -20,11 +20,13 @@ import Testing
         row.digestDueAtUnixMs = 1_790_000_200_000
         row.digestAlertID = "a-digest"
         row.watchlistID = "w-9"
+        row.recheck = RecheckOutcome.confirmed.rawValue
         var viaGRDB = row
         viaGRDB.alertID = "b-other"
         let queue = try DatabaseQueue()
         let (fast, grdb, readBack) = try queue.write { db in
             try AlertRow.migrate(db)
+            try AlertRow.migrateRecheck(db)
             try row.insertFast(db, sequence: 1)
             try viaGRDB.insert(db)
             let columns = AlertRow.columnNames.filter { $0 != "alertID" }.joined(separator: ", ")
