@@ -35,6 +35,7 @@ public enum AnalyticsServiceEntry {
         }
         migrations.register("analytics-002-alert-routes", AlertSeenRecord.migrateRoutes)
         migrations.register("analytics-003-recheck-confirmed", AlertSeenRecord.migrateRecheckConfirmed)
+        migrations.register("analytics-004-alert-simulated", AlertSeenRecord.migrateSimulated)
         return migrations
     }
 

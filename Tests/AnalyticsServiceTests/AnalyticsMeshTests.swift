@@ -34,7 +34,7 @@ struct AnalyticsMeshTests {
             try await client.publish(Make.search("", .backgroundSweep, cacheHit: true, at: day))
             try await client.publish(Make.tier("u-ana", .unspecified, .trial, at: day))
             var decided = Make.decided("a1", "u-ana", .sent, at: day)
-            (decided.alert.origin, decided.alert.destination) = ("LON", "BCN")
+            (decided.alert.origin, decided.alert.destination, decided.alert.simulated) = ("LON", "BCN", true)
             try await client.publish(decided)
             // Delivered after the re-check confirmed its fare: the track record's confirmed count.
             var delivered = AlertDelivered()
@@ -62,7 +62,7 @@ struct AnalyticsMeshTests {
             (track.origin, track.destination) = ("LON", "BCN")
             let record = try await client.request(track)
             #expect(record.windows.map(\.alertsSent) == [1, 1, 1] && record.windows.allSatisfy { !$0.enoughAlerts })
-            #expect(record.windows.map(\.confirmedByRecheck) == [1, 1, 1])
+            #expect(record.windows.map(\.confirmedByRecheck) == [1, 1, 1] && record.windows.map(\.simulatedAlerts) == [1, 1, 1])
 
             do throws(BusError) {
                 _ = try await client.request(reportRequest(.searches, "2026-09-21", "2026-09-20"))

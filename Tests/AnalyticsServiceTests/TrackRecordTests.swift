@@ -8,10 +8,11 @@ import Testing
 /// stale-price re-check stopped, over 7, 30 and 90 days.
 @Suite("Track record: alerts sent and phantom fares stopped, per route")
 struct TrackRecordTests {
-    func decided(_ id: String, _ origin: String, _ destination: String, _ decision: AlertDecision, daysAgo: Int) -> AlertDecided {
+    func decided(_ id: String, _ origin: String, _ destination: String, _ decision: AlertDecision, daysAgo: Int, simulated: Bool = false) -> AlertDecided {
         var event = Make.decided(id, "u-ana", decision, at: Int64(AnalyticsFixture.start.timeIntervalSince1970 * 1000) - Int64(daysAgo) * 86_400_000)
         event.alert.origin = origin
         event.alert.destination = destination
+        event.alert.simulated = simulated
         return event
     }
 
@@ -39,9 +40,9 @@ struct TrackRecordTests {
         let fixture = try AnalyticsFixture()
         var events: [any BusEvent] = []
         events += (1 ... 25).map { decided("a-\($0)", "LON", "BCN", .sent, daysAgo: 3) }
-        events += (1 ... 5).map { decided("b-\($0)", "LON", "BCN", .sent, daysAgo: 20) }
+        events += (1 ... 5).map { decided("b-\($0)", "LON", "BCN", .sent, daysAgo: 20, simulated: true) }
         events += (1 ... 4).map { decided("c-\($0)", "LON", "BCN", .sent, daysAgo: 100) }
-        events += (1 ... 2).map { decided("d-\($0)", "LIS", "NYC", .sent, daysAgo: 1) }
+        events += (1 ... 2).map { decided("d-\($0)", "LIS", "NYC", .sent, daysAgo: 1, simulated: true) }
         events += (1 ... 6).map { decided("e-\($0)", "LON", "BCN", .held, daysAgo: 2) }
         events.append(decided("digest-1", "", "", .sent, daysAgo: 1))
         // Re-checked just before sending: three of the first 25 had risen.
@@ -60,6 +61,9 @@ struct TrackRecordTests {
         #expect(week.summary == "In the last 7 days we sent 22 alerts on LON→BCN and the re-check of the fare just before sending stopped 3 more whose fare had risen: 12% of the alerts we were about to send would have been phantom fares. "
             + "15 of the 22 sent (68%) went out after the re-check found the fare at the alerted price or lower; it could not confirm the others (search could not say, or they were not delivered yet).")
         #expect(month.alertsSent == 27 && month.stoppedByRecheck == 3 && month.summary.contains("10%"))
+        // Simulated fares are labelled: 5 of the month's 30, none of the week's.
+        #expect(week.simulatedAlerts == 0 && !week.summary.contains("imulated"))
+        #expect(month.simulatedAlerts == 5 && month.summary.hasSuffix(" Simulated: 5 of these 30 alerts were on the simulated market's fares, not real ones."), "\(month.summary)")
         #expect(quarter.alertsSent == 27 && quarter.stoppedByRecheck == 3, "the alerts of 100 days ago are outside every window")
 
         // A route whose re-check stopped nothing says so plainly; one delivery was heard before its decision.
@@ -73,7 +77,8 @@ struct TrackRecordTests {
 
         let thin = try await fixture.service.trackRecord(request("LIS", "NYC"))
         #expect(thin.windows.allSatisfy { !$0.enoughAlerts && $0.alertsSent == 2 })
-        #expect(thin.windows[0].summary == "Not enough alerts yet on LIS→NYC in the last 7 days to show a track record (2 of the 20 it needs).")
+        #expect(thin.windows[0].summary == "Not enough alerts yet on LIS→NYC in the last 7 days to show a track record (2 of the 20 it needs). "
+            + "Simulated: every one of these alerts was on the simulated market's fares, not real ones.")
 
         // Every route: LON→BCN, MAD→PAR and LIS→NYC, not the digest (no route).
         let all = try await fixture.service.trackRecord(request("", ""))

@@ -86,6 +86,7 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
         if !departureDate.isEmpty, let date = CalendarDate(iso: departureDate) { record.departureDate = date.message }
         if !returnDate.isEmpty, let date = CalendarDate(iso: returnDate) { record.returnDate = date.message }
         record.cabin = Cabin(rawValue: cabin) ?? .economy
+        record.simulated = simulated
         return record
     }
 

@@ -127,7 +127,7 @@ extension AnalyticsService {
         let record = AlertSeenRecord(
             alertID: alert.alertID, decision: alert.decision.rawValue, decisionDay: day, opened: opened,
             pseudonym: pseudonym ?? existing?.pseudonym, seenAtUnixMs: atMs, origin: alert.origin, destination: alert.destination,
-            recheckConfirmed: existing?.recheckConfirmed ?? false
+            recheckConfirmed: existing?.recheckConfirmed ?? false, simulated: alert.simulated
         )
         try record.save(db)
     }

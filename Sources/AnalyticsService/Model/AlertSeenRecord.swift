@@ -26,6 +26,9 @@ struct AlertSeenRecord: Codable, Sendable, Equatable, FetchableRecord, Persistab
     /// lower (`AlertDelivered.recheck` CONFIRMED; migration
     /// `analytics-003-recheck-confirmed`): the track record's confirmed count.
     var recheckConfirmed: Bool = false
+    /// The alert's fare came from the simulated market (migration
+    /// `analytics-004-alert-simulated`): the track record labels it.
+    var simulated: Bool = false
 
     static func migrate(_ db: Database) throws {
         try db.create(table: databaseTableName) { table in
@@ -45,6 +48,13 @@ struct AlertSeenRecord: Codable, Sendable, Equatable, FetchableRecord, Persistab
             table.add(column: "destination", .text).notNull().defaults(to: "")
         }
         try db.create(index: "alert_seen_on_route", on: databaseTableName, columns: ["origin", "destination", "decisionDay"])
+    }
+
+    /// Migration `analytics-004-alert-simulated`: whether the alert's fare was simulated.
+    static func migrateSimulated(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: "simulated", .boolean).notNull().defaults(to: false)
+        }
     }
 
     /// Migration `analytics-003-recheck-confirmed`: whether the re-check

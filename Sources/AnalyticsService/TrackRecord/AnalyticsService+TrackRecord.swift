@@ -29,17 +29,18 @@ extension AnalyticsService {
             let routeFilter = everyRoute ? "AND origin != ''" : "AND origin = ? AND destination = ?"
             let arguments: StatementArguments = everyRoute ? [today - longest + 1] : [today - longest + 1, origin, destination]
             return try Row.fetchAll(db, sql: """
-                SELECT decisionDay, decision, COUNT(*), SUM(recheckConfirmed) FROM alert_seen
+                SELECT decisionDay, decision, COUNT(*), SUM(recheckConfirmed), SUM(simulated) FROM alert_seen
                 WHERE decisionDay >= ? AND decision IN (\(AlertDecision.sent.rawValue), \(AlertDecision.stalePrice.rawValue)) \(routeFilter)
                 GROUP BY decisionDay, decision
-                """, arguments: arguments).map { row -> (day: Int, decision: Int, count: Int, confirmed: Int) in (row[0], row[1], row[2], row[3]) }
+                """, arguments: arguments).map { row -> (day: Int, decision: Int, count: Int, confirmed: Int, simulated: Int) in (row[0], row[1], row[2], row[3], row[4]) }
         }
         var response = RouteTrackRecordResponse()
         response.origin = origin
         response.destination = destination
         response.windows = Self.trackRecordWindows.map { days in
-            var sent = 0, confirmed = 0, stopped = 0
+            var sent = 0, confirmed = 0, stopped = 0, simulated = 0
             for row in rows where row.day > today - days && row.day <= today {
+                simulated += row.simulated
                 if row.decision == AlertDecision.sent.rawValue {
                     sent += row.count
                     confirmed += row.confirmed
@@ -47,7 +48,7 @@ extension AnalyticsService {
                     stopped += row.count
                 }
             }
-            return TrackRecordWording.window(days: days, sent: sent, confirmed: confirmed, stopped: stopped, route: everyRoute ? nil : "\(origin)→\(destination)")
+            return TrackRecordWording.window(days: days, sent: sent, confirmed: confirmed, stopped: stopped, simulated: simulated, route: everyRoute ? nil : "\(origin)→\(destination)")
         }
         return response
     }

@@ -6,12 +6,13 @@ enum TrackRecordWording {
     /// Fewer alerts than this (sent and stopped) in a window: "not enough alerts yet".
     static let minimumAlerts = 20
 
-    static func window(days: Int, sent: Int, confirmed: Int, stopped: Int, route: String?) -> TrackRecordWindow {
+    static func window(days: Int, sent: Int, confirmed: Int, stopped: Int, simulated: Int, route: String?) -> TrackRecordWindow {
         var window = TrackRecordWindow()
         window.days = Int32(days)
         window.alertsSent = Int32(clamping: sent)
         window.confirmedByRecheck = Int32(clamping: confirmed)
         window.stoppedByRecheck = Int32(clamping: stopped)
+        window.simulatedAlerts = Int32(clamping: simulated)
         let decided = sent + stopped
         window.phantomShareStopped = decided == 0 ? 0 : Double(stopped) / Double(decided)
         window.enoughAlerts = decided >= minimumAlerts
@@ -34,6 +35,12 @@ enum TrackRecordWording {
         }
         if !window.enoughAlerts {
             window.summary = "Not enough alerts yet \(scope)in the last \(days) days to show a track record (\(decided) of the \(minimumAlerts) it needs)."
+        }
+        // Like every simulated fare: labelled, whatever the counts.
+        if simulated > 0, simulated >= decided {
+            window.summary += " Simulated: every one of these alerts was on the simulated market's fares, not real ones."
+        } else if simulated > 0 {
+            window.summary += " Simulated: \(simulated) of these \(decided) alerts were on the simulated market's fares, not real ones."
         }
         return window
     }

@@ -783,6 +783,12 @@ public nonisolated struct AlertRecord: @unchecked Sendable {
     set {_uniqueStorage()._deliveries = newValue}
   }
 
+  /// The fare came from the simulated market, not a real provider.
+  public var simulated: Bool {
+    get {_storage._simulated}
+    set {_uniqueStorage()._simulated = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1659,7 +1665,7 @@ nonisolated extension AlertContent: SwiftProtobuf.Message, SwiftProtobuf._Messag
 
 nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".AlertRecord"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}alert_id\0\u{3}user_id\0\u{1}kind\0\u{1}decision\0\u{1}reason\0\u{1}origin\0\u{1}destination\0\u{3}deal_id\0\u{3}watchlist_id\0\u{1}price\0\u{3}deal_score\0\u{3}queue_score\0\u{1}content\0\u{3}decided_at_unix_ms\0\u{3}delivered_at_unix_ms\0\u{3}delivery_state\0\u{3}delivery_error\0\u{1}attempts\0\u{3}digest_alert_id\0\u{3}departure_date\0\u{3}return_date\0\u{1}cabin\0\u{1}deliveries\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}alert_id\0\u{3}user_id\0\u{1}kind\0\u{1}decision\0\u{1}reason\0\u{1}origin\0\u{1}destination\0\u{3}deal_id\0\u{3}watchlist_id\0\u{1}price\0\u{3}deal_score\0\u{3}queue_score\0\u{1}content\0\u{3}decided_at_unix_ms\0\u{3}delivered_at_unix_ms\0\u{3}delivery_state\0\u{3}delivery_error\0\u{1}attempts\0\u{3}digest_alert_id\0\u{3}departure_date\0\u{3}return_date\0\u{1}cabin\0\u{1}deliveries\0\u{1}simulated\0")
 
   fileprivate class _StorageClass {
     var _alertID: String = String()
@@ -1685,6 +1691,7 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
     var _returnDate: LocalDate? = nil
     var _cabin: Cabin = .unspecified
     var _deliveries: [AlertDeliveryRecord] = []
+    var _simulated: Bool = false
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1718,6 +1725,7 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
       _returnDate = source._returnDate
       _cabin = source._cabin
       _deliveries = source._deliveries
+      _simulated = source._simulated
     }
   }
 
@@ -1759,6 +1767,7 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
         case 21: try { try decoder.decodeSingularMessageField(value: &_storage._returnDate) }()
         case 22: try { try decoder.decodeSingularEnumField(value: &_storage._cabin) }()
         case 23: try { try decoder.decodeRepeatedMessageField(value: &_storage._deliveries) }()
+        case 24: try { try decoder.decodeSingularBoolField(value: &_storage._simulated) }()
         default: break
         }
       }
@@ -1840,6 +1849,9 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
       if !_storage._deliveries.isEmpty {
         try visitor.visitRepeatedMessageField(value: _storage._deliveries, fieldNumber: 23)
       }
+      if _storage._simulated != false {
+        try visitor.visitSingularBoolField(value: _storage._simulated, fieldNumber: 24)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1872,6 +1884,7 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
         if _storage._returnDate != rhs_storage._returnDate {return false}
         if _storage._cabin != rhs_storage._cabin {return false}
         if _storage._deliveries != rhs_storage._deliveries {return false}
+        if _storage._simulated != rhs_storage._simulated {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -524,6 +524,10 @@ public nonisolated struct TrackRecordWindow: Sendable {
   /// not say (or before the delivery was recorded).
   public var confirmedByRecheck: Int32 = 0
 
+  /// Of the alerts counted (sent + stopped), those on the simulated
+  /// market's fares: the summary then says so.
+  public var simulatedAlerts: Int32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1085,7 +1089,7 @@ nonisolated extension RouteTrackRecordRequest: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension TrackRecordWindow: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".TrackRecordWindow"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}days\0\u{3}alerts_sent\0\u{3}stopped_by_recheck\0\u{3}phantom_share_stopped\0\u{3}enough_alerts\0\u{1}summary\0\u{3}confirmed_by_recheck\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}days\0\u{3}alerts_sent\0\u{3}stopped_by_recheck\0\u{3}phantom_share_stopped\0\u{3}enough_alerts\0\u{1}summary\0\u{3}confirmed_by_recheck\0\u{3}simulated_alerts\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1100,6 +1104,7 @@ nonisolated extension TrackRecordWindow: SwiftProtobuf.Message, SwiftProtobuf._M
       case 5: try { try decoder.decodeSingularBoolField(value: &self.enoughAlerts) }()
       case 6: try { try decoder.decodeSingularStringField(value: &self.summary) }()
       case 7: try { try decoder.decodeSingularInt32Field(value: &self.confirmedByRecheck) }()
+      case 8: try { try decoder.decodeSingularInt32Field(value: &self.simulatedAlerts) }()
       default: break
       }
     }
@@ -1127,6 +1132,9 @@ nonisolated extension TrackRecordWindow: SwiftProtobuf.Message, SwiftProtobuf._M
     if self.confirmedByRecheck != 0 {
       try visitor.visitSingularInt32Field(value: self.confirmedByRecheck, fieldNumber: 7)
     }
+    if self.simulatedAlerts != 0 {
+      try visitor.visitSingularInt32Field(value: self.simulatedAlerts, fieldNumber: 8)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1138,6 +1146,7 @@ nonisolated extension TrackRecordWindow: SwiftProtobuf.Message, SwiftProtobuf._M
     if lhs.enoughAlerts != rhs.enoughAlerts {return false}
     if lhs.summary != rhs.summary {return false}
     if lhs.confirmedByRecheck != rhs.confirmedByRecheck {return false}
+    if lhs.simulatedAlerts != rhs.simulatedAlerts {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

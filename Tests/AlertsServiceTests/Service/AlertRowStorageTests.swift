@@ -36,6 +36,8 @@ import Testing
         }
         #expect(fast != nil && fast == grdb)
         #expect(readBack == row)
+        // Published with it: the track record labels simulated fares.
+        #expect(readBack?.message.simulated == true)
     }
 
     @Test("the actions column round-trips every list of actions, and reads a column written with spaces or empty parts as the old split did")
