@@ -50,18 +50,18 @@ struct AlertSeenRecord: Codable, Sendable, Equatable, FetchableRecord, Persistab
         try db.create(index: "alert_seen_on_route", on: databaseTableName, columns: ["origin", "destination", "decisionDay"])
     }
 
-    /// Migration `analytics-004-alert-simulated`: whether the alert's fare was simulated.
-    static func migrateSimulated(_ db: Database) throws {
-        try db.alter(table: databaseTableName) { table in
-            table.add(column: "simulated", .boolean).notNull().defaults(to: false)
-        }
-    }
-
     /// Migration `analytics-003-recheck-confirmed`: whether the re-check
     /// before delivery confirmed the alert's fare.
     static func migrateRecheckConfirmed(_ db: Database) throws {
         try db.alter(table: databaseTableName) { table in
             table.add(column: "recheckConfirmed", .boolean).notNull().defaults(to: false)
+        }
+    }
+
+    /// Migration `analytics-004-alert-simulated`: whether the alert's fare was simulated.
+    static func migrateSimulated(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: "simulated", .boolean).notNull().defaults(to: false)
         }
     }
 }
