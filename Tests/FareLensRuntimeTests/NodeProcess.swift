@@ -50,7 +50,6 @@ struct NodeProcess {
 }
 
 /// Runs `farelensctl` to completion (killed after 30 s, a bound against hangs).
-func farelensctl(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
-    let finished = try await FinishedProcess.run(NodeBinaries.farelensctl, arguments, limit: .seconds(30))
-    return (finished.status, finished.stdout, finished.stderr)
+func farelensctl(_ arguments: [String]) async throws -> FinishedProcess {
+    try await FinishedProcess.run(NodeBinaries.farelensctl, arguments, limit: .seconds(30))
 }

@@ -48,7 +48,7 @@ struct AlertsProcessTests {
         try await alerts.waitForOutput(containing: "farelens ready")
         _ = try await meshStatus(socket) { status in status.count == 2 && status.allSatisfy(\.connected) }
 
-        func ctl(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        func ctl(_ arguments: [String]) async throws -> FinishedProcess {
             try await ChildProcess.run(Binaries.farelensctl, arguments + ["--socket", socket])
         }
         let created = try await ctl(["users", "create", "--email", "k@example.com", "--time-zone", Self.daytimeZone(), "--json"])

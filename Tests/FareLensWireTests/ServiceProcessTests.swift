@@ -34,7 +34,7 @@ struct ServiceProcessTests {
 
         func kill() { for process in processes.reversed() { process.kill() } }
 
-        func ctl(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        func ctl(_ arguments: [String]) async throws -> FinishedProcess {
             try await ChildProcess.run(Binaries.farelensctl, arguments + ["--socket", socket])
         }
     }

@@ -298,8 +298,7 @@ struct ChildProcess {
     /// running after `limit` is killed (a bound against hangs: its status is then 137-ish, never 0).
     static func run(
         _ path: String, _ arguments: [String], environment: [String: String] = [:], limit: Duration = .seconds(20)
-    ) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let finished = try await FinishedProcess.run(path, arguments, environment: environment, limit: limit)
-        return (finished.status, finished.stdout, finished.stderr)
+    ) async throws -> FinishedProcess {
+        try await FinishedProcess.run(path, arguments, environment: environment, limit: limit)
     }
 }

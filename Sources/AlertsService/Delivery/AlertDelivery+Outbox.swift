@@ -274,6 +274,7 @@ extension AlertDelivery {
         }
         for state in newlyDisabled { try state.save(db) }
         let updateAlert = try db.cachedStatement(sql: "UPDATE alert SET deliveryState = ?, deliveryError = ?, attempts = ?, deliveredAtUnixMs = ? WHERE alertID = ?")
+        let updateRecheck = try db.cachedStatement(sql: "UPDATE alert SET recheck = ? WHERE alertID = ?")
         var changed: [AlertRow] = []
         var sequences = try DecisionSequences(in: db)
         let alertIDs = Set(updatedRows.map(\.alertID)).sorted()
@@ -293,7 +294,7 @@ extension AlertDelivery {
                     values.bind(alertID)
                 }
                 if let outcome = rechecked[alertID] {
-                    try db.execute(sql: "UPDATE alert SET recheck = ? WHERE alertID = ?", arguments: [outcome.rawValue, alertID])
+                    try updateRecheck.executeBinding { values in values.bind(outcome.rawValue); values.bind(alertID) }
                 }
             }
         }
