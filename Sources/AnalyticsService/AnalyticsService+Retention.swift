@@ -4,7 +4,7 @@ import GRDB
 
 extension AnalyticsService {
     /// Purges what is kept only 90 days: raw client and service events,
-    /// alerts seen (by decision time) and the inbox. Roll-ups, opt-outs,
+    /// alerts seen (by decision time), clicks and their re-checks, and the inbox. Roll-ups, opt-outs,
     /// trial starts and the attribution ledger stay.
     ///
     /// - Returns: raw events purged.
@@ -16,6 +16,7 @@ extension AnalyticsService {
                 let events = try ClientEventRecord.filter(Column("occurredAtUnixMs") < cutoffMs).deleteAll(db)
                     + ServiceEventRecord.filter(Column("atUnixMs") < cutoffMs).deleteAll(db)
                 try AlertSeenRecord.filter(Column("seenAtUnixMs") < cutoffMs).deleteAll(db)
+                try ClickRecheckRecord.filter(Column("clickedAtUnixMs") < cutoffMs).deleteAll(db)
                 try ServiceDatabase.pruneInbox(appliedBeforeUnixMs: cutoffMs, in: db)
                 return events
             }

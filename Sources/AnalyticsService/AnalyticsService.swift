@@ -19,8 +19,9 @@ import Logging
 /// which every report reads and which holds no user id. The opted-out
 /// pseudonyms are also kept in memory (`optedOut`).
 ///
-/// `run()` applies the subscription and purges raw events past retention
-/// every `retentionInterval` (the first purge at once), on the injected clock.
+/// `run()` applies the subscription, purges raw events past retention
+/// every `retentionInterval` (the first purge at once), and re-checks clicked
+/// fares when a click-out arrives and every minute, on the injected clock.
 actor AnalyticsService: ServiceBehaviour {
     private enum State {
         /// Built, `run()` not yet called.
@@ -44,6 +45,10 @@ actor AnalyticsService: ServiceBehaviour {
     /// Events taken from the subscription so far (applied, redelivered or unreadable): what tests wait on.
     private(set) var eventsHeard = 0
     private let everything: EventSubscription<any BusEvent>
+    /// Wakes the click re-check: a click-out named its fare, or the pass's period came round.
+    let clickWakeups = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    /// How often clicks still waiting for their re-check (search was away) are tried again.
+    static let clickRecheckPeriod: Duration = .seconds(60)
 
     /// Raw events are kept this long (SPEC §6).
     static let rawRetentionDays = 90
@@ -80,8 +85,9 @@ actor AnalyticsService: ServiceBehaviour {
         try bus.serve(CommissionNotificationRequest.self) { request, _ in try await self.reconcile(request) }
     }
 
-    /// Applies every event heard, in batches, and purges raw events past
-    /// retention every `retentionInterval` (at once first), until cancelled.
+    /// Applies every event heard, in batches, purges raw events past
+    /// retention every `retentionInterval` (at once first), and re-checks
+    /// clicked fares, until cancelled.
     func run() async throws {
         guard case .idle = state else { return }
         state = .running
@@ -98,6 +104,16 @@ actor AnalyticsService: ServiceBehaviour {
                     try? await self.clock.sleep(for: self.retentionInterval)  // safe: the clock's time, the retention period; ends on cancellation
                 }
                 self.everything.cancel()
+            }
+            group.addTask {
+                // Ends when the task is cancelled (the stream then yields nil).
+                for await _ in self.clickWakeups.stream { await self.recheckClicks() }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    self.clickWakeups.continuation.yield()
+                    try? await self.clock.sleep(for: Self.clickRecheckPeriod)  // safe: the clock's time, the re-check's retry period; ends on cancellation
+                }
             }
         }
     }

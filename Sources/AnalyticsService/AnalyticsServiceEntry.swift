@@ -36,6 +36,7 @@ public enum AnalyticsServiceEntry {
         migrations.register("analytics-002-alert-routes", AlertSeenRecord.migrateRoutes)
         migrations.register("analytics-003-recheck-confirmed", AlertSeenRecord.migrateRecheckConfirmed)
         migrations.register("analytics-004-alert-simulated", AlertSeenRecord.migrateSimulated)
+        migrations.register("analytics-005-click-rechecks", ClickRecheckRecord.migrate)
         return migrations
     }
 

@@ -18,6 +18,11 @@ struct ClickClaims: JWTPayload {
     /// The placement's number (`BookingPlacement`).
     var placement: Int
     var dealID: String
+    /// The fare clicked (a `ClickedFare`: the search that finds it again,
+    /// the option's total, whether it is simulated), protobuf bytes in
+    /// base64, for analytics' re-check; nil when search did not say how the
+    /// offer was found, and in links signed before the field existed.
+    var fare: String?
 
     /// The audience that tells a click-out from an access token signed by the same keys.
     static let audience = "farelens-click"
@@ -25,7 +30,7 @@ struct ClickClaims: JWTPayload {
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 
     enum CodingKeys: String, CodingKey {
-        case sub, aud, exp, offer, provider, link, placement
+        case sub, aud, exp, offer, provider, link, placement, fare
         case subID = "sub_id"
         case dealID = "deal_id"
     }

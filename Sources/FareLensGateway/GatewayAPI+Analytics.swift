@@ -32,6 +32,10 @@ extension GatewayAPI {
             guard JSONSerialization.isValidJSONObject(event), let data = try? JSONSerialization.data(withJSONObject: event),
                   var message = try? RecordClientEventRequest(jsonUTF8Data: data, options: options)
             else { throw Problem.badRequest("invalid-body", "events[\(index)]: not a client event", field: "events[\(index)]") }
+            // A clicked fare counts in a route's track record: only the server's own click-out names one.
+            guard !message.hasClickedFare else {
+                throw Problem.badRequest("invalid-body", "events[\(index)].clicked_fare: set by the server's click-out (/v1/book), not by the app", field: "events[\(index)].clicked_fare")
+            }
             message.userID = userID
             messages.append(message)
         }

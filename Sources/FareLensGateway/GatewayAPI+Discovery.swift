@@ -47,7 +47,8 @@ extension GatewayAPI {
         for option in answer.options {
             let claims = ClickClaims(
                 sub: .init(value: userID), aud: .init(value: [ClickClaims.audience]), exp: .init(value: expires), offer: options.offerID,
-                provider: option.provider, link: option.link, subID: option.subID, placement: options.placement.rawValue, dealID: options.dealID)
+                provider: option.provider, link: option.link, subID: option.subID, placement: options.placement.rawValue, dealID: options.dealID,
+                fare: try Self.clickedFare(option, recheck: answer.hasRecheck ? answer.recheck : nil))
             let token = try await keys.collection.sign(claims, kid: JWKIdentifier(string: keys.signingKID))
             var text = try ProtoJSONWithDefaults.fareLens.text(of: option)
             text.removeLast()
@@ -85,6 +86,9 @@ extension GatewayAPI {
         click.subID = claims.subID
         click.dealID = claims.dealID
         click.placement = BookingPlacement(rawValue: claims.placement) ?? .unspecified
+        if let fare = claims.fare.flatMap({ Data(base64Encoded: $0) }), let clicked = try? ClickedFare(serializedBytes: fare) {
+            click.clickedFare = clicked
+        }
         do {
             _ = try await call(click)
         } catch {
@@ -95,6 +99,17 @@ extension GatewayAPI {
         headers[.location] = claims.link
         headers[.cacheControl] = "no-store"
         return Response(status: .found, headers: headers)
+    }
+
+    /// The fare behind a booking option, for the click's claims (base64 of
+    /// a `ClickedFare`); nil when search did not say how to find it again.
+    static func clickedFare(_ option: BookingOption, recheck: SearchFlightsRequest?) throws -> String? {
+        guard let recheck else { return nil }
+        var fare = ClickedFare()
+        fare.search = recheck
+        fare.price = option.total
+        fare.simulated = option.simulated
+        return try (fare.serializedBytes() as Data).base64EncodedString()
     }
 
     /// `M` with only its enum field `field` set from the value's `.proto` name (`dealcard` or `DEALCARD`); nil if it names no value.

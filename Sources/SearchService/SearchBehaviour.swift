@@ -44,9 +44,10 @@ struct SearchBehaviour: ServiceBehaviour {
         }
         try bus.serve(ProviderQuotaRequest.self) { request, _ in try await engine.quotaStatus(request) }
         try bus.serve(BookingOptionsRequest.self) { request, _ in
-            guard let offer = await engine.offer(request.offerID) else { throw SearchError.unknownOffer(request.offerID) }
+            guard let (offer, recheck) = await engine.offerAndRecheck(request.offerID) else { throw SearchError.unknownOffer(request.offerID) }
             var response = BookingOptionsResponse()
             response.options = try booking.options(for: offer.quotes, request: request)
+            if let recheck { response.recheck = recheck }
             return response
         }
         if let rates {

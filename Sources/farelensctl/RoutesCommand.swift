@@ -56,10 +56,12 @@ struct RoutesCommand: AsyncParsableCommand {
         /// A table of the three windows, then each window's sentence.
         static func text(_ response: RouteTrackRecordResponse) -> String {
             let route = response.origin.isEmpty ? "every route" : ScoringOutput.route(response.origin, response.destination)
-            var table = TextTable("DAYS", "SENT", "CONFIRMED BY RE-CHECK", "STOPPED BY RE-CHECK", "PHANTOM SHARE STOPPED")
+            var table = TextTable("DAYS", "SENT", "CONFIRMED BY RE-CHECK", "STOPPED BY RE-CHECK", "PHANTOM SHARE STOPPED", "CLICKS", "FARE STILL THERE", "FARE RISEN")
             for window in response.windows {
                 let share = window.alertsSent + window.stoppedByRecheck == 0 ? "-" : String(format: "%.0f%%", window.phantomShareStopped * 100)
-                table.add(String(window.days), String(window.alertsSent), String(window.confirmedByRecheck), String(window.stoppedByRecheck), share)
+                table.add(
+                    String(window.days), String(window.alertsSent), String(window.confirmedByRecheck), String(window.stoppedByRecheck), share,
+                    String(window.clicks), String(window.clicksFareStillThere), String(window.clicksFareRisen))
             }
             return (["Track record, \(route)", table.rendered] + response.windows.map { "  - \($0.summary)" }).joined(separator: "\n")
         }

@@ -14,15 +14,18 @@ struct AnalyticsMeshTests {
     }
 
     @Test(
-        "events another node publishes reach analytics' wildcard subscription; client events, a commission, a report, an error, an opt-out checked with the subscription node and a UserDeleted all go over the bus",
+        "events another node publishes reach analytics' wildcard subscription; client events, a commission, a report, an error, an opt-out checked with the subscription node, a click re-checked with the search node and a UserDeleted all go over the bus",
         arguments: MeshShape.allCases
     )
     func story(shape: MeshShape) async throws {
         let holder = Holder()
         try await withTestMesh(shape, deadline: .seconds(10)) { server, client in
-            holder.fixture.set(try AnalyticsFixture(bus: server))
+            let clock = ManualWallClock(AnalyticsFixture.start)
+            holder.fixture.set(try AnalyticsFixture(bus: server, clock: clock))
             // Subscription's stand-in on the other node: an opt-out's user is asked across the socket.
             try OptOutUserCheckTests.serveUsers(on: client)
+            // Search's: a clicked fare is re-checked across the socket.
+            _ = try ClickRecheckTests.serveSearch(on: client, clock: clock)
         } body: { mesh in
             let fixture = try #require(holder.fixture.get())
             let running = Task { try await fixture.service.run() }
@@ -64,6 +67,12 @@ struct AnalyticsMeshTests {
             #expect(record.windows.map(\.alertsSent) == [1, 1, 1] && record.windows.allSatisfy { !$0.enoughAlerts })
             #expect(record.windows.map(\.confirmedByRecheck) == [1, 1, 1] && record.windows.map(\.simulatedAlerts) == [1, 1, 1])
 
+            // A click-out naming its fare: analytics asks search on the other node, which finds it dearer now.
+            #expect(try await client.request(ClickRecheckTests.click("k2", to: "MAD")).outcome == .recorded)
+            (track.origin, track.destination) = ("LON", "MAD")
+            try await waitUntil("the clicked fare was re-checked") { (try? await client.request(track))?.windows.first?.clicksFareRisen == 1 }
+            #expect(try await client.request(track).windows.map(\.clicks) == [1, 1, 1])
+
             do throws(BusError) {
                 _ = try await client.request(reportRequest(.searches, "2026-09-21", "2026-09-20"))
                 Issue.record("to before from was accepted")
@@ -82,11 +91,11 @@ struct AnalyticsMeshTests {
             #expect(try await client.request(optOut("u-ana", false)).optedOut == false)
 
             // Account deletion from the subscription service's node.
-            #expect(try fixture.count("client_event") == 2 && fixture.count("service_event") == 6)
+            #expect(try fixture.count("client_event") == 3 && fixture.count("service_event") == 6 && fixture.count("click_recheck") == 1)
             try await client.publish(Make.deleted("u-ana", at: day))
             try await waitUntil("the deletion was applied") { (try? fixture.count("client_event")) == 0 }
             #expect(try fixture.count("service_event") == 1, "only the sweep's search, about no user")
-            #expect(try fixture.count("trial_user") == 0)
+            #expect(try fixture.count("trial_user") == 0 && fixture.count("click_recheck") == 0)
         }
     }
 }

@@ -18,7 +18,7 @@ struct TrackRecordCommandTests {
         #expect(try FareLensCtl.parseAsRoot(["routes", "forecast", "LON", "BCN", "--month", "2027-01"]) is ForecastCommand)
     }
 
-    @Test("the text: one row per window with its share (a dash without alerts), then each window's sentence")
+    @Test("the text: one row per window with its share (a dash without alerts) and its clicks, then each window's sentence")
     func text() {
         var response = RouteTrackRecordResponse()
         response.origin = "LON"
@@ -30,16 +30,19 @@ struct TrackRecordCommandTests {
             window.confirmedByRecheck = Int32(sent / 2)
             window.stoppedByRecheck = Int32(stopped)
             window.phantomShareStopped = sent + stopped == 0 ? 0 : Double(stopped) / Double(sent + stopped)
+            window.clicks = Int32(sent + 5)
+            window.clicksFareStillThere = Int32(sent)
+            window.clicksFareRisen = Int32(stopped + 1)
             window.summary = "summary \(days)"
             return window
         }
         let text = RoutesCommand.TrackRecord.text(response)
         #expect(text.hasPrefix("Track record, LON→BCN"))
         #expect(text.contains("12%") && text.contains("  - summary 7") && text.contains("  - summary 30"))
-        #expect(text.contains("CONFIRMED BY RE-CHECK"))
+        #expect(text.contains("CONFIRMED BY RE-CHECK") && text.contains("FARE STILL THERE"))
         let week = text.split(separator: "\n").first { $0.hasPrefix("7 ") }.map { $0.split(separator: " ").map(String.init) }
-        #expect(week == ["7", "22", "11", "3", "12%"], "\(text)")
-        let rows = text.split(separator: "\n").filter { $0.hasPrefix("30") }
-        #expect(rows.count == 1 && rows[0].hasSuffix("-"), "\(text)")
+        #expect(week == ["7", "22", "11", "3", "12%", "27", "22", "4"], "\(text)")
+        let rows = text.split(separator: "\n").filter { $0.hasPrefix("30") }.map { $0.split(separator: " ").map(String.init) }
+        #expect(rows == [["30", "0", "0", "0", "-", "5", "0", "1"]], "\(text)")
     }
 }

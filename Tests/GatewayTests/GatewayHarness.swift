@@ -34,6 +34,9 @@ final class GatewayHarness: Sendable {
     let keyFiles: [String]
     let port = Locked<Int?>(nil)
     private let nodes = Locked<[Node]>([])
+
+    /// The gateway's node's bus: what a test asks the services directly (without the gateway's rate limit).
+    var gatewayBus: MessageBus { nodes.get().last!.bus }
     private let tasks = Locked<[Task<Void, any Error>]>([])
     /// Whether this harness holds one of ``HarnessSlots``.
     private let holdsSlot = Locked(false)

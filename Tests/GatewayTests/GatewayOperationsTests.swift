@@ -1,3 +1,4 @@
+import FareLensBus
 import FareLensMessages
 import FareLensTesting
 import Foundation
@@ -25,7 +26,7 @@ struct GatewayOperationsTests {
         }
     }
 
-    @Test("client events in a batch are recorded once each; an opted-out user's are not; a batch past 100 or with an unknown field is refused")
+    @Test("client events in a batch are recorded once each; an opted-out user's are not; a batch past 100, with an unknown field, or naming a clicked fare is refused")
     func events() async throws {
         try await GatewayHarness.with(.oneProcess) { _, api in
             let token = try #require(try await api.signUp("ana@example.com").string("access_token"))
@@ -47,6 +48,9 @@ struct GatewayOperationsTests {
             #expect(tooMany.status == 422 && tooMany.string("field") == "events")
             let unknown = try await api.send(.POST, "/v1/me/events", token: token, json: #"{"events":[{"client_event_id":"e4","kind":"APP_OPENED","secret":"x"}]}"#)
             #expect(unknown.status == 400 && unknown.string("field") == "events[0]")
+            let fare = #"{"search":{"origin":"LON","destination":"BCN","departure_date":{"year":2027,"month":1,"day":15}},"price":{"currency":"EUR","minor_units":"100"}}"#
+            let clicked = try await api.send(.POST, "/v1/me/events", token: token, json: #"{"events":[{"client_event_id":"e7","kind":"AFFILIATE_CLICKED","placement":"DEALCARD","clicked_fare":"# + fare + "}]}")
+            #expect(clicked.status == 400 && clicked.code == "invalid-body" && clicked.string("field") == "events[0].clicked_fare", "\(clicked.text)")
         }
     }
 
@@ -113,7 +117,7 @@ struct GatewayOperationsTests {
         }
     }
 
-    @Test("booking options carry signed click URLs; the click-out redirects with no bearer token; an altered, moved or expired one is refused")
+    @Test("booking options carry signed click URLs; the click-out redirects with no bearer token and its fare is re-checked into the route's track record; an altered, moved or expired one is refused")
     func bookingAndClickOut() async throws {
         try await GatewayHarness.with(.split) { harness, api in
             let token = try #require(try await api.signUp("ana@example.com").string("access_token"))
@@ -128,6 +132,15 @@ struct GatewayOperationsTests {
 
             let redirect = try await api.send(.GET, clickURL)
             #expect(redirect.status == 302 && redirect.headers.first(name: "Location") == link, "\(redirect.text)")
+            // The click names its fare: analytics searches it again at once and counts it on the route searched.
+            var route = RouteTrackRecordRequest()
+            (route.origin, route.destination) = ("JFK", "LAX")
+            for _ in 0 ..< 400 {
+                if try await harness.gatewayBus.request(route, timeout: .seconds(5)).windows.first?.clicksFareStillThere == 1 { break }
+                try await Task.sleep(for: .milliseconds(25))  // safe: waiting for analytics' re-check in another process, at most 10 s
+            }
+            let week = try #require(try await api.send(.GET, "/v1/routes/JFK-LAX/track-record", token: token).json["windows"] as? [[String: Any]]).first ?? [:]
+            #expect(week["clicks"] as? Int == 1 && week["clicks_fare_still_there"] as? Int == 1 && week["clicks_fare_risen"] as? Int == 0, "\(week)")
             let altered = try await api.send(.GET, String(clickURL.dropLast(3)) + "abc")
             #expect(altered.status == 401 && altered.code == "invalid-click")
             let moved = try await api.send(.GET, clickURL.replacingOccurrences(of: "/v1/book/\(offer)", with: "/v1/book/of-0000000000000000"))

@@ -108,6 +108,22 @@ struct OfferMergeTests {
         #expect(quotes.map(\.provider) == ["cheap-seller", "amadeus"])
     }
 
+    @Test("a served offer says how to find its fare again: the route as asked, the offer's own day (a flexible search's shifted one too), the travellers and cabin")
+    func recheckSearch() async throws {
+        let fixture = SearchEngineFixture(live: [ScriptedProvider("amadeus")])
+        let response = try await fixture.engine.search(SearchEngineFixture.request {
+            $0.flexibleDays = 1
+            $0.adults = 2
+            $0.children = 1
+            $0.cabin = .business
+        })
+        let shifted = try #require(response.offers.first { $0.outbound.segments.first?.departureLocal.hasPrefix("2026-12-11") == true })
+        let recheck = try #require(await fixture.engine.offerAndRecheck(shifted.offerID)?.recheck)
+        #expect(recheck.origin == "LIS" && recheck.destination == "JFK" && CalendarDate(recheck.departureDate) == CalendarDate(year: 2026, month: 12, day: 11))
+        #expect(!recheck.hasReturnDate && recheck.adults == 2 && recheck.children == 1 && recheck.cabin == .business && recheck.flexibleDays == 0)
+        #expect(recheck.purpose == .unspecified && recheck.userID.isEmpty, "the asker says why it asks; no user travels with it")
+    }
+
     @Test("a maximum price drops dearer offers")
     func maxPrice() async throws {
         let fixture = SearchEngineFixture(live: [ScriptedProvider("amadeus", price: 10_000)])

@@ -37,6 +37,7 @@ extension AnalyticsService {
             try Self.catching {
                 guard try !ClientEventRecord.exists(db, key: record.clientEventID) else { return false }
                 try record.insert(db)
+                if let click = Self.clickToRecheck(request, record) { try click.insert(db) }
                 var rollups = RollupBatch()
                 try Self.count(record, request, &rollups, db)
                 try rollups.write(db)
@@ -44,7 +45,20 @@ extension AnalyticsService {
             }
         }
         response.outcome = recorded ? .recorded : .duplicate
+        if recorded, request.hasClickedFare { clickWakeups.continuation.yield() }
         return response
+    }
+
+    /// The row waiting for a clicked fare's re-check, for a click-out that names its fare.
+    private static func clickToRecheck(_ request: RecordClientEventRequest, _ record: ClientEventRecord) -> ClickRecheckRecord? {
+        guard request.kind == .affiliateClicked, request.hasClickedFare, let search = try? request.clickedFare.search.serializedBytes() as Data else { return nil }
+        let fare = request.clickedFare
+        return ClickRecheckRecord(
+            clientEventID: record.clientEventID, pseudonym: record.pseudonym,
+            origin: fare.search.origin.uppercased(), destination: fare.search.destination.uppercased(), day: record.day,
+            clickedAtUnixMs: record.occurredAtUnixMs, search: search, priceMinorUnits: fare.price.minorUnits,
+            currency: fare.price.currency, simulated: fare.simulated, outcome: 0, recheckedAtUnixMs: 0
+        )
     }
 
     /// The roll-ups a new client event feeds.
@@ -116,8 +130,21 @@ extension AnalyticsService {
             }
         }
         if request.kind == .alertOpened, request.alertID.isEmpty { throw .invalidField("alert_id", "is required for ALERT_OPENED") }
+        if request.hasClickedFare { try validate(request.clickedFare, kind: request.kind) }
         guard request.properties.count <= 20, request.properties.allSatisfy({ $0.key.count <= 64 && $0.value.count <= 256 }) else {
             throw .invalidField("properties", "at most 20 entries, keys up to 64 characters, values up to 256")
+        }
+    }
+
+    /// A clicked fare names the route as two IATA codes, a departure date and a positive total with its currency.
+    static func validate(_ fare: ClickedFare, kind: ClientEventKind) throws(AnalyticsError) {
+        guard kind == .affiliateClicked else { throw .invalidField("clicked_fare", "only an AFFILIATE_CLICKED event names a clicked fare") }
+        let isCode = { (code: String) in code.count == 3 && code.allSatisfy { $0.isASCII && $0.isLetter } }
+        guard isCode(fare.search.origin), isCode(fare.search.destination), fare.search.hasDepartureDate, CalendarDate(fare.search.departureDate) != nil else {
+            throw .invalidField("clicked_fare", "the search must name the origin and destination (IATA codes) and a valid departure date")
+        }
+        guard fare.price.minorUnits > 0, isCode(fare.price.currency) else {
+            throw .invalidField("clicked_fare", "the price must be positive, with its ISO 4217 currency")
         }
     }
 

@@ -76,6 +76,7 @@ extension AnalyticsService {
         let events = try ClientEventRecord.filter(mine).deleteAll(db) + ServiceEventRecord.filter(mine).deleteAll(db)
         try TrialUserRecord.filter(mine).deleteAll(db)
         try AlertSeenRecord.filter(mine).deleteAll(db)
+        try ClickRecheckRecord.filter(mine).deleteAll(db)
         if includingOptOut { try OptOutRecord.filter(mine).deleteAll(db) }
         return events
     }

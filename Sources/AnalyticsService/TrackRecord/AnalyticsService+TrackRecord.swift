@@ -10,7 +10,8 @@ extension AnalyticsService {
 
     /// Counts the route's alerts by their latest decision: SENT (and of
     /// those, the ones delivered after the re-check confirmed their fare),
-    /// and STALE_PRICE (stopped by the re-check just before sending).
+    /// and STALE_PRICE (stopped by the re-check just before sending); and
+    /// the clicks to book a fare on it, by what the re-check after the click found.
     ///
     /// - Throws: ``AnalyticsError`` `invalid-field` naming `origin` or
     ///   `destination` when only one is given or a code is not 3 letters.
@@ -24,15 +25,19 @@ extension AnalyticsService {
         }
         let today = Int((clock.now().timeIntervalSince1970 / 86_400).rounded(.down))
         let longest = Self.trackRecordWindows.max() ?? 90
-        let rows = try read { db in
-            // Every route: the alerts that have one (digests and trial notices do not).
-            let routeFilter = everyRoute ? "AND origin != ''" : "AND origin = ? AND destination = ?"
-            let arguments: StatementArguments = everyRoute ? [today - longest + 1] : [today - longest + 1, origin, destination]
-            return try Row.fetchAll(db, sql: """
+        // Every route: the alerts that have one (digests and trial notices do not).
+        let routeFilter = everyRoute ? "AND origin != ''" : "AND origin = ? AND destination = ?"
+        let arguments: StatementArguments = everyRoute ? [today - longest + 1] : [today - longest + 1, origin, destination]
+        let (rows, clickRows) = try read { db in
+            let alerts = try Row.fetchAll(db, sql: """
                 SELECT decisionDay, decision, COUNT(*), SUM(recheckConfirmed), SUM(simulated) FROM alert_seen
                 WHERE decisionDay >= ? AND decision IN (\(AlertDecision.sent.rawValue), \(AlertDecision.stalePrice.rawValue)) \(routeFilter)
                 GROUP BY decisionDay, decision
                 """, arguments: arguments).map { row -> (day: Int, decision: Int, count: Int, confirmed: Int, simulated: Int) in (row[0], row[1], row[2], row[3], row[4]) }
+            let clicks = try Row.fetchAll(db, sql: """
+                SELECT day, outcome, COUNT(*), SUM(simulated) FROM click_recheck WHERE day >= ? \(routeFilter) GROUP BY day, outcome
+                """, arguments: arguments).map { row -> (day: Int, outcome: Int, count: Int, simulated: Int) in (row[0], row[1], row[2], row[3]) }
+            return (alerts, clicks)
         }
         var response = RouteTrackRecordResponse()
         response.origin = origin
@@ -48,7 +53,15 @@ extension AnalyticsService {
                     stopped += row.count
                 }
             }
-            return TrackRecordWording.window(days: days, sent: sent, confirmed: confirmed, stopped: stopped, simulated: simulated, route: everyRoute ? nil : "\(origin)→\(destination)")
+            var clicks = TrackRecordWording.Clicks()
+            for row in clickRows where row.day > today - days && row.day <= today {
+                clicks.count += row.count
+                clicks.simulated += row.simulated
+                if row.outcome == RecheckOutcome.confirmed.rawValue { clicks.stillThere += row.count }
+                if row.outcome == RecheckOutcome.risen.rawValue { clicks.risen += row.count }
+            }
+            return TrackRecordWording.window(
+                days: days, sent: sent, confirmed: confirmed, stopped: stopped, simulated: simulated, clicks: clicks, route: everyRoute ? nil : "\(origin)→\(destination)")
         }
         return response
     }

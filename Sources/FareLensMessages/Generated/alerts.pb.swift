@@ -377,6 +377,11 @@ public nonisolated enum RecheckOutcome: SwiftProtobuf.Enum, Swift.CaseIterable {
   /// Search could not say (no dates, unreachable, a stale answer or one
   /// cached over 30 minutes ago, another currency): sent as decided.
   case unconfirmed // = 2
+
+  /// Click-outs only (analytics' re-check of a clicked fare): search found
+  /// the fare only above the clicked price, or found none. An alert whose
+  /// fare has risen is never sent (decision STALE_PRICE) and never says this.
+  case risen // = 3
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -388,6 +393,7 @@ public nonisolated enum RecheckOutcome: SwiftProtobuf.Enum, Swift.CaseIterable {
     case 0: self = .unspecified
     case 1: self = .confirmed
     case 2: self = .unconfirmed
+    case 3: self = .risen
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -397,6 +403,7 @@ public nonisolated enum RecheckOutcome: SwiftProtobuf.Enum, Swift.CaseIterable {
     case .unspecified: return 0
     case .confirmed: return 1
     case .unconfirmed: return 2
+    case .risen: return 3
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -406,6 +413,7 @@ public nonisolated enum RecheckOutcome: SwiftProtobuf.Enum, Swift.CaseIterable {
     .unspecified,
     .confirmed,
     .unconfirmed,
+    .risen,
   ]
 
 }
@@ -1283,7 +1291,7 @@ nonisolated extension AlertChannel: SwiftProtobuf._ProtoNameProviding {
 }
 
 nonisolated extension RecheckOutcome: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0RECHECK_OUTCOME_UNSPECIFIED\0\u{1}CONFIRMED\0\u{1}UNCONFIRMED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0RECHECK_OUTCOME_UNSPECIFIED\0\u{1}CONFIRMED\0\u{1}UNCONFIRMED\0\u{1}RISEN\0")
 }
 
 nonisolated extension PushEnvironment: SwiftProtobuf._ProtoNameProviding {

@@ -216,49 +216,146 @@ public nonisolated enum CommissionStatus: SwiftProtobuf.Enum, Swift.CaseIterable
 }
 
 /// One client event. Fields that do not apply to the kind stay empty.
-public nonisolated struct RecordClientEventRequest: Sendable {
+public nonisolated struct RecordClientEventRequest: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// The app's id for the event; a repeat is recorded once.
-  public var clientEventID: String = String()
+  public var clientEventID: String {
+    get {_storage._clientEventID}
+    set {_uniqueStorage()._clientEventID = newValue}
+  }
 
-  public var userID: String = String()
+  public var userID: String {
+    get {_storage._userID}
+    set {_uniqueStorage()._userID = newValue}
+  }
 
-  public var kind: ClientEventKind = .unspecified
+  public var kind: ClientEventKind {
+    get {_storage._kind}
+    set {_uniqueStorage()._kind = newValue}
+  }
 
   /// When it happened on the device, Unix epoch milliseconds.
-  public var occurredAtUnixMs: Int64 = 0
+  public var occurredAtUnixMs: Int64 {
+    get {_storage._occurredAtUnixMs}
+    set {_uniqueStorage()._occurredAtUnixMs = newValue}
+  }
 
-  public var dealID: String = String()
+  public var dealID: String {
+    get {_storage._dealID}
+    set {_uniqueStorage()._dealID = newValue}
+  }
 
-  public var watchlistID: String = String()
+  public var watchlistID: String {
+    get {_storage._watchlistID}
+    set {_uniqueStorage()._watchlistID = newValue}
+  }
 
-  public var alertID: String = String()
+  public var alertID: String {
+    get {_storage._alertID}
+    set {_uniqueStorage()._alertID = newValue}
+  }
 
-  public var offerID: String = String()
+  public var offerID: String {
+    get {_storage._offerID}
+    set {_uniqueStorage()._offerID = newValue}
+  }
 
-  public var provider: String = String()
+  public var provider: String {
+    get {_storage._provider}
+    set {_uniqueStorage()._provider = newValue}
+  }
 
-  public var placement: BookingPlacement = .unspecified
+  public var placement: BookingPlacement {
+    get {_storage._placement}
+    set {_uniqueStorage()._placement = newValue}
+  }
 
-  public var abVariant: String = String()
+  public var abVariant: String {
+    get {_storage._abVariant}
+    set {_uniqueStorage()._abVariant = newValue}
+  }
 
-  public var tier: Tier = .unspecified
+  public var tier: Tier {
+    get {_storage._tier}
+    set {_uniqueStorage()._tier = newValue}
+  }
 
   /// AFFILIATE_CLICKED: the attribution sub-id of the link.
-  public var subID: String = String()
+  public var subID: String {
+    get {_storage._subID}
+    set {_uniqueStorage()._subID = newValue}
+  }
 
   /// SEARCH_FAILED: the error code shown.
-  public var errorCode: String = String()
+  public var errorCode: String {
+    get {_storage._errorCode}
+    set {_uniqueStorage()._errorCode = newValue}
+  }
 
   /// Anything else, small; never personal data.
-  public var properties: Dictionary<String,String> = [:]
+  public var properties: Dictionary<String,String> {
+    get {_storage._properties}
+    set {_uniqueStorage()._properties = newValue}
+  }
+
+  /// AFFILIATE_CLICKED through the gateway's click-out only (the gateway
+  /// refuses it from the app): the fare the traveller clicked, which
+  /// analytics re-checks through search for the route's track record.
+  public var clickedFare: ClickedFare {
+    get {_storage._clickedFare ?? ClickedFare()}
+    set {_uniqueStorage()._clickedFare = newValue}
+  }
+  /// Returns true if `clickedFare` has been explicitly set.
+  public var hasClickedFare: Bool {_storage._clickedFare != nil}
+  /// Clears the value of `clickedFare`. Subsequent reads from it will return its default value.
+  public mutating func clearClickedFare() {_uniqueStorage()._clickedFare = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// A fare a traveller clicked to book, as the gateway's signed click names it.
+public nonisolated struct ClickedFare: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The search that finds it again (BookingOptionsResponse.recheck):
+  /// origin and destination are the route the track record counts it on.
+  public var search: SearchFlightsRequest {
+    get {_search ?? SearchFlightsRequest()}
+    set {_search = newValue}
+  }
+  /// Returns true if `search` has been explicitly set.
+  public var hasSearch: Bool {self._search != nil}
+  /// Clears the value of `search`. Subsequent reads from it will return its default value.
+  public mutating func clearSearch() {self._search = nil}
+
+  /// The clicked option's total for all travellers.
+  public var price: Money {
+    get {_price ?? Money()}
+    set {_price = newValue}
+  }
+  /// Returns true if `price` has been explicitly set.
+  public var hasPrice: Bool {self._price != nil}
+  /// Clears the value of `price`. Subsequent reads from it will return its default value.
+  public mutating func clearPrice() {self._price = nil}
+
+  /// The option came from the simulated market.
+  public var simulated: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _search: SearchFlightsRequest? = nil
+  fileprivate var _price: Money? = nil
 }
 
 public nonisolated struct RecordClientEventResponse: Sendable {
@@ -528,6 +625,22 @@ public nonisolated struct TrackRecordWindow: Sendable {
   /// market's fares: the summary then says so.
   public var simulatedAlerts: Int32 = 0
 
+  /// Clicks to book a fare on the route (the gateway's click-out).
+  public var clicks: Int32 = 0
+
+  /// Of clicks, those whose fare the re-check right after the click found
+  /// at the clicked price or lower (search's answer, cached within 30
+  /// minutes counts).
+  public var clicksFareStillThere: Int32 = 0
+
+  /// Of clicks, those whose fare the re-check found only higher, or gone.
+  /// The rest of clicks could not be re-checked (search could not say) or
+  /// are waiting for it.
+  public var clicksFareRisen: Int32 = 0
+
+  /// Of clicks, those on the simulated market's fares: the summary says so.
+  public var simulatedClicks: Int32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -637,7 +750,182 @@ nonisolated extension CommissionStatus: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension RecordClientEventRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".RecordClientEventRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}client_event_id\0\u{3}user_id\0\u{1}kind\0\u{3}occurred_at_unix_ms\0\u{3}deal_id\0\u{3}watchlist_id\0\u{3}alert_id\0\u{3}offer_id\0\u{1}provider\0\u{1}placement\0\u{3}ab_variant\0\u{1}tier\0\u{3}sub_id\0\u{3}error_code\0\u{1}properties\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}client_event_id\0\u{3}user_id\0\u{1}kind\0\u{3}occurred_at_unix_ms\0\u{3}deal_id\0\u{3}watchlist_id\0\u{3}alert_id\0\u{3}offer_id\0\u{1}provider\0\u{1}placement\0\u{3}ab_variant\0\u{1}tier\0\u{3}sub_id\0\u{3}error_code\0\u{1}properties\0\u{3}clicked_fare\0")
+
+  fileprivate class _StorageClass {
+    var _clientEventID: String = String()
+    var _userID: String = String()
+    var _kind: ClientEventKind = .unspecified
+    var _occurredAtUnixMs: Int64 = 0
+    var _dealID: String = String()
+    var _watchlistID: String = String()
+    var _alertID: String = String()
+    var _offerID: String = String()
+    var _provider: String = String()
+    var _placement: BookingPlacement = .unspecified
+    var _abVariant: String = String()
+    var _tier: Tier = .unspecified
+    var _subID: String = String()
+    var _errorCode: String = String()
+    var _properties: Dictionary<String,String> = [:]
+    var _clickedFare: ClickedFare? = nil
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _clientEventID = source._clientEventID
+      _userID = source._userID
+      _kind = source._kind
+      _occurredAtUnixMs = source._occurredAtUnixMs
+      _dealID = source._dealID
+      _watchlistID = source._watchlistID
+      _alertID = source._alertID
+      _offerID = source._offerID
+      _provider = source._provider
+      _placement = source._placement
+      _abVariant = source._abVariant
+      _tier = source._tier
+      _subID = source._subID
+      _errorCode = source._errorCode
+      _properties = source._properties
+      _clickedFare = source._clickedFare
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularStringField(value: &_storage._clientEventID) }()
+        case 2: try { try decoder.decodeSingularStringField(value: &_storage._userID) }()
+        case 3: try { try decoder.decodeSingularEnumField(value: &_storage._kind) }()
+        case 4: try { try decoder.decodeSingularInt64Field(value: &_storage._occurredAtUnixMs) }()
+        case 5: try { try decoder.decodeSingularStringField(value: &_storage._dealID) }()
+        case 6: try { try decoder.decodeSingularStringField(value: &_storage._watchlistID) }()
+        case 7: try { try decoder.decodeSingularStringField(value: &_storage._alertID) }()
+        case 8: try { try decoder.decodeSingularStringField(value: &_storage._offerID) }()
+        case 9: try { try decoder.decodeSingularStringField(value: &_storage._provider) }()
+        case 10: try { try decoder.decodeSingularEnumField(value: &_storage._placement) }()
+        case 11: try { try decoder.decodeSingularStringField(value: &_storage._abVariant) }()
+        case 12: try { try decoder.decodeSingularEnumField(value: &_storage._tier) }()
+        case 13: try { try decoder.decodeSingularStringField(value: &_storage._subID) }()
+        case 14: try { try decoder.decodeSingularStringField(value: &_storage._errorCode) }()
+        case 15: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufString>.self, value: &_storage._properties) }()
+        case 16: try { try decoder.decodeSingularMessageField(value: &_storage._clickedFare) }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if !_storage._clientEventID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._clientEventID, fieldNumber: 1)
+      }
+      if !_storage._userID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._userID, fieldNumber: 2)
+      }
+      if _storage._kind != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._kind, fieldNumber: 3)
+      }
+      if _storage._occurredAtUnixMs != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._occurredAtUnixMs, fieldNumber: 4)
+      }
+      if !_storage._dealID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._dealID, fieldNumber: 5)
+      }
+      if !_storage._watchlistID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._watchlistID, fieldNumber: 6)
+      }
+      if !_storage._alertID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._alertID, fieldNumber: 7)
+      }
+      if !_storage._offerID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._offerID, fieldNumber: 8)
+      }
+      if !_storage._provider.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._provider, fieldNumber: 9)
+      }
+      if _storage._placement != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._placement, fieldNumber: 10)
+      }
+      if !_storage._abVariant.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._abVariant, fieldNumber: 11)
+      }
+      if _storage._tier != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._tier, fieldNumber: 12)
+      }
+      if !_storage._subID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._subID, fieldNumber: 13)
+      }
+      if !_storage._errorCode.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._errorCode, fieldNumber: 14)
+      }
+      if !_storage._properties.isEmpty {
+        try visitor.visitMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufString>.self, value: _storage._properties, fieldNumber: 15)
+      }
+      try { if let v = _storage._clickedFare {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 16)
+      } }()
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: RecordClientEventRequest, rhs: RecordClientEventRequest) -> Bool {
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._clientEventID != rhs_storage._clientEventID {return false}
+        if _storage._userID != rhs_storage._userID {return false}
+        if _storage._kind != rhs_storage._kind {return false}
+        if _storage._occurredAtUnixMs != rhs_storage._occurredAtUnixMs {return false}
+        if _storage._dealID != rhs_storage._dealID {return false}
+        if _storage._watchlistID != rhs_storage._watchlistID {return false}
+        if _storage._alertID != rhs_storage._alertID {return false}
+        if _storage._offerID != rhs_storage._offerID {return false}
+        if _storage._provider != rhs_storage._provider {return false}
+        if _storage._placement != rhs_storage._placement {return false}
+        if _storage._abVariant != rhs_storage._abVariant {return false}
+        if _storage._tier != rhs_storage._tier {return false}
+        if _storage._subID != rhs_storage._subID {return false}
+        if _storage._errorCode != rhs_storage._errorCode {return false}
+        if _storage._properties != rhs_storage._properties {return false}
+        if _storage._clickedFare != rhs_storage._clickedFare {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension ClickedFare: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ClickedFare"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}search\0\u{1}price\0\u{1}simulated\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -645,91 +933,35 @@ nonisolated extension RecordClientEventRequest: SwiftProtobuf.Message, SwiftProt
       // allocates stack space for every case branch when no optimizations are
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
-      case 1: try { try decoder.decodeSingularStringField(value: &self.clientEventID) }()
-      case 2: try { try decoder.decodeSingularStringField(value: &self.userID) }()
-      case 3: try { try decoder.decodeSingularEnumField(value: &self.kind) }()
-      case 4: try { try decoder.decodeSingularInt64Field(value: &self.occurredAtUnixMs) }()
-      case 5: try { try decoder.decodeSingularStringField(value: &self.dealID) }()
-      case 6: try { try decoder.decodeSingularStringField(value: &self.watchlistID) }()
-      case 7: try { try decoder.decodeSingularStringField(value: &self.alertID) }()
-      case 8: try { try decoder.decodeSingularStringField(value: &self.offerID) }()
-      case 9: try { try decoder.decodeSingularStringField(value: &self.provider) }()
-      case 10: try { try decoder.decodeSingularEnumField(value: &self.placement) }()
-      case 11: try { try decoder.decodeSingularStringField(value: &self.abVariant) }()
-      case 12: try { try decoder.decodeSingularEnumField(value: &self.tier) }()
-      case 13: try { try decoder.decodeSingularStringField(value: &self.subID) }()
-      case 14: try { try decoder.decodeSingularStringField(value: &self.errorCode) }()
-      case 15: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufString>.self, value: &self.properties) }()
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._search) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._price) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.simulated) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    if !self.clientEventID.isEmpty {
-      try visitor.visitSingularStringField(value: self.clientEventID, fieldNumber: 1)
-    }
-    if !self.userID.isEmpty {
-      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 2)
-    }
-    if self.kind != .unspecified {
-      try visitor.visitSingularEnumField(value: self.kind, fieldNumber: 3)
-    }
-    if self.occurredAtUnixMs != 0 {
-      try visitor.visitSingularInt64Field(value: self.occurredAtUnixMs, fieldNumber: 4)
-    }
-    if !self.dealID.isEmpty {
-      try visitor.visitSingularStringField(value: self.dealID, fieldNumber: 5)
-    }
-    if !self.watchlistID.isEmpty {
-      try visitor.visitSingularStringField(value: self.watchlistID, fieldNumber: 6)
-    }
-    if !self.alertID.isEmpty {
-      try visitor.visitSingularStringField(value: self.alertID, fieldNumber: 7)
-    }
-    if !self.offerID.isEmpty {
-      try visitor.visitSingularStringField(value: self.offerID, fieldNumber: 8)
-    }
-    if !self.provider.isEmpty {
-      try visitor.visitSingularStringField(value: self.provider, fieldNumber: 9)
-    }
-    if self.placement != .unspecified {
-      try visitor.visitSingularEnumField(value: self.placement, fieldNumber: 10)
-    }
-    if !self.abVariant.isEmpty {
-      try visitor.visitSingularStringField(value: self.abVariant, fieldNumber: 11)
-    }
-    if self.tier != .unspecified {
-      try visitor.visitSingularEnumField(value: self.tier, fieldNumber: 12)
-    }
-    if !self.subID.isEmpty {
-      try visitor.visitSingularStringField(value: self.subID, fieldNumber: 13)
-    }
-    if !self.errorCode.isEmpty {
-      try visitor.visitSingularStringField(value: self.errorCode, fieldNumber: 14)
-    }
-    if !self.properties.isEmpty {
-      try visitor.visitMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufString>.self, value: self.properties, fieldNumber: 15)
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._search {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try { if let v = self._price {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    if self.simulated != false {
+      try visitor.visitSingularBoolField(value: self.simulated, fieldNumber: 3)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: RecordClientEventRequest, rhs: RecordClientEventRequest) -> Bool {
-    if lhs.clientEventID != rhs.clientEventID {return false}
-    if lhs.userID != rhs.userID {return false}
-    if lhs.kind != rhs.kind {return false}
-    if lhs.occurredAtUnixMs != rhs.occurredAtUnixMs {return false}
-    if lhs.dealID != rhs.dealID {return false}
-    if lhs.watchlistID != rhs.watchlistID {return false}
-    if lhs.alertID != rhs.alertID {return false}
-    if lhs.offerID != rhs.offerID {return false}
-    if lhs.provider != rhs.provider {return false}
-    if lhs.placement != rhs.placement {return false}
-    if lhs.abVariant != rhs.abVariant {return false}
-    if lhs.tier != rhs.tier {return false}
-    if lhs.subID != rhs.subID {return false}
-    if lhs.errorCode != rhs.errorCode {return false}
-    if lhs.properties != rhs.properties {return false}
+  public static func ==(lhs: ClickedFare, rhs: ClickedFare) -> Bool {
+    if lhs._search != rhs._search {return false}
+    if lhs._price != rhs._price {return false}
+    if lhs.simulated != rhs.simulated {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1089,7 +1321,7 @@ nonisolated extension RouteTrackRecordRequest: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension TrackRecordWindow: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".TrackRecordWindow"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}days\0\u{3}alerts_sent\0\u{3}stopped_by_recheck\0\u{3}phantom_share_stopped\0\u{3}enough_alerts\0\u{1}summary\0\u{3}confirmed_by_recheck\0\u{3}simulated_alerts\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}days\0\u{3}alerts_sent\0\u{3}stopped_by_recheck\0\u{3}phantom_share_stopped\0\u{3}enough_alerts\0\u{1}summary\0\u{3}confirmed_by_recheck\0\u{3}simulated_alerts\0\u{1}clicks\0\u{3}clicks_fare_still_there\0\u{3}clicks_fare_risen\0\u{3}simulated_clicks\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1105,6 +1337,10 @@ nonisolated extension TrackRecordWindow: SwiftProtobuf.Message, SwiftProtobuf._M
       case 6: try { try decoder.decodeSingularStringField(value: &self.summary) }()
       case 7: try { try decoder.decodeSingularInt32Field(value: &self.confirmedByRecheck) }()
       case 8: try { try decoder.decodeSingularInt32Field(value: &self.simulatedAlerts) }()
+      case 9: try { try decoder.decodeSingularInt32Field(value: &self.clicks) }()
+      case 10: try { try decoder.decodeSingularInt32Field(value: &self.clicksFareStillThere) }()
+      case 11: try { try decoder.decodeSingularInt32Field(value: &self.clicksFareRisen) }()
+      case 12: try { try decoder.decodeSingularInt32Field(value: &self.simulatedClicks) }()
       default: break
       }
     }
@@ -1135,6 +1371,18 @@ nonisolated extension TrackRecordWindow: SwiftProtobuf.Message, SwiftProtobuf._M
     if self.simulatedAlerts != 0 {
       try visitor.visitSingularInt32Field(value: self.simulatedAlerts, fieldNumber: 8)
     }
+    if self.clicks != 0 {
+      try visitor.visitSingularInt32Field(value: self.clicks, fieldNumber: 9)
+    }
+    if self.clicksFareStillThere != 0 {
+      try visitor.visitSingularInt32Field(value: self.clicksFareStillThere, fieldNumber: 10)
+    }
+    if self.clicksFareRisen != 0 {
+      try visitor.visitSingularInt32Field(value: self.clicksFareRisen, fieldNumber: 11)
+    }
+    if self.simulatedClicks != 0 {
+      try visitor.visitSingularInt32Field(value: self.simulatedClicks, fieldNumber: 12)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1147,6 +1395,10 @@ nonisolated extension TrackRecordWindow: SwiftProtobuf.Message, SwiftProtobuf._M
     if lhs.summary != rhs.summary {return false}
     if lhs.confirmedByRecheck != rhs.confirmedByRecheck {return false}
     if lhs.simulatedAlerts != rhs.simulatedAlerts {return false}
+    if lhs.clicks != rhs.clicks {return false}
+    if lhs.clicksFareStillThere != rhs.clicksFareStillThere {return false}
+    if lhs.clicksFareRisen != rhs.clicksFareRisen {return false}
+    if lhs.simulatedClicks != rhs.simulatedClicks {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -809,9 +809,25 @@ public nonisolated struct BookingOptionsResponse: Sendable {
   /// Sorted by total, lowest first.
   public var options: [BookingOption] = []
 
+  /// The search that finds this offer's fare again: the route as it was
+  /// asked, the offer's own dates, the same travellers and cabin. The
+  /// gateway signs it into each click URL so the click-out's re-check asks
+  /// for exactly this fare (docs/analytics.md, "Track record"). Unset when
+  /// search no longer knows how the offer was found.
+  public var recheck: SearchFlightsRequest {
+    get {_recheck ?? SearchFlightsRequest()}
+    set {_recheck = newValue}
+  }
+  /// Returns true if `recheck` has been explicitly set.
+  public var hasRecheck: Bool {self._recheck != nil}
+  /// Clears the value of `recheck`. Subsequent reads from it will return its default value.
+  public mutating func clearRecheck() {self._recheck = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _recheck: SearchFlightsRequest? = nil
 }
 
 /// Quota status of the live providers.
@@ -2267,7 +2283,7 @@ nonisolated extension BookingOption: SwiftProtobuf.Message, SwiftProtobuf._Messa
 
 nonisolated extension BookingOptionsResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".BookingOptionsResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}options\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}options\0\u{1}recheck\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2276,20 +2292,29 @@ nonisolated extension BookingOptionsResponse: SwiftProtobuf.Message, SwiftProtob
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeRepeatedMessageField(value: &self.options) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._recheck) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if !self.options.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.options, fieldNumber: 1)
     }
+    try { if let v = self._recheck {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: BookingOptionsResponse, rhs: BookingOptionsResponse) -> Bool {
     if lhs.options != rhs.options {return false}
+    if lhs._recheck != rhs._recheck {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -35,6 +35,8 @@ public struct SearchCache: Sendable {
     struct StoredOffer: Sendable {
         let offer: MergedOffer
         let observedAt: Date
+        /// The search that found it (nil for answers stored without one).
+        let query: FareQuery?
     }
 
     /// How long an answer is fresh for a purpose.
@@ -72,17 +74,24 @@ public struct SearchCache: Sendable {
 
     /// Stores an answer and indexes its offers (for booking options). O(1)
     /// per entry stored: each insert evicts only least recently used entries.
-    mutating func store(_ entry: Entry, for key: String) {
+    /// `query` is the search that found the answer, kept with each offer so
+    /// booking options can say how to find its fare again.
+    mutating func store(_ entry: Entry, for key: String, query: FareQuery? = nil) {
         answers.insert(entry, forKey: key, cost: entry.estimatedBytes)
         for merged in entry.offers {
-            offers.insert(StoredOffer(offer: merged, observedAt: entry.observedAt), forKey: merged.offer.offerID, cost: merged.estimatedBytes)
+            offers.insert(StoredOffer(offer: merged, observedAt: entry.observedAt, query: query), forKey: merged.offer.offerID, cost: merged.estimatedBytes)
         }
     }
 
     /// A served offer by id, while at most 7 days old.
     mutating func offer(_ id: String, now: Date) -> MergedOffer? {
+        storedOffer(id, now: now)?.offer
+    }
+
+    /// A served offer by id with the search that found it, while at most 7 days old.
+    mutating func storedOffer(_ id: String, now: Date) -> StoredOffer? {
         guard let stored = offers.value(forKey: id), now.timeIntervalSince(stored.observedAt) <= Self.staleLimit else { return nil }
-        return stored.offer
+        return stored
     }
 
     /// Answers and offers kept, and their estimated bytes (diagnostics, tests).

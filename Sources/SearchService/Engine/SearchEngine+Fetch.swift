@@ -49,7 +49,7 @@ extension SearchEngine {
         }
         let offers = OfferMerger.merge(outcomes.flatMap(\.offers))
         var entry = SearchCache.Entry(offers: offers, providers: outcomes.reduce(into: Set<String>()) { $0.formUnion($1.providers) }.sorted(), observedAt: now())
-        await store(entry, for: key)
+        await store(entry, for: key, query: search.query)
         entry.providerCalls = calls
         observe(entry, search, parent: parent)
         return .success(entry)

@@ -176,9 +176,16 @@ public actor SearchEngine {
         cache.offer(id, now: now())
     }
 
-    /// Stores a fetched answer (called by the flight that fetched it).
-    func store(_ entry: SearchCache.Entry, for key: String) {
-        cache.store(entry, for: key)
+    /// A served offer by id and the search that finds its fare again
+    /// (``RecheckSearch``; nil when the offer was stored without its search).
+    public func offerAndRecheck(_ id: String) -> (offer: MergedOffer, recheck: SearchFlightsRequest?)? {
+        guard let stored = cache.storedOffer(id, now: now()) else { return nil }
+        return (stored.offer, stored.query.flatMap { RecheckSearch.request(for: stored.offer.offer, foundBy: $0) })
+    }
+
+    /// Stores a fetched answer and the search that found it (called by the flight that fetched it).
+    func store(_ entry: SearchCache.Entry, for key: String, query: FareQuery) {
+        cache.store(entry, for: key, query: query)
     }
 
     /// The cached answer for `key` at most 7 days old, for the stale fallback.
