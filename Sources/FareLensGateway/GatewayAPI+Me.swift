@@ -28,6 +28,7 @@ extension GatewayAPI {
         var page = try await call(feed)
         // An empty page asks nothing more.
         if !page.items.isEmpty, let (currency, table) = try await approximation(for: feed.userID) { page.approximate(in: currency, with: table) }
+        if !page.items.isEmpty { page.annotate(with: await routeTrackRecords(page.trackRecordRoutes)) }
         return try ProtoJSON.response(page, to: request, cacheable: true)
     }
 
@@ -36,7 +37,21 @@ extension GatewayAPI {
         history.userID = try context.userID()
         history.limit = Int32(try request.integer("limit", in: 1...500) ?? 50)
         history.sinceUnixMs = Int64(try request.integer("since_unix_ms", in: 0...Int(Int64.max)) ?? 0)
-        return try ProtoJSON.response(try await call(history), to: request, cacheable: true)
+        var answer = try await call(history)
+        let routes = answer.trackRecordRoutes
+        if !routes.isEmpty { answer.annotate(with: await routeTrackRecords(routes)) }
+        return try ProtoJSON.response(answer, to: request, cacheable: true)
+    }
+
+    /// How long a payload waits for analytics to tell a route's track record before it is shown without.
+    static let trackRecordDeadline: Duration = .seconds(2)
+
+    /// The 30-day track record of each route that analytics answers for in time.
+    func routeTrackRecords(_ routes: Set<RouteTrackRecords.Route>) async -> [RouteTrackRecords.Route: TrackRecordWindow] {
+        let (bus, parent) = (bus, requestContext())
+        return await trackRecords.windows(for: routes) { request in
+            try await bus.request(request, timeout: Self.trackRecordDeadline, parent: parent)
+        }
     }
 
 

@@ -22,6 +22,8 @@ struct GatewayAPI: Sendable {
     let rates: ExchangeRatesCache
     /// The currency each user chose, kept a minute.
     let currencies: UserCurrencies
+    /// Each route's 30-day track record, kept ten minutes (the feed, the alert history).
+    let trackRecords: RouteTrackRecords
 
     /// The context of a request the gateway makes for the app: the bus's deadline from now, the HTTP request's trace.
     func requestContext() -> FareLensBus.RequestContext {

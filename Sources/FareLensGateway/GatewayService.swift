@@ -47,7 +47,8 @@ final class GatewayService: ServiceBehaviour {
             bus: bus, keys: keys, settings: settings,
             signInLimiter: RateLimiter(burst: settings.signInBurst, perSecond: settings.signInPerMinute / 60, now: monotonicSeconds),
             metrics: metrics, apple: settings.apple.map { AppleIdentityVerifier(settings: $0, now: now, logger: logger) }, now: now,
-            rates: ExchangeRatesCache(now: monotonicSeconds), currencies: UserCurrencies(now: monotonicSeconds))
+            rates: ExchangeRatesCache(now: monotonicSeconds), currencies: UserCurrencies(now: monotonicSeconds),
+            trackRecords: RouteTrackRecords(now: monotonicSeconds))
         let authentication = AuthenticationMiddleware(
             keys: keys, settings: settings, limiter: RateLimiter(burst: settings.userBurst, perSecond: settings.userPerSecond, now: monotonicSeconds),
             metrics: metrics, now: now)

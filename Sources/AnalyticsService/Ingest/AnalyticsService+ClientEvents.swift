@@ -56,7 +56,7 @@ extension AnalyticsService {
         return ClickRecheckRecord(
             clientEventID: record.clientEventID, pseudonym: record.pseudonym,
             origin: fare.search.origin.uppercased(), destination: fare.search.destination.uppercased(), day: record.day,
-            clickedAtUnixMs: record.occurredAtUnixMs, search: search, priceMinorUnits: fare.price.minorUnits,
+            clickedAtUnixMs: record.occurredAtUnixMs, recordedAtUnixMs: record.receivedAtUnixMs, search: search, priceMinorUnits: fare.price.minorUnits,
             currency: fare.price.currency, simulated: fare.simulated, outcome: 0, recheckedAtUnixMs: 0
         )
     }

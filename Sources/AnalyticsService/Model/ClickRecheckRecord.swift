@@ -17,7 +17,11 @@ struct ClickRecheckRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     var destination: String
     /// UTC day of the click (the track record's windows).
     var day: Int
+    /// When the click was made (the gateway's clock): retention.
     var clickedAtUnixMs: Int64
+    /// When analytics recorded it (its own clock, which a demo fast-forwards):
+    /// what the 30 minutes a click may wait for its re-check are counted from.
+    var recordedAtUnixMs: Int64
     /// The search that finds the fare again (`SearchFlightsRequest`, protobuf bytes).
     var search: Data
     /// The clicked total, in minor units of `currency`.
@@ -38,6 +42,7 @@ struct ClickRecheckRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
             table.column("destination", .text).notNull()
             table.column("day", .integer).notNull()
             table.column("clickedAtUnixMs", .integer).notNull().indexed()
+            table.column("recordedAtUnixMs", .integer).notNull()
             table.column("search", .blob).notNull()
             table.column("priceMinorUnits", .integer).notNull()
             table.column("currency", .text).notNull()
@@ -46,6 +51,6 @@ struct ClickRecheckRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
             table.column("recheckedAtUnixMs", .integer).notNull()
         }
         try db.create(index: "click_recheck_on_route", on: databaseTableName, columns: ["origin", "destination", "day"])
-        try db.create(index: "click_recheck_waiting", on: databaseTableName, columns: ["outcome", "clickedAtUnixMs"])
+        try db.create(index: "click_recheck_waiting", on: databaseTableName, columns: ["outcome", "recordedAtUnixMs"])
     }
 }

@@ -18,8 +18,9 @@ extension AnalyticsService {
 
     /// Re-checks the clicks waiting for it, oldest first, until none waits or
     /// search is away (then the next pass tries again). A click still waiting
-    /// 30 minutes after it was made is recorded UNCONFIRMED: a fare found
-    /// later says nothing about what the traveller found.
+    /// 30 minutes after it was recorded (on this service's clock: the
+    /// gateway's may differ, as in the demo) is recorded UNCONFIRMED: a fare
+    /// found later says nothing about what the traveller found.
     ///
     /// - Returns: outcomes recorded.
     @discardableResult
@@ -31,7 +32,7 @@ extension AnalyticsService {
             let limit = Self.clickRecheckBatch + skipped.count
             do {
                 waiting = try read { db in
-                    try ClickRecheckRecord.filter(Column("outcome") == 0).order(Column("clickedAtUnixMs"), Column("clientEventID")).limit(limit).fetchAll(db)
+                    try ClickRecheckRecord.filter(Column("outcome") == 0).order(Column("recordedAtUnixMs"), Column("clientEventID")).limit(limit).fetchAll(db)
                 }.filter { !skipped.contains($0.clientEventID) }
             } catch {
                 logger.error("clicks to re-check not read", metadata: ["error": "\(error)"])
@@ -41,7 +42,7 @@ extension AnalyticsService {
             for click in waiting {
                 let now = clock.now()
                 let outcome: RecheckOutcome
-                if now.timeIntervalSince(Date(unixMilliseconds: click.clickedAtUnixMs)) > Self.clickRecheckFreshness {
+                if now.timeIntervalSince(Date(unixMilliseconds: click.recordedAtUnixMs)) > Self.clickRecheckFreshness {
                     outcome = .unconfirmed
                 } else {
                     switch await Self.recheck(click, bus: bus, now: now) {

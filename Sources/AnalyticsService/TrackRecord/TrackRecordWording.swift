@@ -61,8 +61,10 @@ enum TrackRecordWording {
         } else if simulated > 0 {
             window.summary += " Simulated: \(simulated) of these \(decided) alerts were on the simulated market's fares, not real ones."
         }
-        if clicks.simulated > 0 {
-            window.summary += " Simulated: \(clicks.simulated) of these \(clicks.count) click\(clicks.count == 1 ? "" : "s") \(clicks.simulated == 1 ? "was" : "were") on the simulated market's fares."
+        if clicks.simulated > 0, clicks.simulated >= clicks.count {
+            window.summary += clicks.count == 1 ? " Simulated: the click was on the simulated market's fares." : " Simulated: every one of these clicks was on the simulated market's fares."
+        } else if clicks.simulated > 0 {
+            window.summary += " Simulated: \(clicks.simulated) of these \(clicks.count) clicks \(clicks.simulated == 1 ? "was" : "were") on the simulated market's fares."
         }
         return window
     }

@@ -797,6 +797,20 @@ public nonisolated struct AlertRecord: @unchecked Sendable {
     set {_uniqueStorage()._simulated = newValue}
   }
 
+  /// The alert's route's track record over the last 30 days, as on a feed
+  /// item (FeedItem.track_record). Filled by the gateway in the alert
+  /// history it serves (docs/api.md); never set by the alerts service, so
+  /// never in its events; unset when the alert has no route or analytics
+  /// could not say.
+  public var trackRecord: TrackRecordWindow {
+    get {_storage._trackRecord ?? TrackRecordWindow()}
+    set {_uniqueStorage()._trackRecord = newValue}
+  }
+  /// Returns true if `trackRecord` has been explicitly set.
+  public var hasTrackRecord: Bool {_storage._trackRecord != nil}
+  /// Clears the value of `trackRecord`. Subsequent reads from it will return its default value.
+  public mutating func clearTrackRecord() {_uniqueStorage()._trackRecord = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1673,7 +1687,7 @@ nonisolated extension AlertContent: SwiftProtobuf.Message, SwiftProtobuf._Messag
 
 nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".AlertRecord"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}alert_id\0\u{3}user_id\0\u{1}kind\0\u{1}decision\0\u{1}reason\0\u{1}origin\0\u{1}destination\0\u{3}deal_id\0\u{3}watchlist_id\0\u{1}price\0\u{3}deal_score\0\u{3}queue_score\0\u{1}content\0\u{3}decided_at_unix_ms\0\u{3}delivered_at_unix_ms\0\u{3}delivery_state\0\u{3}delivery_error\0\u{1}attempts\0\u{3}digest_alert_id\0\u{3}departure_date\0\u{3}return_date\0\u{1}cabin\0\u{1}deliveries\0\u{1}simulated\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}alert_id\0\u{3}user_id\0\u{1}kind\0\u{1}decision\0\u{1}reason\0\u{1}origin\0\u{1}destination\0\u{3}deal_id\0\u{3}watchlist_id\0\u{1}price\0\u{3}deal_score\0\u{3}queue_score\0\u{1}content\0\u{3}decided_at_unix_ms\0\u{3}delivered_at_unix_ms\0\u{3}delivery_state\0\u{3}delivery_error\0\u{1}attempts\0\u{3}digest_alert_id\0\u{3}departure_date\0\u{3}return_date\0\u{1}cabin\0\u{1}deliveries\0\u{1}simulated\0\u{3}track_record\0")
 
   fileprivate class _StorageClass {
     var _alertID: String = String()
@@ -1700,6 +1714,7 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
     var _cabin: Cabin = .unspecified
     var _deliveries: [AlertDeliveryRecord] = []
     var _simulated: Bool = false
+    var _trackRecord: TrackRecordWindow? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1734,6 +1749,7 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
       _cabin = source._cabin
       _deliveries = source._deliveries
       _simulated = source._simulated
+      _trackRecord = source._trackRecord
     }
   }
 
@@ -1776,6 +1792,7 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
         case 22: try { try decoder.decodeSingularEnumField(value: &_storage._cabin) }()
         case 23: try { try decoder.decodeRepeatedMessageField(value: &_storage._deliveries) }()
         case 24: try { try decoder.decodeSingularBoolField(value: &_storage._simulated) }()
+        case 25: try { try decoder.decodeSingularMessageField(value: &_storage._trackRecord) }()
         default: break
         }
       }
@@ -1860,6 +1877,9 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
       if _storage._simulated != false {
         try visitor.visitSingularBoolField(value: _storage._simulated, fieldNumber: 24)
       }
+      try { if let v = _storage._trackRecord {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 25)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1893,6 +1913,7 @@ nonisolated extension AlertRecord: SwiftProtobuf.Message, SwiftProtobuf._Message
         if _storage._cabin != rhs_storage._cabin {return false}
         if _storage._deliveries != rhs_storage._deliveries {return false}
         if _storage._simulated != rhs_storage._simulated {return false}
+        if _storage._trackRecord != rhs_storage._trackRecord {return false}
         return true
       }
       if !storagesAreEqual {return false}

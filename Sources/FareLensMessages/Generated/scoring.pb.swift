@@ -925,51 +925,76 @@ public nonisolated struct Deal: @unchecked Sendable {
 }
 
 /// One deal of a user's feed and where it ranks for that user.
-public nonisolated struct FeedItem: Sendable {
+public nonisolated struct FeedItem: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// The deal as scoring keeps it, the same for every user.
   public var deal: Deal {
-    get {_deal ?? Deal()}
-    set {_deal = newValue}
+    get {_storage._deal ?? Deal()}
+    set {_uniqueStorage()._deal = newValue}
   }
   /// Returns true if `deal` has been explicitly set.
-  public var hasDeal: Bool {self._deal != nil}
+  public var hasDeal: Bool {_storage._deal != nil}
   /// Clears the value of `deal`. Subsequent reads from it will return its default value.
-  public mutating func clearDeal() {self._deal = nil}
+  public mutating func clearDeal() {_uniqueStorage()._deal = nil}
 
   /// dealScore × (1 + 0.2 on a watchlist match) × (1 + preferred airport weight).
-  public var queueScore: Double = 0
+  public var queueScore: Double {
+    get {_storage._queueScore}
+    set {_uniqueStorage()._queueScore = newValue}
+  }
 
   /// The user's watchlist it matches; empty if none.
-  public var matchedWatchlistID: String = String()
+  public var matchedWatchlistID: String {
+    get {_storage._matchedWatchlistID}
+    set {_uniqueStorage()._matchedWatchlistID = newValue}
+  }
 
   /// The weight of the user's preferred airport it departs from; 0 if none.
-  public var preferredAirportWeight: Double = 0
+  public var preferredAirportWeight: Double {
+    get {_storage._preferredAirportWeight}
+    set {_uniqueStorage()._preferredAirportWeight = newValue}
+  }
 
   /// The price in the user's chosen currency (User.currency), converted at
   /// the ECB rate of `approximate_rate_date` and rounded half to even; unset
   /// when none is chosen, it is the deal's own, or no rate is known. Filled by
   /// the gateway (docs/api.md), not by scoring.
   public var approximatePrice: Money {
-    get {_approximatePrice ?? Money()}
-    set {_approximatePrice = newValue}
+    get {_storage._approximatePrice ?? Money()}
+    set {_uniqueStorage()._approximatePrice = newValue}
   }
   /// Returns true if `approximatePrice` has been explicitly set.
-  public var hasApproximatePrice: Bool {self._approximatePrice != nil}
+  public var hasApproximatePrice: Bool {_storage._approximatePrice != nil}
   /// Clears the value of `approximatePrice`. Subsequent reads from it will return its default value.
-  public mutating func clearApproximatePrice() {self._approximatePrice = nil}
+  public mutating func clearApproximatePrice() {_uniqueStorage()._approximatePrice = nil}
 
-  public var approximateRateDate: String = String()
+  public var approximateRateDate: String {
+    get {_storage._approximateRateDate}
+    set {_uniqueStorage()._approximateRateDate = newValue}
+  }
+
+  /// The deal's route's track record over the last 30 days (analytics:
+  /// alerts sent, confirmed and stopped by the re-check, clicks that found
+  /// their fare, and the sentence that claims no more than those counts).
+  /// Filled by the gateway (docs/api.md), not by scoring; unset when
+  /// analytics could not say.
+  public var trackRecord: TrackRecordWindow {
+    get {_storage._trackRecord ?? TrackRecordWindow()}
+    set {_uniqueStorage()._trackRecord = newValue}
+  }
+  /// Returns true if `trackRecord` has been explicitly set.
+  public var hasTrackRecord: Bool {_storage._trackRecord != nil}
+  /// Clears the value of `trackRecord`. Subsequent reads from it will return its default value.
+  public mutating func clearTrackRecord() {_uniqueStorage()._trackRecord = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _deal: Deal? = nil
-  fileprivate var _approximatePrice: Money? = nil
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 /// Deal feed filters; all set ones must hold (none set: all deals).
@@ -2097,58 +2122,111 @@ nonisolated extension Deal: SwiftProtobuf.Message, SwiftProtobuf._MessageImpleme
 
 nonisolated extension FeedItem: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".FeedItem"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}deal\0\u{3}queue_score\0\u{3}matched_watchlist_id\0\u{3}preferred_airport_weight\0\u{3}approximate_price\0\u{3}approximate_rate_date\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}deal\0\u{3}queue_score\0\u{3}matched_watchlist_id\0\u{3}preferred_airport_weight\0\u{3}approximate_price\0\u{3}approximate_rate_date\0\u{3}track_record\0")
+
+  fileprivate class _StorageClass {
+    var _deal: Deal? = nil
+    var _queueScore: Double = 0
+    var _matchedWatchlistID: String = String()
+    var _preferredAirportWeight: Double = 0
+    var _approximatePrice: Money? = nil
+    var _approximateRateDate: String = String()
+    var _trackRecord: TrackRecordWindow? = nil
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _deal = source._deal
+      _queueScore = source._queueScore
+      _matchedWatchlistID = source._matchedWatchlistID
+      _preferredAirportWeight = source._preferredAirportWeight
+      _approximatePrice = source._approximatePrice
+      _approximateRateDate = source._approximateRateDate
+      _trackRecord = source._trackRecord
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularMessageField(value: &self._deal) }()
-      case 2: try { try decoder.decodeSingularDoubleField(value: &self.queueScore) }()
-      case 3: try { try decoder.decodeSingularStringField(value: &self.matchedWatchlistID) }()
-      case 4: try { try decoder.decodeSingularDoubleField(value: &self.preferredAirportWeight) }()
-      case 5: try { try decoder.decodeSingularMessageField(value: &self._approximatePrice) }()
-      case 6: try { try decoder.decodeSingularStringField(value: &self.approximateRateDate) }()
-      default: break
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularMessageField(value: &_storage._deal) }()
+        case 2: try { try decoder.decodeSingularDoubleField(value: &_storage._queueScore) }()
+        case 3: try { try decoder.decodeSingularStringField(value: &_storage._matchedWatchlistID) }()
+        case 4: try { try decoder.decodeSingularDoubleField(value: &_storage._preferredAirportWeight) }()
+        case 5: try { try decoder.decodeSingularMessageField(value: &_storage._approximatePrice) }()
+        case 6: try { try decoder.decodeSingularStringField(value: &_storage._approximateRateDate) }()
+        case 7: try { try decoder.decodeSingularMessageField(value: &_storage._trackRecord) }()
+        default: break
+        }
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
-    try { if let v = self._deal {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
-    } }()
-    if self.queueScore.bitPattern != 0 {
-      try visitor.visitSingularDoubleField(value: self.queueScore, fieldNumber: 2)
-    }
-    if !self.matchedWatchlistID.isEmpty {
-      try visitor.visitSingularStringField(value: self.matchedWatchlistID, fieldNumber: 3)
-    }
-    if self.preferredAirportWeight.bitPattern != 0 {
-      try visitor.visitSingularDoubleField(value: self.preferredAirportWeight, fieldNumber: 4)
-    }
-    try { if let v = self._approximatePrice {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
-    } }()
-    if !self.approximateRateDate.isEmpty {
-      try visitor.visitSingularStringField(value: self.approximateRateDate, fieldNumber: 6)
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      try { if let v = _storage._deal {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+      } }()
+      if _storage._queueScore.bitPattern != 0 {
+        try visitor.visitSingularDoubleField(value: _storage._queueScore, fieldNumber: 2)
+      }
+      if !_storage._matchedWatchlistID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._matchedWatchlistID, fieldNumber: 3)
+      }
+      if _storage._preferredAirportWeight.bitPattern != 0 {
+        try visitor.visitSingularDoubleField(value: _storage._preferredAirportWeight, fieldNumber: 4)
+      }
+      try { if let v = _storage._approximatePrice {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+      } }()
+      if !_storage._approximateRateDate.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._approximateRateDate, fieldNumber: 6)
+      }
+      try { if let v = _storage._trackRecord {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: FeedItem, rhs: FeedItem) -> Bool {
-    if lhs._deal != rhs._deal {return false}
-    if lhs.queueScore != rhs.queueScore {return false}
-    if lhs.matchedWatchlistID != rhs.matchedWatchlistID {return false}
-    if lhs.preferredAirportWeight != rhs.preferredAirportWeight {return false}
-    if lhs._approximatePrice != rhs._approximatePrice {return false}
-    if lhs.approximateRateDate != rhs.approximateRateDate {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._deal != rhs_storage._deal {return false}
+        if _storage._queueScore != rhs_storage._queueScore {return false}
+        if _storage._matchedWatchlistID != rhs_storage._matchedWatchlistID {return false}
+        if _storage._preferredAirportWeight != rhs_storage._preferredAirportWeight {return false}
+        if _storage._approximatePrice != rhs_storage._approximatePrice {return false}
+        if _storage._approximateRateDate != rhs_storage._approximateRateDate {return false}
+        if _storage._trackRecord != rhs_storage._trackRecord {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
