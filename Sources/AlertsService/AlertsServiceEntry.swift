@@ -59,6 +59,7 @@ public enum AlertsServiceEntry {
         migrations.register("alerts-007-devices", DeviceRow.migrate)
         migrations.register("alerts-008-outbox-per-device", OutboxRow.migrateAddress)
         migrations.register("alerts-009-recheck-outcome", AlertRow.migrateRecheck)
+        migrations.register("alerts-010-fare-expiry", AlertRow.migrateExpiry)
         return migrations
     }
 }

@@ -395,6 +395,7 @@ extension AlertRow {
             deliveredAtUnixMs: 0,
             digestDueAtUnixMs: waitsForDigest ? recipient.quietHours.nextEnd(after: now, in: recipient.zone).unixMilliseconds : 0,
             digestAlertID: "", departureDate: candidate.departureDate?.description ?? "", returnDate: candidate.returnDate?.description ?? "",
-            cabin: candidate.cabin.rawValue, tier: recipient.tier.rawValue, simulated: candidate.simulated)
+            cabin: candidate.cabin.rawValue, tier: recipient.tier.rawValue, simulated: candidate.simulated,
+            expiresAtUnixMs: candidate.expiresAt?.unixMilliseconds ?? 0)
     }
 }

@@ -50,6 +50,11 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
     /// What the re-check before the first attempt found, a `RecheckOutcome`
     /// raw value (migration `alerts-009-recheck-outcome`); 0 until then.
     var recheck: Int = 0
+    /// When the alert's fare stops being worth showing, as its event said (a
+    /// deal's expiry: 7 days after observation or at departure; a trial
+    /// notice's, the trial's end); 0 when it did not say (migration
+    /// `alerts-010-fare-expiry`). A push's `apns-expiration`.
+    var expiresAtUnixMs: Int64 = 0
 
     var decisionValue: AlertDecision { AlertDecision(rawValue: decision) ?? .unspecified }
     var kindValue: AlertKind { AlertKind(rawValue: kind) ?? .unspecified }
@@ -131,6 +136,14 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
         }
     }
 
+    /// Migration `alerts-010-fare-expiry`: the fare's own expiry, so a push
+    /// is not kept by APNs past it (nor dropped before it).
+    static func migrateExpiry(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: "expiresAtUnixMs", .integer).notNull().defaults(to: 0)
+        }
+    }
+
     /// The table, created by migration `alerts-001-decisions`.
     static func migrate(_ db: Database) throws {
         try db.create(table: databaseTableName) { table in
@@ -207,7 +220,7 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
             values.bind(actions); values.bind(decidedAtUnixMs); values.bind(localDay); values.bind(quietException)
             values.bind(deliveryState); values.bind(deliveryError); values.bind(attempts); values.bind(deliveredAtUnixMs)
             values.bind(digestDueAtUnixMs); values.bind(digestAlertID); values.bind(departureDate); values.bind(returnDate)
-            values.bind(cabin); values.bind(tier); values.bind(simulated); values.bind(recheck)
+            values.bind(cabin); values.bind(tier); values.bind(simulated); values.bind(recheck); values.bind(expiresAtUnixMs)
         }
     }
 
@@ -217,7 +230,7 @@ struct AlertRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecor
         "alertID", "userID", "kind", "decision", "reason", "origin", "destination", "dealID", "watchlistID", "currency", "priceMinorUnits",
         "dealScore", "queueScore", "title", "body", "actions", "decidedAtUnixMs", "localDay", "quietException", "deliveryState", "deliveryError",
         "attempts", "deliveredAtUnixMs", "digestDueAtUnixMs", "digestAlertID", "departureDate", "returnDate", "cabin", "tier", "simulated",
-        "recheck",
+        "recheck", "expiresAtUnixMs",
     ]
 
     /// What the policy must remember about each of `recipients` at `now`

@@ -5,9 +5,10 @@ import GRDB
 /// Push in the outbox pass: what a push row hands to the APNs channel, rows
 /// whose device left, and the devices APNs says are gone (docs/push.md).
 extension AlertDelivery {
-    /// How long an undelivered push is worth showing after its decision: APNs keeps it until then for a
-    /// phone that is off. An alert row does not keep its deal's own expiry; a day is the policy's horizon
-    /// (a route's next drop may be alerted 12 hours later).
+    /// How long an undelivered push is worth showing after its decision when its event gave the fare no
+    /// expiry (a watchlist's crossing or drop): APNs keeps it until then for a phone that is off. A day is
+    /// the policy's horizon (a route's next drop may be alerted 12 hours later). A deal's push is kept
+    /// until the deal's own expiry instead.
     static let pushLifetime: TimeInterval = 24 * 3_600
 
     /// The alert `row` hands to its channel: for push with its device,
@@ -24,7 +25,11 @@ extension AlertDelivery {
             expiresAt = Date(unixMilliseconds: row.createdAtUnixMs).addingTimeInterval(silentPushLifetime)
         } else {
             collapseID = alert.map { $0.origin.isEmpty ? "" : "\($0.origin)-\($0.destination)" } ?? ""
-            expiresAt = Date(unixMilliseconds: alert?.decidedAtUnixMs ?? row.createdAtUnixMs).addingTimeInterval(pushLifetime)
+            if let alert, alert.expiresAtUnixMs > 0 {
+                expiresAt = Date(unixMilliseconds: alert.expiresAtUnixMs)
+            } else {
+                expiresAt = Date(unixMilliseconds: alert?.decidedAtUnixMs ?? row.createdAtUnixMs).addingTimeInterval(pushLifetime)
+            }
         }
         return OutboundAlert(
             alertID: row.alertID, userID: row.userID, kind: kind, body: row.body, attempt: row.attempts + 1,

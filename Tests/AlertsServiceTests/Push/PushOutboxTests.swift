@@ -1,5 +1,6 @@
 @testable import AlertsService
 import FareLensBus
+import FareLensStore
 import FareLensMessages
 import FareLensTesting
 import Foundation
@@ -36,6 +37,26 @@ import Testing
         #expect(aps["thread-id"] as? String == "route.JFK-NRT" && aps["category"] as? String == "DEAL_ALERT")
         #expect(payload["alert_id"] as? String == alert.alertID && payload["route"] as? String == "JFK-NRT")
         #expect(try fixture.rows(ana)[0].message.deliveryState == .delivered)
+    }
+
+    @Test("a deal's push is kept by APNs until the deal's own expiry (apns-expiration), not a day after the decision; a crossing's, which names none, for a day")
+    func dealExpiry() async throws {
+        let push = RecordingChannel(.push)
+        let fixture = try AlertsFixture(channels: [push])
+        let ana = try await fixture.user("ana@example.com", airports: ["JFK"])
+        _ = try await DeviceRegistryTests.register(fixture, ana, PushKit.token(1))
+        var deal = Deal()
+        (deal.dealID, deal.origin, deal.destination, deal.price) = ("d-1", "JFK", "NRT", usd(65_000))
+        (deal.score.score, deal.score.discountBasisPoints) = (92, 3_500)
+        let expiry = fixture.clock.now().addingTimeInterval(3 * 86_400).unixMilliseconds
+        deal.expiresAtUnixMs = expiry
+        let users = try await fixture.alerts.preferredAirportUsers("JFK")
+        let candidates = users.map { AlertsService.candidate(for: deal, user: $0, watchesRoute: false) }
+        let rows = await fixture.alerts.decide([PendingEvent(key: InboxKey(publisher: "scoring", sequence: 1), consumer: AlertsService.dealConsumer, candidates: candidates)])
+        try #require(rows.map(\.decision) == [AlertDecision.sent.rawValue])
+        await fixture.alerts.delivery.deliverDue()
+        #expect(push.received.get().map(\.expiresAt) == [Date(unixMilliseconds: expiry)])
+        #expect(try fixture.rows(ana).first?.expiresAtUnixMs == expiry, "kept on the alert row, so a retry days later carries it too")
     }
 
     @Test("through the APNs stub: a 500 is retried under the same apns-id; 410 removes its device (a device registered again after 410's timestamp stays); the next alert goes to the devices left")

@@ -21,12 +21,14 @@ import Testing
         row.digestAlertID = "a-digest"
         row.watchlistID = "w-9"
         row.recheck = RecheckOutcome.confirmed.rawValue
+        row.expiresAtUnixMs = 1_790_300_000_000
         var viaGRDB = row
         viaGRDB.alertID = "b-other"
         let queue = try DatabaseQueue()
         let (fast, grdb, readBack) = try queue.write { db in
             try AlertRow.migrate(db)
             try AlertRow.migrateRecheck(db)
+            try AlertRow.migrateExpiry(db)
             try row.insertFast(db, sequence: 1)
             try viaGRDB.insert(db)
             let columns = AlertRow.columnNames.filter { $0 != "alertID" }.joined(separator: ", ")
