@@ -55,6 +55,8 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
         var inbound: InboundEvents?
         /// Where a graceful leave is (`nil`: not leaving).
         var leaving: Leaving?
+        /// Subjects a heartbeat speaking for another node came on, each warned of once.
+        var impostorSubjects: Set<String> = []
         var stopping: Bool { leaving != nil }
     }
 
@@ -190,6 +192,16 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
     /// A heartbeat (or goodbye) from another node.
     private func heard(_ message: NATSMessage) {
         guard let hello = try? WireHello(serializedBytes: message.payload), hello.nodeName != identity.nodeName else { return }
+        // A node speaks only for itself: its heartbeat comes on its own subject, which per-node
+        // credentials keep for it alone (ops/nats/permissions-per-node.conf). One naming another
+        // node — a forged goodbye would fail every request waiting on that node — is ignored.
+        let subject = message.subject
+        guard subject == subjects.heartbeat(of: hello.nodeName) else {
+            if state.withLock({ $0.impostorSubjects.insert(subject).inserted }) {
+                logger.warning("heartbeat ignored: it names another node than its subject's", metadata: ["subject": "\(subject)", "names": "\(hello.nodeName)"])
+            }
+            return
+        }
         if message.header(Header.goodbye) != nil {
             let known = state.withLock { state in
                 state.hellos[hello.nodeName] = nil

@@ -1,8 +1,10 @@
 #if NATS
 import FareLensBus
+import FareLensMessages
 @testable import FareLensNATS
 import FareLensTesting
 import Foundation
+import Logging
 import Testing
 
 /// Admin operations over NATS are for admin credentials only, as the
@@ -59,6 +61,61 @@ struct NATSPermissionsTests {
         #expect(adminHandled.get() == 1)
         let unserved = await busError { try await ops.bus.request(EchoRequest(text: "z"), timeout: .seconds(10), to: "admin.edge") }
         #expect(unserved?.kind == .serviceUnavailable, "\(String(describing: unserved))")
+    }
+
+    @Test("with per-node users (ops/nats/permissions-per-node.conf) a node cannot speak for another: its forged goodbye on the other's subject is refused by the server, and one on its own subject naming the other is ignored; requests, replies and durable events still pass both ways")
+    func nodesSpeakOnlyForThemselves() async throws {
+        let server = try TestNATSServer.start(
+            extraArguments: ["-c", Self.repository.appendingPathComponent("ops/nats/permissions-per-node.conf").path],
+            environment: ["FARELENS_NATS_CORE_PASSWORD": "core-secret-1", "FARELENS_NATS_EDGE_PASSWORD": "edge-secret-2"])
+        defer { server.kill() }
+        func settings(_ user: String, _ password: String) -> NATSSettings {
+            var settings = NATSSettings(urls: [server.url], namespace: "farelens")
+            settings.heartbeat = .milliseconds(500)
+            (settings.user, settings.password) = (user, password)
+            return settings
+        }
+        let core = try NATSTransportTests.Node(name: "core", settings: settings("core", "core-secret-1")) { bus in
+            try bus.serve(SlowRequest.self) { _, _ in EchoResponse(text: "core") }
+            return bus.subscribe(PriceDropped.self, bufferSize: 16)
+        }
+        defer { core.stop() }
+        let edgeLog = Locked<[String]>([])
+        let edgeLogger = Logger(label: "edge") { _ in CapturingLogHandler(lines: edgeLog) }
+        let edge = try NATSTransportTests.Node(name: "edge", settings: settings("edge", "edge-secret-2"), logger: edgeLogger) { bus in
+            try bus.serve(EchoRequest.self) { request, _ in EchoResponse(text: "edge " + request.text) }
+            return bus.subscribe(PriceDropped.self, bufferSize: 16)
+        }
+        defer { edge.stop() }
+        try await waitUntil("the two nodes heard each other") { core.transport.knownNodes.count == 1 && edge.transport.knownNodes.count == 1 }
+
+        // Everything a node does passes under its own user's allow-list.
+        #expect(try await edge.bus.request(SlowRequest(), timeout: .seconds(10)).text == "core")
+        #expect(try await core.bus.request(EchoRequest(text: "hi"), timeout: .seconds(10)).text == "edge hi")
+        try await edge.bus.publish(PriceDropped(route: "LIS-NYC", sequence: 1))
+        try await core.bus.publish(PriceDropped(route: "LIS-NYC", sequence: 2))
+        // Each hears its own locally and the other's through the stream.
+        #expect(try await Set(core.receive(2).map(\.sequence)) == [1, 2])
+        #expect(try await Set(edge.receive(2).map(\.sequence)) == [1, 2])
+
+        // A compromised edge, with its own credentials, forges core's goodbye: on core's subject
+        // (the server refuses it), then on its own (every node ignores a heartbeat naming another).
+        let refused = Locked<[String]>([])
+        let forger = try NATSConnection(settings: settings("edge", "edge-secret-2"), name: "forger") { event in
+            if case .notPermitted(let subject, true) = event { refused.update { $0.append(subject) } }
+        }
+        defer { forger.close() }
+        var goodbye = WireHello()
+        goodbye.nodeName = "core"
+        let forged = try goodbye.serializedBytes() as [UInt8]
+        try forger.publish("farelens.node.core", headers: [(Header.goodbye, "1")], payload: forged)
+        try forger.publish("farelens.node.edge", headers: [(Header.goodbye, "1")], payload: forged)
+        try await waitUntil("the server refused the forged subject") { refused.get() == ["farelens.node.core"] }
+        try await waitUntil("edge ignored the goodbye on its own subject") {
+            edgeLog.get().contains { $0.hasPrefix("warning heartbeat ignored: it names another node than its subject's") }
+        }
+        #expect(Array(edge.transport.knownNodes.keys) == ["core"], "neither forged goodbye made edge forget core")
+        #expect(try await edge.bus.request(SlowRequest(), timeout: .seconds(10)).text == "core", "requests to core are not failed as 'node left'")
     }
 }
 #endif
