@@ -60,6 +60,14 @@ struct ClickRecheckTests {
         return request
     }
 
+    /// A fixture on a manual clock with search's stand-in on its bus (``serveSearch(on:clock:)``), and what search was asked.
+    static func withSearch() throws -> (fixture: AnalyticsFixture, asked: Locked<[SearchFlightsRequest]>) {
+        let bus = MessageBus()
+        let clock = ManualWallClock(AnalyticsFixture.start)
+        let asked = try serveSearch(on: bus, clock: clock)
+        return (try AnalyticsFixture(bus: bus, clock: clock), asked)
+    }
+
     /// Each click's outcome by client event id (0: still waiting).
     static func outcomes(_ fixture: AnalyticsFixture) throws -> [String: Int] {
         try fixture.database.writer.read { db in
@@ -69,10 +77,8 @@ struct ClickRecheckTests {
 
     @Test("each clicked fare is searched again once: at or under the clicked price it is still there, above it or gone it has risen, another currency or a refused search cannot say; a stale or old answer is tried again")
     func outcomesBySearchAnswer() async throws {
-        let bus = MessageBus()
-        let clock = ManualWallClock(AnalyticsFixture.start)
-        let asked = try Self.serveSearch(on: bus, clock: clock)
-        let fixture = try AnalyticsFixture(bus: bus, clock: clock)
+        let (fixture, asked) = try Self.withSearch()
+        let clock = fixture.clock
         for destination in ["BCN", "MAD", "NYC", "ROM", "LIS", "PAR", "OPO"] {
             #expect(try await fixture.service.record(Self.click("k-\(destination)", to: destination)).outcome == .recorded)
         }
@@ -114,10 +120,8 @@ struct ClickRecheckTests {
 
     @Test("run() re-checks a click as soon as it is recorded, without waiting for the minute's retry")
     func clickWakesTheRecheck() async throws {
-        let bus = MessageBus()
-        let clock = ManualWallClock(AnalyticsFixture.start)
-        let asked = try Self.serveSearch(on: bus, clock: clock)
-        let fixture = try AnalyticsFixture(bus: bus, clock: clock)
+        let (fixture, asked) = try Self.withSearch()
+        let clock = fixture.clock
         let running = Task { try await fixture.service.run() }
         defer { running.cancel() }
         // Both periodic loops are waiting on the manual clock: the start-up pass is done.

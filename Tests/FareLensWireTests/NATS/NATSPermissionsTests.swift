@@ -12,23 +12,28 @@ import Testing
 /// subject permissions (the shipped `ops/nats/permissions.conf`) keep a node
 /// connected as `node` from reaching or serving an admin address, and the
 /// transport turns the server's refusal into `forbidden` at once.
-@Suite("NATS: admin addresses only for admin credentials")
+@Suite("NATS: admin addresses only for admin credentials; a node speaks only for itself")
 struct NATSPermissionsTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// A server started with the shipped permissions file `file` (under ops/nats) and the passwords it reads.
+    static func server(_ file: String, passwords: [String: String]) throws -> TestNATSServer {
+        try TestNATSServer.start(extraArguments: ["-c", repository.appendingPathComponent("ops/nats/" + file).path], environment: passwords)
+    }
+
+    /// A node's settings on `server`'s `farelens` namespace as `user`.
+    static func settings(_ server: TestNATSServer, _ user: String, _ password: String) -> NATSSettings {
+        var settings = NATSSettings(urls: [server.url], namespace: "farelens")
+        settings.heartbeat = .milliseconds(500)
+        (settings.user, settings.password) = (user, password)
+        return settings
+    }
+
     @Test("with ops/nats/permissions.conf a 'node' user's request to an admin address is forbidden at once and never handled, and it cannot serve one; an 'admin' user reaches it; ordinary requests work for both")
     func adminAddressesNeedAdminCredentials() async throws {
-        let server = try TestNATSServer.start(
-            extraArguments: ["-c", Self.repository.appendingPathComponent("ops/nats/permissions.conf").path],
-            environment: ["FARELENS_NATS_ADMIN_PASSWORD": "admin-secret-1", "FARELENS_NATS_NODE_PASSWORD": "node-secret-2"])
+        let server = try Self.server("permissions.conf", passwords: ["FARELENS_NATS_ADMIN_PASSWORD": "admin-secret-1", "FARELENS_NATS_NODE_PASSWORD": "node-secret-2"])
         defer { server.kill() }
-        func settings(_ user: String, _ password: String) -> NATSSettings {
-            var settings = NATSSettings(urls: [server.url], namespace: "farelens")
-            settings.heartbeat = .milliseconds(500)
-            settings.user = user
-            settings.password = password
-            return settings
-        }
+        func settings(_ user: String, _ password: String) -> NATSSettings { Self.settings(server, user, password) }
         let adminHandled = Locked(0)
         let core = try NATSTransportTests.Node(name: "core", settings: settings("admin", "admin-secret-1")) { bus in
             try bus.serve(EchoRequest.self, at: "admin.echo") { _, _ in
@@ -65,16 +70,9 @@ struct NATSPermissionsTests {
 
     @Test("with per-node users (ops/nats/permissions-per-node.conf) a node cannot speak for another: its forged goodbye on the other's subject is refused by the server, and one on its own subject naming the other is ignored; requests, replies and durable events still pass both ways")
     func nodesSpeakOnlyForThemselves() async throws {
-        let server = try TestNATSServer.start(
-            extraArguments: ["-c", Self.repository.appendingPathComponent("ops/nats/permissions-per-node.conf").path],
-            environment: ["FARELENS_NATS_CORE_PASSWORD": "core-secret-1", "FARELENS_NATS_EDGE_PASSWORD": "edge-secret-2"])
+        let server = try Self.server("permissions-per-node.conf", passwords: ["FARELENS_NATS_CORE_PASSWORD": "core-secret-1", "FARELENS_NATS_EDGE_PASSWORD": "edge-secret-2"])
         defer { server.kill() }
-        func settings(_ user: String, _ password: String) -> NATSSettings {
-            var settings = NATSSettings(urls: [server.url], namespace: "farelens")
-            settings.heartbeat = .milliseconds(500)
-            (settings.user, settings.password) = (user, password)
-            return settings
-        }
+        func settings(_ user: String, _ password: String) -> NATSSettings { Self.settings(server, user, password) }
         let core = try NATSTransportTests.Node(name: "core", settings: settings("core", "core-secret-1")) { bus in
             try bus.serve(SlowRequest.self) { _, _ in EchoResponse(text: "core") }
             return bus.subscribe(PriceDropped.self, bufferSize: 16)
