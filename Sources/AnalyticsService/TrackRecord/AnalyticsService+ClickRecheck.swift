@@ -53,7 +53,8 @@ extension AnalyticsService {
                         continue
                     }
                 }
-                if record(outcome, of: click) { recorded += 1 }
+                // A click whose outcome could not be written is not read again in this pass (a failing database would loop).
+                if record(outcome, of: click) { recorded += 1 } else { skipped.insert(click.clientEventID) }
             }
         }
     }
