@@ -118,6 +118,18 @@ struct ClickRecheckTests {
         #expect(try asked.get().count == 3 && Self.outcomes(fixture).values.allSatisfy { $0 == RecheckOutcome.confirmed.rawValue })
     }
 
+    @Test("an outcome the database will not take leaves the click waiting and ends the pass (it does not read the click again and again)")
+    func failingWriteEndsThePass() async throws {
+        let (fixture, asked) = try Self.withSearch()
+        _ = try await fixture.service.record(Self.click("k-1", to: "BCN"))
+        try await fixture.database.writer.write { db in
+            try db.execute(sql: "CREATE TRIGGER refuse_outcomes BEFORE UPDATE ON click_recheck BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END")
+        }
+        let recorded = try await withTimeLimit("the pass ended", limit: .seconds(20)) { await fixture.service.recheckClicks() }
+        #expect(recorded == 0 && asked.get().count == 1)
+        #expect(try Self.outcomes(fixture) == ["k-1": 0], "still waiting: the next pass tries again")
+    }
+
     @Test("run() re-checks a click as soon as it is recorded, without waiting for the minute's retry")
     func clickWakesTheRecheck() async throws {
         let (fixture, asked) = try Self.withSearch()
