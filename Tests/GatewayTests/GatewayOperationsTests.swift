@@ -137,7 +137,7 @@ struct GatewayOperationsTests {
             (route.origin, route.destination) = ("JFK", "LAX")
             for _ in 0 ..< 400 {
                 if try await harness.gatewayBus.request(route, timeout: .seconds(5)).windows.first?.clicksFareStillThere == 1 { break }
-                try await Task.sleep(for: .milliseconds(25))  // safe: waiting for analytics' re-check in another process, at most 10 s
+                try await Task.sleep(for: .milliseconds(25))  // safe: waiting for analytics' re-check on the services' node, at most 10 s
             }
             let week = try #require(try await api.send(.GET, "/v1/routes/JFK-LAX/track-record", token: token).json["windows"] as? [[String: Any]]).first ?? [:]
             #expect(week["clicks"] as? Int == 1 && week["clicks_fare_still_there"] as? Int == 1 && week["clicks_fare_risen"] as? Int == 0, "\(week)")
