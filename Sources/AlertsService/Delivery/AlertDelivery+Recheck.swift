@@ -4,9 +4,6 @@ import Foundation
 
 /// The re-check just before delivery: phantom fares are what users of deal apps resent most.
 extension AlertDelivery {
-    /// How old a price search may answer from its cache and still count.
-    static let recheckFreshness: TimeInterval = 30 * 60
-
     /// Searches the alert's route, dates and cabin once more (search answers
     /// from its cache when it holds a result; one fetched within 30 minutes
     /// counts) and returns the lowest price for one adult. Nil — deliver as
@@ -25,9 +22,8 @@ extension AlertDelivery {
         let tier = Tier(rawValue: alert.tier) ?? .free
         request.purpose = tier == .pro || tier == .trial ? .proWatchlist : .freeWatchlist
         request.userID = alert.userID
-        guard let answer = try? await bus.request(request, timeout: .seconds(10)), !answer.stale, let lowest = answer.offers.first else { return nil }
-        // A cached answer counts only while it is younger than 30 minutes.
-        if answer.fromCache, now.timeIntervalSince(Date(unixMilliseconds: answer.observedAtUnixMs)) > recheckFreshness { return nil }
+        // A stale answer, or one cached over 30 minutes ago, says nothing of the fare now.
+        guard let answer = try? await bus.request(request, timeout: .seconds(10)), answer.isFresh(at: now), let lowest = answer.offers.first else { return nil }
         return lowest.price
     }
 }

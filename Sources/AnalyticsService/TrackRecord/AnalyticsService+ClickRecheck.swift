@@ -8,9 +8,9 @@ import GRDB
 /// again, and the click is counted as having found it still there (at the
 /// clicked price or lower) or risen (only higher, or gone).
 extension AnalyticsService {
-    /// How old search's answer may be and still count; also how long a
-    /// click waits for search to answer before it is counted as "could not say".
-    static let clickRecheckFreshness: TimeInterval = 30 * 60
+    /// How long a click waits for search to answer before it is counted as
+    /// "could not say" (also how old search's answer may be and still count).
+    static let clickRecheckFreshness = SearchFlightsResponse.recheckFreshness
     /// Most clicks read in one batch of a pass.
     static let clickRecheckBatch = 32
     /// How long one re-check may wait for search.
@@ -101,8 +101,7 @@ extension AnalyticsService {
         } catch {
             return .searchAway
         }
-        if answer.stale { return .tryLater }
-        if answer.fromCache, now.timeIntervalSince(Date(unixMilliseconds: answer.observedAtUnixMs)) > clickRecheckFreshness { return .tryLater }
+        guard answer.isFresh(at: now) else { return .tryLater }
         guard let lowest = answer.offers.first else { return .answered(.risen) }
         guard lowest.price.currency == click.currency else { return .answered(.unconfirmed) }
         return .answered(lowest.price.minorUnits <= click.priceMinorUnits ? .confirmed : .risen)
