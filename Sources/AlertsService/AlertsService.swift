@@ -18,8 +18,9 @@ import Logging
 /// `ThresholdCrossed`, `PriceChanged` and `TrialEnding` through the inbox
 /// (exactly once), as one stream so that they compete for a user's cap
 /// whatever their topic, and asks subscription for the users and their
-/// settings, and the airport directory for city names; it erases a user's
-/// alerts on `UserDeleted`.
+/// settings, and the airport directory for city names; it keeps who an
+/// exceptional deal can reach from subscription's and watchlist's events
+/// (``KeptAudience``); it erases a user's alerts on `UserDeleted`.
 ///
 /// `run()` publishes queued events, follows those topics, and every
 /// `deliveryTick` has the digest send what is due and delivery pass over
@@ -73,6 +74,9 @@ actor AlertsService: ServiceBehaviour, AlertsTables {
     /// The decision stream's gathering window (`alerts.gatherMilliseconds`).
     let gathering: Duration
     private let deletions: EventSubscription<UserDeleted>
+    /// Who an exceptional deal can reach (users' preferred airports, watchlists), kept from events.
+    nonisolated let audience: KeptAudience
+    private let audienceEvents: KeptAudience.Subscriptions
     /// `PriceChanged` and `WatchlistChanged`, for silent pushes; nil without a push channel.
     private let watchlistUpdates: EventSubscription<any BusEvent>?
 
@@ -124,6 +128,8 @@ actor AlertsService: ServiceBehaviour, AlertsTables {
         // Subscribed here, before the node's hello, so the topics are routed to this node from the start.
         self.decisionStream = bus.subscribe(Self.decisionInputTypes)
         self.deletions = bus.subscribe(UserDeleted.self)
+        self.audience = KeptAudience(database: database, transport: transport, logger: logger)
+        self.audienceEvents = KeptAudience.Subscriptions(on: bus)
         self.watchlistUpdates = delivery.pushes ? bus.subscribe([PriceChanged.self, WatchlistChanged.self, TierChanged.self]) : nil
         AlertsMetrics.makeAll()
     }
@@ -154,6 +160,7 @@ actor AlertsService: ServiceBehaviour, AlertsTables {
             group.addTask { await self.decidedEvents.run() }
             group.addTask { await self.follow(self.decisionStream) }
             group.addTask { for await delivery in self.deletions { await self.erase(delivery.event.userID) } }
+            group.addTask { await self.audience.follow(self.audienceEvents) }
             if let updates = self.watchlistUpdates { group.addTask { await self.delivery.followWatchlistUpdates(updates) } }
             group.addTask { await self.delivery.followPokes() }
             group.addTask {
@@ -166,6 +173,7 @@ actor AlertsService: ServiceBehaviour, AlertsTables {
                 self.delivery.finish()
                 self.decisionStream.cancel()
                 self.deletions.cancel()
+                self.audienceEvents.cancel()
                 self.watchlistUpdates?.cancel()
                 self.events.finish()
             }

@@ -60,6 +60,7 @@ public enum AlertsServiceEntry {
         migrations.register("alerts-008-outbox-per-device", OutboxRow.migrateAddress)
         migrations.register("alerts-009-recheck-outcome", AlertRow.migrateRecheck)
         migrations.register("alerts-010-fare-expiry", AlertRow.migrateExpiry)
+        migrations.register("alerts-011-kept-audience", AudienceTables.migrate)
         return migrations
     }
 }

@@ -59,6 +59,9 @@ public enum SubscriptionServiceEntry {
         }
         // The traveller's own currency for "≈" prices (#60).
         migrations.register("subscription-007-display-currency", UserRecord.migrateForDisplayCurrency)
+        // Alerts keeps who prefers which airport from UserPreferencesChanged since this release (issue #64): announced
+        // once more, so it learns the airports chosen before (search, which keeps them too, applies the same state again).
+        migrations.registerPendingAnnouncement(named: "subscription-008-announce-preferences-to-alerts", announcement: SubscriptionService.preferencesAnnouncement)
         return migrations
     }
 }

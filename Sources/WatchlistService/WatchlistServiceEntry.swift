@@ -21,6 +21,9 @@ public enum WatchlistServiceEntry {
         // Thresholds in another currency than the fares: each check keeps the price converted and its rate (#60).
         migrations.register("watchlist-004-converted-checks", WatchlistRecord.migrateForConversion)
         migrations.register("watchlist-005-date-ranges", WatchlistRecord.migrateForDateRanges)
+        // Alerts keeps who watches which route from WatchlistChanged since this release (issue #64): announced once
+        // more, so it learns the watchlists made before (search, which keeps them too, applies the same state again).
+        migrations.registerPendingAnnouncement(named: "watchlist-006-announce-watchlists-to-alerts", announcement: WatchlistService.watchlistsAnnouncement)
         return migrations
     }
 }

@@ -87,6 +87,15 @@ struct RequestGraphTests {
         #expect(cycles.isEmpty, "request cycles: \(described)")
     }
 
+    @Test("Alerts asks the watchlist service nothing, nor subscription who prefers an airport: it keeps an exceptional deal's audience from their events (issue #64)")
+    func alertsKeepsItsAudience() throws {
+        let edges = try Self.edges(in: Self.sources)
+        #expect(edges["alerts"]?["watchlist"] == nil, "\(edges["alerts"]?["watchlist"]?.sorted() ?? [])")
+        #expect(edges["alerts"]?["subscription"]?.contains { $0.hasPrefix("PreferredAirportUsersRequest") } == false)
+        // Still asked (the users' settings): the check reads the call sites it should.
+        #expect(edges["alerts"]?["subscription"]?.contains { $0.hasPrefix("GetUsersRequest") } == true)
+    }
+
     @Test("The check fails when a cycle is put back: search asking the watchlist service for watched routes, as it once did")
     func catchesACycle() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("request-graph-\(UUID().uuidString)")

@@ -83,35 +83,28 @@ extension AlertsService {
     }
 
     /// An exceptional deal: every user whose preferred airports include the
-    /// deal's origin (asked of subscription, page by page), queue score
-    /// `dealScore × (1.2 if the user watches the deal's route) × (1 + airport
-    /// weight)` (SPEC § 2's smart queue; who watches the route is asked of
-    /// watchlist, ``routeWatchers(of:)``).
+    /// deal's origin or its metro, queue score `dealScore × (1.2 if the user
+    /// watches the deal's route) × (1 + airport weight)` (SPEC § 2's smart
+    /// queue). Who prefers an airport and who watches a route are read from
+    /// what alerts keeps of subscription's and watchlist's events
+    /// (``KeptAudience``): neither is asked. A watchlist matches either end
+    /// as its airport or its metro (a watchlist LON→NRT watches a deal LHR→NRT).
     ///
-    /// While search (the airports' metros), subscription or watchlist cannot
-    /// answer, this waits and asks again every second; nil when cancelled
-    /// meanwhile (the batch is decided later).
-    /// A deal subscription refuses (an origin it does not accept as an
-    /// airport code) has no recipients: it is recorded as handled, logged.
-    /// A route watchlist refuses has no watchers: its candidates rank
-    /// without the factor, logged.
+    /// While search (the airports' metros) cannot answer, or alerts' own
+    /// database cannot be read, this waits and tries again every second;
+    /// nil when cancelled meanwhile (the batch is decided later).
     func pendingEvent(for event: ExceptionalDeal, key: InboxKey) async -> PendingEvent? {
         let deal = event.deal
         guard await learnPlaces([deal.origin, deal.destination]) else { return nil }
-        let originMetro = metro(of: deal.origin)
-        let asked = await retryingEverySecond("PreferredAirportUsers unanswered; alert decisions wait", level: .warning, metadata: ["deal": "\(deal.dealID)"], isFinal: Self.isRefusal) {
-            () async throws(BusError) in
-            try await preferredAirportUsers(deal.origin, orMetro: originMetro)
+        let audience = self.audience
+        let origins = [deal.origin] + (metro(of: deal.origin).map { [$0] } ?? [])
+        let destinations = [deal.destination] + (metro(of: deal.destination).map { [$0] } ?? [])
+        let read = await retryingEverySecond("exceptional-deal audience unreadable; alert decisions wait", level: .error, metadata: ["deal": "\(deal.dealID)"]) {
+            () throws -> ([PreferredAirportUser], Set<String>) in
+            let users = try audience.preferring(deal.origin, orMetro: origins.dropFirst().first)
+            return (users, users.isEmpty ? [] : try audience.watchers(origins: origins, destinations: destinations, cabin: deal.cabin))
         }
-        let users: [PreferredAirportUser]
-        switch asked {
-        case nil: return nil
-        case .success(let answer)?: users = answer
-        case .failure(let refusal)?:
-            logger.error("exceptional deal alerts no one: subscription refused its origin", metadata: ["deal": "\(deal.dealID)", "origin": "\(deal.origin)", "error": "\(refusal)"])
-            users = []
-        }
-        guard let watchers = users.isEmpty ? Set<String>() : await routeWatchersWaiting(of: deal) else { return nil }
+        guard case .success(let (users, watchers))? = read else { return nil }
         let candidates = users.map { user in Self.candidate(for: deal, user: user, watchesRoute: watchers.contains(user.userID)) }
         return PendingEvent(key: key, consumer: Self.dealConsumer, candidates: candidates)
     }

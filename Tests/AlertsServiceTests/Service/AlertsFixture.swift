@@ -85,7 +85,7 @@ struct AlertsFixture {
     let directory = FakeDirectory()
     let channel = RecordingChannel()
     let subscription: SubscriptionService
-    /// The real watchlist service: alerts asks it who watches a deal's route.
+    /// The real watchlist service (alerts keeps who watches a deal's route from its events).
     let watchlists: WatchlistService
     let alerts: AlertsService
     let database: ServiceDatabase
@@ -104,11 +104,13 @@ struct AlertsFixture {
     ///   - gathering: the decision stream's gathering window; zero (no wait) unless a test is about which events compete.
     ///   - wireStart: when set, the transport clock is a clock of its own starting there (real time beside a business
     ///     clock far from it); otherwise it is the business clock.
+    ///   - handsAudience: see ``handsAudience``.
     init(
         bus: MessageBus = AlertsFixture.patientBus(), alertsBus: MessageBus? = nil, start: Date = AlertsFixture.noonNewYork, channels: [any AlertDeliveryChannel]? = nil,
-        gathering: Duration = .zero, wireStart: Date? = nil
+        gathering: Duration = .zero, wireStart: Date? = nil, handsAudience: Bool = true
     ) throws {
         self.bus = bus
+        self.handsAudience = handsAudience
         clock = ManualWallClock(start)
         wire = wireStart.map { ManualWallClock($0) } ?? clock
         try directory.serve(on: bus)
@@ -164,7 +166,73 @@ struct AlertsFixture {
             set.product = tier == .pro ? .monthly : .unspecified
             _ = try await subscription.setTier(set)
         }
+        if handsAudience { await keepPreferences(of: id) }
         return id
+    }
+
+    /// Whether ``user(_:timeZone:tier:airports:)``, ``watch(_:_:_:cabin:)`` and
+    /// ``unwatch(_:_:)`` hand alerts' kept audience the state the services'
+    /// events carry (their outboxes are not run here); false when a test runs
+    /// the outboxes and alerts follows the events themselves
+    /// (`AudienceFollowTests`, `AlertsMeshTests`: then it waits for them).
+    let handsAudience: Bool
+
+    /// Hands alerts the user's preferred airports as subscription's
+    /// `UserPreferencesChanged` states them (the user as subscription answers now).
+    func keepPreferences(of userID: String) async {
+        var request = GetUserRequest()
+        request.userID = userID
+        guard let user = try? await subscription.user(request).user else { return }
+        var event = UserPreferencesChanged()
+        event.userID = user.userID
+        event.timeZone = user.timeZone
+        event.preferredAirports = user.preferredAirports
+        event.atUnixMs = clock.now().unixMilliseconds
+        await alerts.audience.apply(event)
+    }
+
+    /// Hands alerts `watchlist` as watchlist's `WatchlistChanged` states it.
+    func keepWatchlist(_ watchlist: Watchlist, _ change: WatchlistChanged.Change) async {
+        var event = WatchlistChanged()
+        event.change = change
+        event.watchlist = watchlist
+        event.atUnixMs = clock.now().unixMilliseconds
+        await alerts.audience.apply(event)
+    }
+
+    /// Deletes `user`'s watchlist `watchlistID` (and tells alerts' audience, when the fixture hands it).
+    func unwatch(_ user: String, _ watchlistID: String) async throws {
+        var request = GetWatchlistRequest()
+        request.userID = user
+        request.watchlistID = watchlistID
+        let watchlist = try await watchlists.get(request).watchlist
+        var delete = DeleteWatchlistRequest()
+        delete.userID = user
+        delete.watchlistID = watchlistID
+        _ = try await watchlists.delete(delete)
+        if handsAudience { await keepWatchlist(watchlist, .deleted) }
+    }
+
+    /// Runs subscription's and watchlist's event outboxes (their events reach
+    /// the bus, as in a node) while `body` runs; with `watchlistService`, the
+    /// whole watchlist service (which then also follows subscription's
+    /// events: a deleted user's watchlists go, a downgrade deactivates).
+    func publishing<T>(watchlistService: Bool = false, _ body: () async throws -> T) async throws -> T {
+        let watchlists = self.watchlists
+        let relays: [Task<Void, Never>] = [
+            Task { await subscription.events.run() },
+            watchlistService ? Task { try? await watchlists.run() } : Task { await watchlists.events.run() },
+        ]
+        defer { relays.forEach { $0.cancel() } }
+        return try await body()
+    }
+
+    /// Waits until alerts keeps `users` users and `watchlists` watchlists from the events (bounded).
+    func waitForAudience(users: Int, watchlists: Int) async throws {
+        try await waitUntil("alerts keeps \(users) users and \(watchlists) watchlists from the events") {
+            guard let counts = try? alerts.audience.counts() else { return false }
+            return counts.users == users && counts.watchlists == watchlists
+        }
     }
 
     /// Answers ``RouteWatchersRequest`` on `alertsBus` from the fixture's
@@ -184,7 +252,9 @@ struct AlertsFixture {
         var flexible = FlexibleDates()
         (flexible.minTripDays, flexible.maxTripDays) = (7, 14)
         request.dates.flexible = flexible
-        return try await watchlists.create(request).watchlist.watchlistID
+        let watchlist = try await watchlists.create(request).watchlist
+        if handsAudience { await keepWatchlist(watchlist, .created) }
+        return watchlist.watchlistID
     }
 
     /// A pending threshold crossing for `user` on `route`, at `cents` USD, with a unique inbox key.

@@ -8,7 +8,8 @@ import Testing
 /// Alerts across services, in one process and split over the socket: the
 /// watchlist's durable events published on one node are decided, recorded and
 /// delivered by the alerts service on the other, which asks subscription and
-/// search across the bridge.
+/// search across the bridge and keeps who an exceptional deal can reach from
+/// their events.
 @Suite struct AlertsMeshTests {
     final class Holder: Sendable {
         let fixture = Locked<AlertsFixture?>(nil)
@@ -57,19 +58,24 @@ import Testing
         }
     }
 
-    @Test("an exceptional deal published on the server is ranked by alerts on the client with the watchlist factor, who watches its route asked of watchlist across the bridge", arguments: MeshShape.allCases)
+    @Test("an exceptional deal published on the server is ranked by alerts on the client with the watchlist factor, who prefers its origin and who watches its route kept from subscription's and watchlist's events across the bridge", arguments: MeshShape.allCases)
     func exceptionalDealWithTheWatchlistFactor(shape: MeshShape) async throws {
         let holder = Holder()
         try await withTestMesh(shape, deadline: .seconds(20)) { server, client in
-            // Subscription, watchlist and the directory on the server (the hub when split); alerts on the client.
-            holder.fixture.set(try AlertsFixture(bus: server, alertsBus: client))
+            // Subscription, watchlist and the directory on the server (the hub when split); alerts on the client, which
+            // learns who prefers which airport and who watches which route from their events alone.
+            holder.fixture.set(try AlertsFixture(bus: server, alertsBus: client, handsAudience: false))
         } body: { mesh in
             let fixture = try #require(holder.fixture.get())
-            let watcher = try await fixture.user("watcher@example.com", tier: .pro)
-            let other = try await fixture.user("other@example.com", tier: .pro)
-            try await fixture.watch(watcher, "JFK", "NRT")
             let task = Task { try await fixture.alerts.run() }
             defer { task.cancel() }
+            let (watcher, other) = try await fixture.publishing {
+                let watcher = try await fixture.user("watcher@example.com", tier: .pro)
+                let other = try await fixture.user("other@example.com", tier: .pro)
+                try await fixture.watch(watcher, "JFK", "NRT")
+                try await fixture.waitForAudience(users: 2, watchlists: 1)
+                return (watcher, other)
+            }
             var event = ExceptionalDeal()
             event.deal = WatchlistFactorTests.deal("d-mesh", "JFK", "NRT", score: 90)
             try await mesh.serverBus.publish(event)

@@ -9,7 +9,8 @@ import Testing
 
 /// SPEC § 2's queue score for exceptional-deal alerts: `dealScore × (1.2 if
 /// the deal matches one of the user's watchlists) × (1 + preferred-airport
-/// weight)`, who watches a route asked of the watchlist service.
+/// weight)`, who watches a route kept by alerts from the watchlist
+/// service's events, never asked of it.
 @Suite struct WatchlistFactorTests {
     static func deal(_ id: String, _ origin: String, _ destination: String, score: Int32, cabin: Cabin = .economy) -> Deal {
         var deal = Deal()
@@ -49,10 +50,7 @@ import Testing
         try await fixture.watch(byAirport, "LON", "NRT")
         try await fixture.watch(otherCabin, "LHR", "NRT", cabin: .business)
         try await fixture.watch(otherRoute, "LHR", "JFK")
-        var delete = DeleteWatchlistRequest()
-        delete.userID = deleted
-        delete.watchlistID = try await fixture.watch(deleted, "LHR", "NRT")
-        _ = try await fixture.watchlists.delete(delete)
+        try await fixture.unwatch(deleted, try await fixture.watch(deleted, "LHR", "NRT"))
 
         let pending = try #require(await fixture.alerts.pendingEvents([Self.delivery(Self.deal("d-1", "LHR", "NRT", score: 90), sequence: 1)]))
         let scores = Self.scores(pending)
@@ -84,21 +82,13 @@ import Testing
         #expect(decisions == ["d-watched": .sent, "d-unwatched": .capped])
     }
 
-    @Test("a route the watchlist service refuses (a code that is no IATA code) ranks without the factor and still reaches its users")
-    func refusedRouteRanksWithoutTheFactor() async throws {
-        let fixture = try AlertsFixture()
-        let user = try await fixture.user("hu@example.com", airports: ["JFK"])
-        let pending = try #require(await fixture.alerts.pendingEvents([Self.delivery(Self.deal("d-1", "JFK", "N1T", score: 90), sequence: 1)]))
-        #expect(Self.scores(pending) == [user: 180])
-    }
-
-    @Test("while the watchlist service is away, deals wait for it and are then decided with the factor")
-    func dealsWaitForTheWatchlistService() async throws {
-        // The alerts service on a bus of its own: subscription and the directory answer, watchlist only later.
+    @Test("deals are decided with the factor while the watchlist service is away and nobody answers who prefers an airport: alerts asks neither (issue #64's one-way graph)")
+    func dealsNeedNeitherWatchlistNorPreferredAirportUsers() async throws {
+        // The alerts service on a bus of its own: the directory and GetUsers answer there; RouteWatchers and
+        // PreferredAirportUsers are served by no one (asked, they would fail and the deal would wait).
         let alertsBus = MessageBus()
         let fixture = try AlertsFixture(alertsBus: alertsBus, wireStart: Date(timeIntervalSince1970: 1_800_000_000))
         try fixture.directory.serve(on: alertsBus)
-        try alertsBus.serve(PreferredAirportUsersRequest.self) { request, _ in try await fixture.subscription.preferredAirportUsers(request) }
         try alertsBus.serve(GetUsersRequest.self) { request, _ in try await fixture.subscription.users(request) }
         let user = try await fixture.user("ida@example.com", tier: .pro, airports: ["JFK"])
         try await fixture.watch(user, "JFK", "NRT")
@@ -107,13 +97,10 @@ import Testing
         var event = ExceptionalDeal()
         event.deal = Self.deal("d-1", "JFK", "NRT", score: 90)
         try await alertsBus.publish(event)
-        // Asked, failed, asked again one retry interval later and failed again: nothing recorded meanwhile.
-        try await fixture.failTwice("the route asked about while watchlist is away")
-        #expect(try fixture.rows(user).isEmpty)
-        try fixture.serveRouteWatchers(on: alertsBus)
-        try await fixture.retryUntil("the deal decided once watchlist answers") { ((try? fixture.rows(user)) ?? []).count == 1 }
+        try await waitUntil("the deal decided without asking watchlist") { ((try? fixture.rows(user)) ?? []).count == 1 }
         let row = try #require(try fixture.rows(user).first)
         #expect(row.decisionValue == .sent)
         #expect(abs(row.queueScore - 90 * 1.2 * 2) < 1e-9)
+        #expect(fixture.wire.sleeping == 0, "no retry waits: nothing was asked that failed")
     }
 }

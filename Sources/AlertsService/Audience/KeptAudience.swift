@@ -1,0 +1,181 @@
+import FareLensBus
+import FareLensMessages
+import FareLensServiceKit
+import FareLensStore
+import GRDB
+import Logging
+
+/// Who an exceptional deal can reach, as alerts keeps it in its own
+/// database from the events of the services that own it: users' preferred
+/// airports (with their weights) from the subscription service's
+/// `UserPreferencesChanged`, watchlists from the watchlist service's
+/// `WatchlistChanged`, and neither for a user after `UserDeleted`. Alerts
+/// asks neither service who prefers an airport or watches a route, so a
+/// deal is decided without waiting for them (issue #64's one-way request
+/// graph; docs/architecture.md).
+///
+/// The events are durable, so none is lost between processes; each carries
+/// the state after it (never a difference), so applying one twice changes
+/// nothing, and an event older than what a row holds is not applied over
+/// it. `UserDeleted` leaves a mark, so an event of a deleted user that
+/// arrives after it (the two services' events reach alerts in no common
+/// order) brings nothing back. The answers are those of subscription's
+/// `PreferredAirportUsers` and watchlist's `RouteWatchers` once the events
+/// have arrived (`KeptAudienceTests`). After an upgrade, both services
+/// announce what they hold once (migrations `subscription-008-…` and
+/// `watchlist-006-…`), so alerts does not start empty.
+struct KeptAudience: Sendable {
+    let database: ServiceDatabase
+    /// What a failed write waits on before it is tried again (real time in production, a test's clock in tests).
+    let transport: TransportClock
+    let logger: Logger
+
+    /// The subscriptions the audience follows, made before the node says
+    /// hello so their topics are routed to it from the start.
+    struct Subscriptions: Sendable {
+        let watchlists: EventSubscription<WatchlistChanged>
+        let preferences: EventSubscription<UserPreferencesChanged>
+        let deletions: EventSubscription<UserDeleted>
+
+        /// Subscribes on `bus`.
+        init(on bus: MessageBus) {
+            watchlists = bus.subscribe(WatchlistChanged.self)
+            preferences = bus.subscribe(UserPreferencesChanged.self)
+            deletions = bus.subscribe(UserDeleted.self)
+        }
+
+        func cancel() {
+            watchlists.cancel()
+            preferences.cancel()
+            deletions.cancel()
+        }
+    }
+
+    /// Applies the events of `subscriptions` as they arrive, each committed
+    /// before the next is taken (so a durable event from another node is
+    /// acknowledged only once applied), until cancelled.
+    func follow(_ subscriptions: Subscriptions) async {
+        await withTaskCancellationHandler {
+            await withDiscardingTaskGroup { group in
+                group.addTask { for await delivery in subscriptions.watchlists { await apply(delivery.event) } }
+                group.addTask { for await delivery in subscriptions.preferences { await apply(delivery.event) } }
+                group.addTask { for await delivery in subscriptions.deletions { await apply(delivery.event) } }
+            }
+        } onCancel: {
+            subscriptions.cancel()
+        }
+    }
+
+    // MARK: Answers
+
+    /// Every user preferring `airport` or `metro` (a user who prefers LON
+    /// hears of a deal from LCY), once each with the higher weight, in
+    /// user-id order: subscription's `PreferredAirportUsers` for both codes, merged.
+    ///
+    /// - Throws: the database's error.
+    func preferring(_ airport: String, orMetro metro: String?) throws -> [PreferredAirportUser] {
+        let codes = [airport] + (metro.map { [$0] } ?? [])
+        return try database.writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT userID, MAX(weight) AS weight FROM audience_airport WHERE airport IN (\(Self.marks(codes.count)))
+                GROUP BY userID ORDER BY userID
+                """, arguments: StatementArguments(codes)
+            ).map { row in
+                var user = PreferredAirportUser()
+                user.userID = row["userID"]
+                user.weight = row["weight"]
+                return user
+            }
+        }
+    }
+
+    /// The users with an active watchlist whose origin is one of `origins`,
+    /// destination one of `destinations` and cabin `cabin` (unspecified:
+    /// economy): watchlist's `RouteWatchers`.
+    ///
+    /// - Throws: the database's error.
+    func watchers(origins: [String], destinations: [String], cabin: Cabin) throws -> Set<String> {
+        let cabin = cabin == .unspecified ? Cabin.economy : cabin
+        let arguments = StatementArguments(origins) + StatementArguments(destinations) + [cabin.rawValue]
+        return try database.writer.read { db in
+            Set(try String.fetchAll(db, sql: """
+                SELECT DISTINCT userID FROM audience_watchlist
+                WHERE active = 1 AND origin IN (\(Self.marks(origins.count))) AND destination IN (\(Self.marks(destinations.count))) AND cabin = ?
+                """, arguments: arguments))
+        }
+    }
+
+    /// How many users and watchlists are kept (the status line's figures, and tests' sign that events arrived).
+    func counts() throws -> (users: Int, watchlists: Int) {
+        try database.writer.read { db in
+            (try AudienceUserRecord.filter(Column("deletedAtUnixMs") == nil).fetchCount(db), try AudienceWatchlistRecord.fetchCount(db))
+        }
+    }
+
+    private static func marks(_ count: Int) -> String {
+        Array(repeating: "?", count: max(1, count)).joined(separator: ", ")
+    }
+
+    // MARK: Applying events
+
+    /// A watchlist as it stands after `event`: kept (active or not), or forgotten when deleted.
+    func apply(_ event: WatchlistChanged) async {
+        await write("watchlist change", ["watchlist": "\(event.watchlist.watchlistID)"]) { db in
+            if let user = try AudienceUserRecord.fetchOne(db, key: event.watchlist.userID), user.deletedAtUnixMs != nil { return }
+            if let kept = try AudienceWatchlistRecord.fetchOne(db, key: event.watchlist.watchlistID), kept.changedAtUnixMs > event.atUnixMs { return }
+            if event.change == .deleted {
+                _ = try AudienceWatchlistRecord.deleteOne(db, key: event.watchlist.watchlistID)
+            } else {
+                try AudienceWatchlistRecord(event).save(db)
+            }
+        }
+    }
+
+    /// A user's preferred airports as they stand after `event`.
+    func apply(_ event: UserPreferencesChanged) async {
+        await write("preferences change", ["user": "\(event.userID)"]) { db in
+            var user = try AudienceUserRecord.fetchOne(db, key: event.userID) ?? AudienceUserRecord(userID: event.userID, preferencesAtUnixMs: Int64.min)
+            guard user.deletedAtUnixMs == nil, user.preferencesAtUnixMs <= event.atUnixMs else { return }
+            user.preferencesAtUnixMs = event.atUnixMs
+            try user.save(db)
+            _ = try AudienceAirportRecord.filter(Column("userID") == event.userID).deleteAll(db)
+            var weights: [String: Double] = [:]
+            for airport in event.preferredAirports where !airport.code.isEmpty {
+                weights[airport.code.uppercased()] = max(weights[airport.code.uppercased()] ?? 0, airport.weight)
+            }
+            for (code, weight) in weights { try AudienceAirportRecord(userID: event.userID, airport: code, weight: weight).insert(db) }
+        }
+    }
+
+    /// A deleted user's watchlists and airports are forgotten, for good.
+    func apply(_ event: UserDeleted) async {
+        await write("user deletion", ["user": "\(event.userID)"]) { db in
+            _ = try AudienceWatchlistRecord.filter(Column("userID") == event.userID).deleteAll(db)
+            _ = try AudienceAirportRecord.filter(Column("userID") == event.userID).deleteAll(db)
+            var user = try AudienceUserRecord.fetchOne(db, key: event.userID) ?? AudienceUserRecord(userID: event.userID, preferencesAtUnixMs: Int64.min)
+            user.deletedAtUnixMs = event.atUnixMs
+            try user.save(db)
+        }
+    }
+
+    /// `body` in a write transaction, tried again every second of the
+    /// transport clock while it fails (a full disk), so an event is taken
+    /// from its subscription — and a durable one acknowledged — only once
+    /// kept; given up only when the task is cancelled (a stop: the event is
+    /// delivered again after the restart).
+    private func write(_ what: String, _ metadata: Logger.Metadata, _ body: @Sendable (Database) throws -> Void) async {
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                try await database.writer.write { db in try body(db) }
+                return
+            } catch {
+                if failures % 10 == 0 {
+                    logger.error("exceptional-deal audience: \(what) not kept; trying again", metadata: metadata.merging(["error": "\(error)", "attempt": "\(failures + 1)"]) { $1 })
+                }
+                failures += 1
+                try? await transport.sleep(for: .seconds(1))  // safe: real time (the transport clock): waiting for the failure to pass; ends on cancellation
+            }
+        }
+    }
+}

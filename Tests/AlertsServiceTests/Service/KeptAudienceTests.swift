@@ -1,0 +1,103 @@
+@testable import AlertsService
+import FareLensBus
+import FareLensMessages
+import FareLensTesting
+import Foundation
+import Testing
+
+/// Alerts keeps who an exceptional deal can reach from the watchlist and
+/// subscription services' events, never asking them: each event is the
+/// state after it, applied once or twice alike, never over a newer one, and
+/// nothing comes back for a deleted user.
+@Suite("Exceptional-deal audience kept from events")
+struct KeptAudienceTests {
+    static func audience() throws -> KeptAudience {
+        KeptAudience(database: try AlertsFixture.database("alerts", AlertsServiceEntry.migrations), transport: .system, logger: quietLogger())
+    }
+
+    static func watchlist(
+        _ id: String, user: String, _ origin: String, _ destination: String, cabin: Cabin = .economy, active: Bool = true,
+        change: WatchlistChanged.Change = .created, at ms: Int64
+    ) -> WatchlistChanged {
+        var event = WatchlistChanged()
+        event.change = change
+        (event.watchlist.watchlistID, event.watchlist.userID) = (id, user)
+        (event.watchlist.origin, event.watchlist.destination, event.watchlist.cabin, event.watchlist.active) = (origin, destination, cabin, active)
+        event.atUnixMs = ms
+        return event
+    }
+
+    static func preferences(_ user: String, _ airports: [(String, Double)], at ms: Int64) -> UserPreferencesChanged {
+        var event = UserPreferencesChanged()
+        event.userID = user
+        event.preferredAirports = airports.map { code, weight in
+            var airport = PreferredAirport()
+            (airport.code, airport.weight) = (code, weight)
+            return airport
+        }
+        event.atUnixMs = ms
+        return event
+    }
+
+    static func deleted(_ user: String, at ms: Int64) -> UserDeleted {
+        var event = UserDeleted()
+        (event.userID, event.atUnixMs) = (user, ms)
+        return event
+    }
+
+    static func preferring(_ audience: KeptAudience, _ airport: String, orMetro metro: String? = nil) throws -> [String] {
+        try audience.preferring(airport, orMetro: metro).map { "\($0.userID)×\($0.weight)" }
+    }
+
+    @Test("who prefers an airport or its metro: once each with the higher weight, in user-id order; a newer event replaces the airports, an older one is not applied, one applied twice changes nothing")
+    func preferredAirports() async throws {
+        let audience = try Self.audience()
+        await audience.apply(Self.preferences("u-2", [("LHR", 0.25), ("LON", 0.75)], at: 10))
+        await audience.apply(Self.preferences("u-1", [("LCY", 1)], at: 10))
+        await audience.apply(Self.preferences("u-3", [("JFK", 1)], at: 10))
+        #expect(try Self.preferring(audience, "LHR", orMetro: "LON") == ["u-2×0.75"])
+        #expect(try Self.preferring(audience, "LCY", orMetro: "LON") == ["u-1×1.0", "u-2×0.75"])
+        #expect(try Self.preferring(audience, "LHR") == ["u-2×0.25"])
+        // u-2 now prefers JFK only; an older event arriving late changes nothing, nor does the newer one again.
+        await audience.apply(Self.preferences("u-2", [("JFK", 1)], at: 20))
+        await audience.apply(Self.preferences("u-2", [("LHR", 1)], at: 15))
+        await audience.apply(Self.preferences("u-2", [("JFK", 1)], at: 20))
+        #expect(try Self.preferring(audience, "LHR", orMetro: "LON").isEmpty)
+        #expect(try Self.preferring(audience, "JFK") == ["u-2×1.0", "u-3×1.0"])
+        #expect(try audience.counts() == (users: 3, watchlists: 0))
+    }
+
+    @Test("who watches a route: active watchlists only, by any of the codes given for each end, in the cabin asked (unspecified: economy); a deactivation, a deletion and an older event")
+    func watchers() async throws {
+        let audience = try Self.audience()
+        await audience.apply(Self.watchlist("w-1", user: "u-1", "LON", "NRT", at: 1))
+        await audience.apply(Self.watchlist("w-2", user: "u-2", "LHR", "NRT", at: 1))
+        await audience.apply(Self.watchlist("w-3", user: "u-3", "LHR", "NRT", cabin: .business, at: 1))
+        await audience.apply(Self.watchlist("w-4", user: "u-4", "LHR", "NRT", cabin: .unspecified, at: 1))
+        await audience.apply(Self.watchlist("w-5", user: "u-5", "LHR", "NRT", active: false, at: 1))
+        #expect(try audience.watchers(origins: ["LHR", "LON"], destinations: ["NRT"], cabin: .economy) == ["u-1", "u-2", "u-4"])
+        #expect(try audience.watchers(origins: ["LHR"], destinations: ["NRT"], cabin: .unspecified) == ["u-2", "u-4"])
+        #expect(try audience.watchers(origins: ["LHR"], destinations: ["NRT"], cabin: .business) == ["u-3"])
+        await audience.apply(Self.watchlist("w-2", user: "u-2", "LHR", "NRT", active: false, change: .deactivated, at: 5))
+        await audience.apply(Self.watchlist("w-1", user: "u-1", "LON", "NRT", change: .deleted, at: 5))
+        // Late: the creation of w-2 again (older than its deactivation), and w-5's activation announced.
+        await audience.apply(Self.watchlist("w-2", user: "u-2", "LHR", "NRT", at: 2))
+        await audience.apply(Self.watchlist("w-5", user: "u-5", "LHR", "NRT", change: .announced, at: 6))
+        #expect(try audience.watchers(origins: ["LHR", "LON"], destinations: ["NRT"], cabin: .economy) == ["u-4", "u-5"])
+        #expect(try audience.counts() == (users: 0, watchlists: 4))
+    }
+
+    @Test("a deleted user's airports and watchlists are forgotten, and no event arriving after the deletion brings them back")
+    func deletedUser() async throws {
+        let audience = try Self.audience()
+        await audience.apply(Self.preferences("u-1", [("JFK", 1)], at: 1))
+        await audience.apply(Self.watchlist("w-1", user: "u-1", "JFK", "NRT", at: 1))
+        await audience.apply(Self.deleted("u-1", at: 5))
+        // The two services' events reach alerts in no common order: both of these arrive after the deletion.
+        await audience.apply(Self.preferences("u-1", [("JFK", 1)], at: 9))
+        await audience.apply(Self.watchlist("w-2", user: "u-1", "JFK", "NRT", at: 9))
+        #expect(try Self.preferring(audience, "JFK").isEmpty)
+        #expect(try audience.watchers(origins: ["JFK"], destinations: ["NRT"], cabin: .economy).isEmpty)
+        #expect(try audience.counts() == (users: 0, watchlists: 0))
+    }
+}
