@@ -17,10 +17,11 @@ import Logging
 /// alerts it accepts in the same transaction. It follows `ExceptionalDeal`,
 /// `ThresholdCrossed`, `PriceChanged` and `TrialEnding` through the inbox
 /// (exactly once), as one stream so that they compete for a user's cap
-/// whatever their topic, and asks subscription for the users and their
-/// settings, and the airport directory for city names; it keeps who an
+/// whatever their topic; it keeps the users' alert settings and who an
 /// exceptional deal can reach from subscription's and watchlist's events
-/// (``KeptAudience``); it erases a user's alerts on `UserDeleted`.
+/// (``KeptAudience``: nothing is asked of them when a batch is decided),
+/// asks search's airport directory for city names, and erases a user's
+/// alerts on `UserDeleted`.
 ///
 /// `run()` publishes queued events, follows those topics, and every
 /// `deliveryTick` has the digest send what is due and delivery pass over

@@ -365,6 +365,9 @@ actor SubscriptionService: ServiceBehaviour {
         changed.homeAirport = record.homeAirport
         changed.preferredAirports = record.message.preferredAirports
         changed.quietHours = record.quietHours
+        changed.tier = record.tierValue
+        changed.entitlements = TierEntitlements.of(record.tierValue)
+        changed.currency = record.currency
         changed.atUnixMs = Self.unixMs(now)
         try Self.catching { try events.append(changed, parent: parent, in: db) }
     }

@@ -88,6 +88,20 @@ struct AlertsProcessTests {
         #expect(history.stdout.contains(#""decided_at_unix_ms""#) && !history.stdout.contains("decidedAtUnixMs"), "\(history.stdout)")
     }
 
+    /// User `q<index>` as subscription's `UserPreferencesChanged` states them: in UTC, Pro (6 a day), quiet all day.
+    static func heldUser(_ index: Int) -> UserPreferencesChanged {
+        var event = UserPreferencesChanged()
+        event.userID = "q\(index)"
+        event.timeZone = "UTC"
+        event.quietHours.start.hour = 0
+        event.quietHours.end.hour = 23
+        event.quietHours.end.minute = 59
+        event.tier = .pro
+        event.entitlements.immediateAlertsPerDay = 6
+        event.atUnixMs = 1
+        return event
+    }
+
     /// Crossings for `users` users whose quiet hours last all day, so each is decided "held" and nothing is delivered.
     static func heldCrossing(_ index: Int, users: Int) -> ThresholdCrossed {
         var event = ThresholdCrossed()
@@ -109,22 +123,6 @@ struct AlertsProcessTests {
         let hubBus = makeNodeBus("hub")
         // Search's airport directory as the alerts service asks it (decisions wait for it): no code known, each names itself.
         try hubBus.serve(AirportLookupRequest.self) { _, _ in AirportLookupResponse() }
-        // Subscription as the alerts service needs it: every user q0…qN exists, in UTC, quiet all day.
-        try hubBus.serve(GetUsersRequest.self) { request, _ in
-            var response = GetUsersResponse()
-            for id in Set(request.userIds).sorted() {
-                var known = GetUserResponse()
-                known.user.userID = id
-                known.user.timeZone = "UTC"
-                known.user.quietHours.start.hour = 0
-                known.user.quietHours.end.hour = 23
-                known.user.quietHours.end.minute = 59
-                known.user.tier = .pro
-                known.entitlements.immediateAlertsPerDay = 6
-                response.users.append(known)
-            }
-            return response
-        }
         // Analytics' view: each decision's AlertDecided, by the event's id, across both lives of the alerts process.
         let announced = Locked<[EventID: String]>([:])
         let decidedEvents = hubBus.subscribe(AlertDecided.self)
@@ -150,10 +148,16 @@ struct AlertsProcessTests {
             hub.meshStatus().nodes.contains { !$0.isHub && $0.connected && $0.topicsWanted.contains(ThresholdCrossed.topic.name) }
         }
         try await waitUntil("the alerts node asked the hub for threshold crossings") { wantsCrossings() }
+        // Subscription's events as the alerts service keeps its users from them: every user q0…q2999, in UTC, quiet all day.
+        let users = 3_000
+        for index in 0 ..< users { try await hubBus.publish(Self.heldUser(index)) }
+        try await waitUntil("the alerts process keeps every user's settings", limit: .seconds(60)) {
+            ((try? database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM audience_user") }) ?? 0) == users
+        }
         try await hubBus.publish(Self.heldCrossing(0, users: 1))
         try await waitUntil("the first crossing was decided") { ((try? decided().rows) ?? 0) == 1 }
 
-        let events = 30_000, users = 3_000
+        let events = 30_000
         for index in 1 ..< events { try await hubBus.publish(Self.heldCrossing(index, users: users)) }
         try await waitUntil("the alerts process is mid-stream", limit: .seconds(60)) { ((try? decided().rows) ?? 0) >= 3_000 }
         alerts.kill()

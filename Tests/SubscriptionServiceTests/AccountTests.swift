@@ -33,6 +33,31 @@ struct AccountTests {
         let tierChange = try #require(change)
         #expect(tierChange.userID == user.userID && tierChange.previous == .unspecified && tierChange.current == .trial && tierChange.cause == .trialStarted)
         #expect(kept?.preferredAirports.map(\.code) == ["LIS", "OPO", "LHR"])
+        // What a service keeping users needs travels with it (alerts: issue #64): the tier and its daily cap.
+        #expect(kept?.tier == .trial && kept?.entitlements.immediateAlertsPerDay == 6 && kept?.currency == "")
+    }
+
+    @Test("UserPreferencesChanged carries the user's currency and their tier as they stand: a currency change and an operator's downgrade each publish one")
+    func preferencesCarryCurrencyAndTier() async throws {
+        let fixture = try SubscriptionFixture()
+        let preferences = fixture.bus.subscribe(UserPreferencesChanged.self)
+        let events = try await fixture.running {
+            let user = try await fixture.service.createUser(SubscriptionFixture.create("bo@example.com") {
+                $0.preferredAirports = preferred(("LIS", 0.5), ("OPO", 0.5))
+            }).user
+            var update = UpdateUserRequest()
+            (update.userID, update.currency) = (user.userID, "EUR")
+            _ = try await fixture.service.updateUser(update)
+            // Free allows one preferred airport: the downgrade trims OPO and publishes the preferences kept.
+            var free = SetTierRequest()
+            (free.userID, free.tier) = (user.userID, .free)
+            _ = try await fixture.service.setTier(free)
+            return try await firstEvents(3, of: preferences)
+        }
+        #expect(events.map(\.tier) == [.trial, .trial, .free])
+        #expect(events.map(\.entitlements.immediateAlertsPerDay) == [6, 6, 3])
+        #expect(events.map(\.currency) == ["", "EUR", "EUR"])
+        #expect(events.last?.preferredAirports.map(\.code) == ["LIS"])
     }
 
     @Test("entitlements come from one table: Free 5/3/20/1/ads, trial and Pro unlimited/6/all/3/no ads")

@@ -5,13 +5,14 @@ import FareLensStore
 import GRDB
 import Logging
 
-/// Who an exceptional deal can reach, as alerts keeps it in its own
-/// database from the events of the services that own it: users' preferred
-/// airports (with their weights) from the subscription service's
-/// `UserPreferencesChanged`, watchlists from the watchlist service's
-/// `WatchlistChanged`, and neither for a user after `UserDeleted`. Alerts
-/// asks neither service who prefers an airport or watches a route, so a
-/// deal is decided without waiting for them (issue #64's one-way request
+/// Who an alert can reach and their alert settings, as alerts keeps them in
+/// its own database from the events of the services that own them: users'
+/// time zones, quiet hours, currencies and preferred airports (with their
+/// weights) from the subscription service's `UserPreferencesChanged`, their
+/// tiers and daily caps from it and from `TierChanged`, watchlists from the
+/// watchlist service's `WatchlistChanged`, and nothing for a user after
+/// `UserDeleted`. Alerts asks neither service anything when it decides, so
+/// a batch is decided without waiting for them (issue #64's one-way request
 /// graph; docs/architecture.md).
 ///
 /// The events are durable, so none is lost between processes; each carries
@@ -20,8 +21,8 @@ import Logging
 /// it. `UserDeleted` leaves a mark, so an event of a deleted user that
 /// arrives after it (the two services' events reach alerts in no common
 /// order) brings nothing back. The answers are those of subscription's
-/// `PreferredAirportUsers` and watchlist's `RouteWatchers` once the events
-/// have arrived (`KeptAudienceTests`). After an upgrade, both services
+/// `PreferredAirportUsers`, `GetUsers` and watchlist's `RouteWatchers`
+/// once the events have arrived (`KeptAudienceTests`, `AudienceFollowTests`). After an upgrade, both services
 /// announce what they hold once (migrations `subscription-008-…` and
 /// `watchlist-006-…`), so alerts does not start empty.
 struct KeptAudience: Sendable {
@@ -35,18 +36,21 @@ struct KeptAudience: Sendable {
     struct Subscriptions: Sendable {
         let watchlists: EventSubscription<WatchlistChanged>
         let preferences: EventSubscription<UserPreferencesChanged>
+        let tiers: EventSubscription<TierChanged>
         let deletions: EventSubscription<UserDeleted>
 
         /// Subscribes on `bus`.
         init(on bus: MessageBus) {
             watchlists = bus.subscribe(WatchlistChanged.self)
             preferences = bus.subscribe(UserPreferencesChanged.self)
+            tiers = bus.subscribe(TierChanged.self)
             deletions = bus.subscribe(UserDeleted.self)
         }
 
         func cancel() {
             watchlists.cancel()
             preferences.cancel()
+            tiers.cancel()
             deletions.cancel()
         }
     }
@@ -59,6 +63,7 @@ struct KeptAudience: Sendable {
             await withDiscardingTaskGroup { group in
                 group.addTask { for await delivery in subscriptions.watchlists { await apply(delivery.event) } }
                 group.addTask { for await delivery in subscriptions.preferences { await apply(delivery.event) } }
+                group.addTask { for await delivery in subscriptions.tiers { await apply(delivery.event) } }
                 group.addTask { for await delivery in subscriptions.deletions { await apply(delivery.event) } }
             }
         } onCancel: {
@@ -105,10 +110,29 @@ struct KeptAudience: Sendable {
         }
     }
 
-    /// How many users and watchlists are kept (the status line's figures, and tests' sign that events arrived).
+    /// The users of `userIDs` alerts can decide for (``AudienceUserRecord/isKnown``), and those deleted.
+    ///
+    /// - Throws: the database's error.
+    func users(_ userIDs: [String]) throws -> (known: [AudienceUserRecord], deleted: Set<String>) {
+        try database.writer.read { db in
+            var known: [AudienceUserRecord] = []
+            var deleted = Set<String>()
+            known.reserveCapacity(userIDs.count)
+            // In slices, within SQLite's limit on a statement's arguments.
+            for start in stride(from: 0, to: userIDs.count, by: 500) {
+                let slice = Array(userIDs[start..<min(userIDs.count, start + 500)])
+                for record in try AudienceUserRecord.filter(keys: slice).fetchAll(db) {
+                    if record.deletedAtUnixMs != nil { deleted.insert(record.userID) } else if record.isKnown { known.append(record) }
+                }
+            }
+            return (known, deleted)
+        }
+    }
+
+    /// How many users (those an alert can be decided for) and watchlists are kept (tests' sign that events arrived).
     func counts() throws -> (users: Int, watchlists: Int) {
         try database.writer.read { db in
-            (try AudienceUserRecord.filter(Column("deletedAtUnixMs") == nil).fetchCount(db), try AudienceWatchlistRecord.fetchCount(db))
+            (try AudienceUserRecord.fetchAll(db).count { $0.isKnown }, try AudienceWatchlistRecord.fetchCount(db))
         }
     }
 
@@ -131,12 +155,20 @@ struct KeptAudience: Sendable {
         }
     }
 
-    /// A user's preferred airports as they stand after `event`.
+    /// A user's settings and preferred airports as they stand after `event`;
+    /// its tier too, unless a newer `TierChanged` was applied (an event
+    /// written before this release names no tier: the tier is left as it is).
     func apply(_ event: UserPreferencesChanged) async {
         await write("preferences change", ["user": "\(event.userID)"]) { db in
-            var user = try AudienceUserRecord.fetchOne(db, key: event.userID) ?? AudienceUserRecord(userID: event.userID, preferencesAtUnixMs: Int64.min)
+            var user = try AudienceUserRecord.fetchOne(db, key: event.userID) ?? AudienceUserRecord(userID: event.userID)
             guard user.deletedAtUnixMs == nil, user.preferencesAtUnixMs <= event.atUnixMs else { return }
             user.preferencesAtUnixMs = event.atUnixMs
+            user.timeZone = event.timeZone
+            user.setQuietHours(event.hasQuietHours ? event.quietHours : nil)
+            user.currency = event.currency
+            if event.tier != .unspecified, user.tierAtUnixMs <= event.atUnixMs {
+                (user.tier, user.dailyCap, user.tierAtUnixMs) = (event.tier.rawValue, Int(event.entitlements.immediateAlertsPerDay), event.atUnixMs)
+            }
             try user.save(db)
             _ = try AudienceAirportRecord.filter(Column("userID") == event.userID).deleteAll(db)
             var weights: [String: Double] = [:]
@@ -147,12 +179,22 @@ struct KeptAudience: Sendable {
         }
     }
 
-    /// A deleted user's watchlists and airports are forgotten, for good.
+    /// A user's tier and daily cap after `event`, unless newer ones were applied.
+    func apply(_ event: TierChanged) async {
+        await write("tier change", ["user": "\(event.userID)"]) { db in
+            var user = try AudienceUserRecord.fetchOne(db, key: event.userID) ?? AudienceUserRecord(userID: event.userID)
+            guard user.deletedAtUnixMs == nil, user.tierAtUnixMs <= event.atUnixMs, event.current != .unspecified else { return }
+            (user.tier, user.dailyCap, user.tierAtUnixMs) = (event.current.rawValue, Int(event.entitlements.immediateAlertsPerDay), event.atUnixMs)
+            try user.save(db)
+        }
+    }
+
+    /// A deleted user's settings, watchlists and airports are forgotten, for good.
     func apply(_ event: UserDeleted) async {
         await write("user deletion", ["user": "\(event.userID)"]) { db in
             _ = try AudienceWatchlistRecord.filter(Column("userID") == event.userID).deleteAll(db)
             _ = try AudienceAirportRecord.filter(Column("userID") == event.userID).deleteAll(db)
-            var user = try AudienceUserRecord.fetchOne(db, key: event.userID) ?? AudienceUserRecord(userID: event.userID, preferencesAtUnixMs: Int64.min)
+            var user = AudienceUserRecord(userID: event.userID)
             user.deletedAtUnixMs = event.atUnixMs
             try user.save(db)
         }

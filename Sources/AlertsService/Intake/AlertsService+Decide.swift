@@ -90,18 +90,18 @@ extension AlertsService {
         await withTaskCancellationHandler { await recording.value } onCancel: { recording.cancel() }
     }
 
-    /// What deciding `pending` needs from other services, asked before the
-    /// transaction: the recipients' settings (one GetUsers request per
-    /// 1,000 users, not one GetUser each: over the socket a batch made 256
-    /// round trips) and the city names for the wording, with metros so that
-    /// LON→EDI and LHR→EDI are one route for mutes and dedupe, each waited
-    /// for while its service cannot answer. Nil on cancellation
-    /// (``recipientsWaiting(_:)``, ``learnPlaces(_:)``). `contents`, the
-    /// events themselves, is kept beside them in case one is set aside.
+    /// What deciding `pending` needs, gathered before the transaction: the
+    /// recipients' settings, read from what alerts keeps of subscription's
+    /// events (``recipientsKept(_:)``: nothing asked), and the city names
+    /// for the wording, with metros so that LON→EDI and LHR→EDI are one
+    /// route for mutes and dedupe, asked of search's directory and waited
+    /// for while it cannot answer (``learnPlaces(_:)``). Nil on
+    /// cancellation. `contents`, the events themselves, is kept beside them
+    /// in case one is set aside.
     func prepare(_ pending: consuming [PendingEvent], contents: EventContents = .none) async -> PreparedDecisions? {
-        // An event without a user names no one to ask about: its candidates are skipped like an unknown user's.
+        // An event without a user names no one: its candidates are skipped like an unknown user's.
         let userIDs = Set(pending.flatMap { $0.candidates.map(\.userID) }).filter { !$0.isEmpty }.sorted()
-        guard let recipients = await recipientsWaiting(userIDs) else { return nil }
+        guard let recipients = await recipientsKept(userIDs) else { return nil }
         var codes = Set<String>()
         for candidate in pending.lazy.flatMap(\.candidates) { codes.insert(candidate.origin); codes.insert(candidate.destination) }
         guard await learnPlaces(codes) else { return nil }

@@ -1235,44 +1235,86 @@ public nonisolated struct PurchaseRecorded: Sendable {
   fileprivate var _price: Money? = nil
 }
 
-/// A user's time zone, airports or quiet hours changed (also sent on
-/// creation). Without the email. Topic subscription.user-preferences-changed
-/// (durable: the watchlist schedule follows the time zone, and search keeps
-/// the preferred airports it sweeps from these events).
-public nonisolated struct UserPreferencesChanged: Sendable {
+/// A user's time zone, airports, quiet hours or currency changed (also sent
+/// on creation). Without the email. Topic subscription.user-preferences-changed
+/// (durable: the watchlist schedule follows the time zone, search keeps the
+/// preferred airports it sweeps from these events, and alerts keeps who a
+/// deal can reach and each user's alert settings from them).
+public nonisolated struct UserPreferencesChanged: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var userID: String = String()
+  public var userID: String {
+    get {_storage._userID}
+    set {_uniqueStorage()._userID = newValue}
+  }
 
-  public var timeZone: String = String()
+  public var timeZone: String {
+    get {_storage._timeZone}
+    set {_uniqueStorage()._timeZone = newValue}
+  }
 
-  public var homeAirport: String = String()
+  public var homeAirport: String {
+    get {_storage._homeAirport}
+    set {_uniqueStorage()._homeAirport = newValue}
+  }
 
-  public var preferredAirports: [PreferredAirport] = []
+  public var preferredAirports: [PreferredAirport] {
+    get {_storage._preferredAirports}
+    set {_uniqueStorage()._preferredAirports = newValue}
+  }
 
   public var quietHours: QuietHours {
-    get {_quietHours ?? QuietHours()}
-    set {_quietHours = newValue}
+    get {_storage._quietHours ?? QuietHours()}
+    set {_uniqueStorage()._quietHours = newValue}
   }
   /// Returns true if `quietHours` has been explicitly set.
-  public var hasQuietHours: Bool {self._quietHours != nil}
+  public var hasQuietHours: Bool {_storage._quietHours != nil}
   /// Clears the value of `quietHours`. Subsequent reads from it will return its default value.
-  public mutating func clearQuietHours() {self._quietHours = nil}
+  public mutating func clearQuietHours() {_uniqueStorage()._quietHours = nil}
 
-  public var atUnixMs: Int64 = 0
+  public var atUnixMs: Int64 {
+    get {_storage._atUnixMs}
+    set {_uniqueStorage()._atUnixMs = newValue}
+  }
 
   /// Nothing changed: the user's preferences as they stand, announced once to
   /// the services that keep them from these events (after an upgrade added
   /// such a service; docs/subscription.md, "Events").
-  public var announced: Bool = false
+  public var announced: Bool {
+    get {_storage._announced}
+    set {_uniqueStorage()._announced = newValue}
+  }
+
+  /// The user's tier and its entitlements when this was written, so a
+  /// consumer that keeps users has them from this event alone (an announced
+  /// one included); a later TierChanged (its at_unix_ms) supersedes them.
+  public var tier: Tier {
+    get {_storage._tier}
+    set {_uniqueStorage()._tier = newValue}
+  }
+
+  public var entitlements: Entitlements {
+    get {_storage._entitlements ?? Entitlements()}
+    set {_uniqueStorage()._entitlements = newValue}
+  }
+  /// Returns true if `entitlements` has been explicitly set.
+  public var hasEntitlements: Bool {_storage._entitlements != nil}
+  /// Clears the value of `entitlements`. Subsequent reads from it will return its default value.
+  public mutating func clearEntitlements() {_uniqueStorage()._entitlements = nil}
+
+  /// ISO 4217 code the traveller reads prices in as well ("≈"); empty: none chosen.
+  public var currency: String {
+    get {_storage._currency}
+    set {_uniqueStorage()._currency = newValue}
+  }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _quietHours: QuietHours? = nil
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 /// A user was deleted; every service erases what it holds about them.
@@ -2904,63 +2946,132 @@ nonisolated extension PurchaseRecorded: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension UserPreferencesChanged: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".UserPreferencesChanged"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{3}time_zone\0\u{3}home_airport\0\u{3}preferred_airports\0\u{3}quiet_hours\0\u{3}at_unix_ms\0\u{1}announced\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{3}time_zone\0\u{3}home_airport\0\u{3}preferred_airports\0\u{3}quiet_hours\0\u{3}at_unix_ms\0\u{1}announced\0\u{1}tier\0\u{1}entitlements\0\u{1}currency\0")
+
+  fileprivate class _StorageClass {
+    var _userID: String = String()
+    var _timeZone: String = String()
+    var _homeAirport: String = String()
+    var _preferredAirports: [PreferredAirport] = []
+    var _quietHours: QuietHours? = nil
+    var _atUnixMs: Int64 = 0
+    var _announced: Bool = false
+    var _tier: Tier = .unspecified
+    var _entitlements: Entitlements? = nil
+    var _currency: String = String()
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _userID = source._userID
+      _timeZone = source._timeZone
+      _homeAirport = source._homeAirport
+      _preferredAirports = source._preferredAirports
+      _quietHours = source._quietHours
+      _atUnixMs = source._atUnixMs
+      _announced = source._announced
+      _tier = source._tier
+      _entitlements = source._entitlements
+      _currency = source._currency
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularStringField(value: &self.userID) }()
-      case 2: try { try decoder.decodeSingularStringField(value: &self.timeZone) }()
-      case 3: try { try decoder.decodeSingularStringField(value: &self.homeAirport) }()
-      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.preferredAirports) }()
-      case 5: try { try decoder.decodeSingularMessageField(value: &self._quietHours) }()
-      case 6: try { try decoder.decodeSingularInt64Field(value: &self.atUnixMs) }()
-      case 7: try { try decoder.decodeSingularBoolField(value: &self.announced) }()
-      default: break
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularStringField(value: &_storage._userID) }()
+        case 2: try { try decoder.decodeSingularStringField(value: &_storage._timeZone) }()
+        case 3: try { try decoder.decodeSingularStringField(value: &_storage._homeAirport) }()
+        case 4: try { try decoder.decodeRepeatedMessageField(value: &_storage._preferredAirports) }()
+        case 5: try { try decoder.decodeSingularMessageField(value: &_storage._quietHours) }()
+        case 6: try { try decoder.decodeSingularInt64Field(value: &_storage._atUnixMs) }()
+        case 7: try { try decoder.decodeSingularBoolField(value: &_storage._announced) }()
+        case 8: try { try decoder.decodeSingularEnumField(value: &_storage._tier) }()
+        case 9: try { try decoder.decodeSingularMessageField(value: &_storage._entitlements) }()
+        case 10: try { try decoder.decodeSingularStringField(value: &_storage._currency) }()
+        default: break
+        }
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
-    if !self.userID.isEmpty {
-      try visitor.visitSingularStringField(value: self.userID, fieldNumber: 1)
-    }
-    if !self.timeZone.isEmpty {
-      try visitor.visitSingularStringField(value: self.timeZone, fieldNumber: 2)
-    }
-    if !self.homeAirport.isEmpty {
-      try visitor.visitSingularStringField(value: self.homeAirport, fieldNumber: 3)
-    }
-    if !self.preferredAirports.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.preferredAirports, fieldNumber: 4)
-    }
-    try { if let v = self._quietHours {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
-    } }()
-    if self.atUnixMs != 0 {
-      try visitor.visitSingularInt64Field(value: self.atUnixMs, fieldNumber: 6)
-    }
-    if self.announced != false {
-      try visitor.visitSingularBoolField(value: self.announced, fieldNumber: 7)
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if !_storage._userID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._userID, fieldNumber: 1)
+      }
+      if !_storage._timeZone.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._timeZone, fieldNumber: 2)
+      }
+      if !_storage._homeAirport.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._homeAirport, fieldNumber: 3)
+      }
+      if !_storage._preferredAirports.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._preferredAirports, fieldNumber: 4)
+      }
+      try { if let v = _storage._quietHours {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+      } }()
+      if _storage._atUnixMs != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._atUnixMs, fieldNumber: 6)
+      }
+      if _storage._announced != false {
+        try visitor.visitSingularBoolField(value: _storage._announced, fieldNumber: 7)
+      }
+      if _storage._tier != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._tier, fieldNumber: 8)
+      }
+      try { if let v = _storage._entitlements {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 9)
+      } }()
+      if !_storage._currency.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._currency, fieldNumber: 10)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: UserPreferencesChanged, rhs: UserPreferencesChanged) -> Bool {
-    if lhs.userID != rhs.userID {return false}
-    if lhs.timeZone != rhs.timeZone {return false}
-    if lhs.homeAirport != rhs.homeAirport {return false}
-    if lhs.preferredAirports != rhs.preferredAirports {return false}
-    if lhs._quietHours != rhs._quietHours {return false}
-    if lhs.atUnixMs != rhs.atUnixMs {return false}
-    if lhs.announced != rhs.announced {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._userID != rhs_storage._userID {return false}
+        if _storage._timeZone != rhs_storage._timeZone {return false}
+        if _storage._homeAirport != rhs_storage._homeAirport {return false}
+        if _storage._preferredAirports != rhs_storage._preferredAirports {return false}
+        if _storage._quietHours != rhs_storage._quietHours {return false}
+        if _storage._atUnixMs != rhs_storage._atUnixMs {return false}
+        if _storage._announced != rhs_storage._announced {return false}
+        if _storage._tier != rhs_storage._tier {return false}
+        if _storage._entitlements != rhs_storage._entitlements {return false}
+        if _storage._currency != rhs_storage._currency {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

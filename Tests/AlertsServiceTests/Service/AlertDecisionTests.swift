@@ -267,23 +267,49 @@ import Testing
         #expect(users.first { $0.userID == both }.map { abs($0.weight - 1.0 / 3) < 1e-9 } == true)
     }
 
-    @Test("a batch's recipients are asked of subscription in one GetUsers request per 1,000 users, not one request each; an unknown user is skipped")
-    func recipientsInOneRequest() async throws {
+    @Test("a batch's recipients are read from what alerts keeps of subscription's events, nothing asked (no one serves GetUsers on its bus); a deleted user is skipped at once")
+    func recipientsKeptNotAsked() async throws {
         let alertsBus = MessageBus()
-        let fixture = try AlertsFixture(alertsBus: alertsBus)
+        let fixture = try AlertsFixture(alertsBus: alertsBus, wireStart: Date(timeIntervalSince1970: 1_800_000_000))
         try fixture.directory.serve(on: alertsBus)
-        // Only GetUsers reaches subscription from the alerts service's bus, counted.
-        let requests = Locked<[Int]>([])
-        try alertsBus.serve(GetUsersRequest.self) { request, _ in
-            requests.update { $0.append(request.userIds.count) }
-            return try await fixture.subscription.users(request)
-        }
         var users: [String] = []
+        // More than one slice of the store's read (500 ids a statement).
         for index in 0..<1_001 { users.append(try await fixture.user("u\(index)@example.com")) }
-        let pending = (users + ["ghost"]).enumerated().map { index, user in fixture.crossing(user, sequence: UInt64(index)) }
+        let gone = try await fixture.user("gone@example.com")
+        var deletion = UserDeleted()
+        (deletion.userID, deletion.atUnixMs) = (gone, fixture.clock.now().unixMilliseconds)
+        await fixture.alerts.audience.apply(deletion)
+        let pending = (users + [gone]).enumerated().map { index, user in fixture.crossing(user, sequence: UInt64(index)) }
         let rows = try await withTimeLimit("1,002 crossings decided") { await fixture.alerts.decide(pending) }
-        #expect(requests.get() == [1_000, 2], "1,002 distinct users in one batch: two requests")
         #expect(rows.count == 1_001 && rows.allSatisfy { $0.decisionValue == .sent })
-        #expect(!rows.contains { $0.userID == "ghost" })
+        #expect(!rows.contains { $0.userID == gone })
+        #expect(fixture.wire.sleeping == 0, "nothing waited for")
+    }
+
+    @Test("a user alerts has not heard of yet (watchlist's event arrived before subscription's) is waited for on the transport clock and decided once their settings arrive; one no service knows is skipped after 30 s of it")
+    func unheardUserWaitedFor() async throws {
+        let fixture = try AlertsFixture(wireStart: Date(timeIntervalSince1970: 1_800_000_000), handsAudience: false)
+        var create = CreateUserRequest()
+        (create.email, create.timeZone) = ("late@example.com", "America/New_York")
+        let late = try await fixture.subscription.createUser(create).user.userID
+        let deciding = Task { await fixture.alerts.decide([fixture.crossing(late, sequence: 1)]) }
+        #expect(await fixture.wire.waitUntilSleeping(1), "the batch waits for the user's settings")
+        fixture.wire.advance(by: 1)
+        #expect(await fixture.wire.waitUntilSleeping(1), "and waits again: still not heard of")
+        #expect(try fixture.rows(late).isEmpty)
+        await fixture.keepPreferences(of: late)
+        fixture.wire.advance(by: 1)
+        let rows = try await withTimeLimit("the late user's crossing decided") { await deciding.value }
+        #expect(rows.map(\.userID) == [late] && rows.first?.decisionValue == .sent)
+
+        let ghost = Task { await fixture.alerts.decide([fixture.crossing("u-ghost", sequence: 2)]) }
+        var advanced = 0
+        try await waitUntil("the unknown user given up after 30 s of the transport clock") {
+            if fixture.wire.sleeping > 0 { fixture.wire.advance(by: 1); advanced += 1 }
+            return advanced >= AlertsService.unheardUserPatience
+        }
+        let none = try await withTimeLimit("the unknown user's crossing handled") { await ghost.value }
+        #expect(none.isEmpty)
+        #expect(advanced == 30)
     }
 }

@@ -177,16 +177,21 @@ struct AlertsFixture {
     /// (`AudienceFollowTests`, `AlertsMeshTests`: then it waits for them).
     let handsAudience: Bool
 
-    /// Hands alerts the user's preferred airports as subscription's
-    /// `UserPreferencesChanged` states them (the user as subscription answers now).
+    /// Hands alerts the user's settings and preferred airports as
+    /// subscription's `UserPreferencesChanged` states them (the user as
+    /// subscription answers now: call it again after changing them).
     func keepPreferences(of userID: String) async {
         var request = GetUserRequest()
         request.userID = userID
-        guard let user = try? await subscription.user(request).user else { return }
+        guard let answer = try? await subscription.user(request) else { return }
         var event = UserPreferencesChanged()
-        event.userID = user.userID
-        event.timeZone = user.timeZone
-        event.preferredAirports = user.preferredAirports
+        event.userID = answer.user.userID
+        event.timeZone = answer.user.timeZone
+        event.preferredAirports = answer.user.preferredAirports
+        if answer.user.hasQuietHours { event.quietHours = answer.user.quietHours }
+        event.tier = answer.user.tier
+        event.entitlements = answer.entitlements
+        event.currency = answer.user.currency
         event.atUnixMs = clock.now().unixMilliseconds
         await alerts.audience.apply(event)
     }
@@ -233,12 +238,6 @@ struct AlertsFixture {
             guard let counts = try? alerts.audience.counts() else { return false }
             return counts.users == users && counts.watchlists == watchlists
         }
-    }
-
-    /// Answers ``RouteWatchersRequest`` on `alertsBus` from the fixture's
-    /// watchlist service (for tests that give the alerts service a bus of its own).
-    func serveRouteWatchers(on alertsBus: MessageBus) throws {
-        try alertsBus.serve(RouteWatchersRequest.self) { request, _ in try await watchlists.routeWatchers(request) }
     }
 
     /// An active watchlist of `user` on `origin`→`destination` (any dates, 7–14 days), its id.

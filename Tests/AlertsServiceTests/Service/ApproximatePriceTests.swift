@@ -49,6 +49,7 @@ struct ApproximatePriceTests {
         update.userID = euro
         update.currency = "EUR"
         _ = try await fixture.bus.request(update)
+        await fixture.keepPreferences(of: euro)
         var deal = Deal()
         deal.dealID = "d-1"
         deal.origin = "JFK"

@@ -44,7 +44,21 @@ struct AudienceFollowTests {
             (request.origins, request.destinations, request.cabin) = ([origin], [destination], cabin)
             askedLines += try await fixture.watchlists.routeWatchers(request).userIds.map { "\(origin)-\(destination)/\(cabin): \($0)" }
         }
+        // Each user's alert settings, for the users subscription knows and those it does not (deleted).
+        let userIDs = try await fixture.subscription.listUsers(ListUsersRequest()).users.map(\.userID).sorted() + ["u-unknown"]
+        keptLines += try kept.users(userIDs).known.map { record in
+            let (user, entitlements) = record.asSubscriptionUser
+            return Self.settingsLine(user, entitlements)
+        }.sorted()
+        var request = GetUsersRequest()
+        request.userIds = userIDs
+        askedLines += try await fixture.subscription.users(request).users.map { Self.settingsLine($0.user, $0.entitlements) }.sorted()
         return (keptLines, askedLines)
+    }
+
+    /// What alerts' policy reads of a user.
+    static func settingsLine(_ user: User, _ entitlements: Entitlements) -> String {
+        "\(user.userID): \(user.timeZone) \(QuietHoursWindow(user.hasQuietHours ? user.quietHours : nil).description) \(user.tier) cap \(entitlements.immediateAlertsPerDay) \(user.currency)"
     }
 
     static func prefer(_ fixture: AlertsFixture, _ user: String, _ codes: [String]) async throws {
@@ -65,7 +79,7 @@ struct AudienceFollowTests {
     }
 
     @Test(
-        "after creations, a deactivation, a deletion, a downgrade that trims airports and a deleted user, alerts keeps what the two services answer",
+        "after creations, a deactivation, a deletion, a currency, a downgrade that trims airports and a deleted user, alerts keeps what the two services answer: who prefers, who watches, each user's settings",
         arguments: MeshShape.allCases
     )
     func keptEqualsAsked(shape: MeshShape) async throws {
@@ -94,6 +108,9 @@ struct AudienceFollowTests {
                 try await Self.watch(fixture, cy, "LAX", "SFO")
                 try await Self.prefer(fixture, ana, ["JFK", "LHR", "DEL"])
                 try await Self.prefer(fixture, bo, ["LIS", "JFK"])
+                var euro = UpdateUserRequest()
+                (euro.userID, euro.currency) = (ana, "EUR")
+                _ = try await fixture.subscription.updateUser(euro)
                 // Free allows one preferred airport: bo keeps LIS.
                 var free = SetTierRequest()
                 (free.userID, free.tier) = (bo, .free)
@@ -110,7 +127,9 @@ struct AudienceFollowTests {
                 #expect(keptLines == [
                     "JFK: \(ana)×0.5", "LIS: \(bo)×1.0", "LHR: \(ana)×0.25", "DEL: \(ana)×0.25",
                     "JFK-NRT/economy: \(min(ana, bo))", "JFK-NRT/economy: \(max(ana, bo))", "LIS-SFO/business: \(bo)",
-                ])
+                ] + [
+                    "\(ana): America/New_York 22:00–07:00 pro cap 6 EUR", "\(bo): America/New_York 22:00–07:00 free cap 3 ",
+                ].sorted())
             }
         }
     }
@@ -150,7 +169,7 @@ struct AudienceFollowTests {
             }
             let (keptLines, asked) = try await Self.keptAndAsked(kept, fixture)
             #expect(keptLines == asked)
-            #expect(keptLines == ["JFK: \(ana)×1.0", "JFK-NRT/economy: \(ana)", "LIS-SFO/economy: \(ana)"])
+            #expect(keptLines == ["JFK: \(ana)×1.0", "JFK-NRT/economy: \(ana)", "LIS-SFO/economy: \(ana)", "\(ana): America/New_York 22:00–07:00 pro cap 6 "])
         }
     }
 

@@ -12,13 +12,11 @@ import Testing
 @Suite struct DirectoryAwayTests {
     @Test("while search's directory is away, decisions wait for it: then a route muted by its metro stays muted and a deal reaches users who prefer the origin's metro")
     func decisionsWaitForTheDirectory() async throws {
-        // The alerts service on a bus of its own, where subscription answers and the directory is served only later.
+        // The alerts service on a bus of its own, where subscription answers whether a user exists (the mute asks)
+        // and the directory is served only later; the users' settings alerts keeps from events.
         let alertsBus = MessageBus()
         let fixture = try AlertsFixture(alertsBus: alertsBus, wireStart: Date(timeIntervalSince1970: 1_800_000_000))
         try alertsBus.serve(GetUserRequest.self) { request, _ in try await fixture.subscription.user(request) }
-        try alertsBus.serve(GetUsersRequest.self) { request, _ in try await fixture.subscription.users(request) }
-        try alertsBus.serve(PreferredAirportUsersRequest.self) { request, _ in try await fixture.subscription.preferredAirportUsers(request) }
-        try fixture.serveRouteWatchers(on: alertsBus)
         let jo = try await fixture.user("jo@example.com", tier: .pro, airports: ["LON"])
         let kai = try await fixture.user("kai@example.com", tier: .pro, airports: ["SFO"])
         var mute = MuteRouteRequest()

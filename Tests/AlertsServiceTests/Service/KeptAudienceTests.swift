@@ -27,9 +27,12 @@ struct KeptAudienceTests {
         return event
     }
 
-    static func preferences(_ user: String, _ airports: [(String, Double)], at ms: Int64) -> UserPreferencesChanged {
+    static func preferences(_ user: String, _ airports: [(String, Double)], at ms: Int64, tier: Tier = .free, cap: Int32 = 3) -> UserPreferencesChanged {
         var event = UserPreferencesChanged()
         event.userID = user
+        event.timeZone = "Europe/London"
+        event.tier = tier
+        event.entitlements.immediateAlertsPerDay = cap
         event.preferredAirports = airports.map { code, weight in
             var airport = PreferredAirport()
             (airport.code, airport.weight) = (code, weight)
@@ -99,5 +102,65 @@ struct KeptAudienceTests {
         #expect(try Self.preferring(audience, "JFK").isEmpty)
         #expect(try audience.watchers(origins: ["JFK"], destinations: ["NRT"], cabin: .economy).isEmpty)
         #expect(try audience.counts() == (users: 0, watchlists: 0))
+    }
+
+    static func tierChanged(_ user: String, _ tier: Tier, cap: Int32, at ms: Int64) -> TierChanged {
+        var event = TierChanged()
+        (event.userID, event.current, event.entitlements.immediateAlertsPerDay, event.atUnixMs) = (user, tier, cap, ms)
+        return event
+    }
+
+    static func settings(_ audience: KeptAudience, _ user: String) throws -> String? {
+        guard let record = try audience.users([user]).known.first else { return nil }
+        let (subscriber, entitlements) = record.asSubscriptionUser
+        let quiet = subscriber.hasQuietHours
+            ? (subscriber.quietHours.disabled ? "off" : "\(subscriber.quietHours.start.hour):\(subscriber.quietHours.start.minute)–\(subscriber.quietHours.end.hour):\(subscriber.quietHours.end.minute)")
+            : "default"
+        return "\(subscriber.timeZone) \(quiet) \(subscriber.tier) cap \(entitlements.immediateAlertsPerDay) \(subscriber.currency.isEmpty ? "-" : subscriber.currency)"
+    }
+
+    @Test("a user's alert settings: time zone, quiet hours and currency from UserPreferencesChanged; the tier and its cap from the newer of it and TierChanged; a tier alone is no user yet; an event without a tier (before this release) leaves the tier")
+    func userSettings() async throws {
+        let audience = try Self.audience()
+        // A tier heard before the preferences: not a user alerts can decide for yet.
+        await audience.apply(Self.tierChanged("u-1", .trial, cap: 6, at: 10))
+        #expect(try Self.settings(audience, "u-1") == nil)
+        #expect(try audience.users(["u-1"]).deleted.isEmpty)
+        var preferences = Self.preferences("u-1", [("JFK", 1)], at: 10, tier: .trial, cap: 6)
+        preferences.timeZone = "America/New_York"
+        preferences.quietHours.start.hour = 23
+        preferences.quietHours.end.hour = 6
+        preferences.quietHours.end.minute = 30
+        preferences.currency = "EUR"
+        await audience.apply(preferences)
+        #expect(try Self.settings(audience, "u-1") == "America/New_York 23:0–6:30 trial cap 6 EUR")
+        // The trial expires (TierChanged at 20); a preferences event written at 15 arrives after it: its settings are
+        // newer than those kept (10) and apply, its tier is older than the one kept and does not.
+        await audience.apply(Self.tierChanged("u-1", .free, cap: 3, at: 20))
+        await audience.apply(Self.preferences("u-1", [("JFK", 1)], at: 15, tier: .trial, cap: 6))
+        #expect(try Self.settings(audience, "u-1") == "Europe/London default free cap 3 -")
+        // One older than the settings kept (12 < 15) changes nothing.
+        preferences.atUnixMs = 12
+        await audience.apply(preferences)
+        #expect(try Self.settings(audience, "u-1") == "Europe/London default free cap 3 -")
+        // Newer preferences (quiet hours off, no currency) keep the newer tier's cap; one naming no tier leaves it.
+        var later = Self.preferences("u-1", [("JFK", 1)], at: 30, tier: .free, cap: 3)
+        later.timeZone = "Europe/Lisbon"
+        later.quietHours.disabled = true
+        await audience.apply(later)
+        #expect(try Self.settings(audience, "u-1") == "Europe/Lisbon off free cap 3 -")
+        var untiered = Self.preferences("u-1", [("JFK", 1)], at: 40, tier: .unspecified, cap: 0)
+        untiered.timeZone = "Asia/Tokyo"
+        await audience.apply(untiered)
+        #expect(try Self.settings(audience, "u-1") == "Asia/Tokyo default free cap 3 -")
+        // A newer TierChanged (Pro at 35) applies; one older than it (33) does not.
+        await audience.apply(Self.tierChanged("u-1", .pro, cap: 6, at: 35))
+        await audience.apply(Self.tierChanged("u-1", .free, cap: 3, at: 33))
+        #expect(try Self.settings(audience, "u-1") == "Asia/Tokyo default pro cap 6 -")
+        // Deleted: skipped at once, its settings erased.
+        await audience.apply(Self.deleted("u-1", at: 50))
+        #expect(try audience.users(["u-1"]).deleted == ["u-1"])
+        let erased = try await audience.database.writer.read { db in try AudienceUserRecord.fetchOne(db, key: "u-1") }
+        #expect(erased?.timeZone == "" && erased?.currency == "" && erased?.deletedAtUnixMs == 50)
     }
 }

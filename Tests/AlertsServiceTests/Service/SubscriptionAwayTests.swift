@@ -8,10 +8,12 @@ import GRDB
 import Testing
 @testable import SubscriptionService
 
-/// Deciding alerts needs subscription (each user's settings; who prefers an
-/// airport alerts keeps from its events). While it cannot answer, the
-/// alerts service waits; an event is never skipped because subscription was away.
+/// Deciding alerts asks subscription nothing: the users' settings and who
+/// prefers an airport alerts keeps from its events (`WatchlistFactorTests.decidedWithNoOneAsked`).
+/// Its requests still ask whether a user exists (a pause, a mute): while
+/// subscription cannot answer they are refused with a code of their own.
 @Suite struct SubscriptionAwayTests {
+    /// An exceptional deal of score 92 from `origin` to NRT (other suites' too).
     static func deal(_ id: String, origin: String) -> ExceptionalDeal {
         var event = ExceptionalDeal()
         event.deal.dealID = id
@@ -21,32 +23,6 @@ import Testing
         event.deal.score.score = 92
         event.deal.score.discountBasisPoints = 3_500
         return event
-    }
-
-    @Test("exceptional deals published while subscription is away wait for it (the users' settings) and are decided when it answers; a deal from an origin nobody prefers (no airport code) is handled with no recipients")
-    func dealsWaitForSubscription() async throws {
-        // The alerts service on a bus of its own, where subscription is served only later.
-        let alertsBus = MessageBus()
-        let fixture = try AlertsFixture(alertsBus: alertsBus, wireStart: Date(timeIntervalSince1970: 1_800_000_000))
-        try fixture.directory.serve(on: alertsBus)
-        let user = try await fixture.user("jo@example.com", tier: .pro, airports: ["JFK"])
-        let running = Task { try await fixture.alerts.run() }
-        defer { running.cancel() }
-        try await alertsBus.publish(Self.deal("d-refused", origin: "J1K"))
-        try await alertsBus.publish(Self.deal("d-1", origin: "JFK"))
-        // Asked, failed, asked again one retry interval later and failed again: nothing recorded meanwhile.
-        try await fixture.failTwice("the deals asked about while subscription is away")
-        #expect(try fixture.rows(user).isEmpty)
-        try alertsBus.serve(GetUsersRequest.self) { request, _ in try await fixture.subscription.users(request) }
-        try await fixture.retryUntil("the deal decided once subscription answers") { ((try? fixture.rows(user)) ?? []).count == 1 }
-        let rows = try fixture.rows(user)
-        #expect(rows.map(\.dealID) == ["d-1"])
-        #expect(rows.first?.decisionValue == .sent)
-        // Both deals are in the inbox: the one from no airport is handled (no one to alert), not asked about for ever.
-        let handled = try await fixture.database.writer.read { db in
-            try ServiceDatabase.appliedEventCount(consumer: AlertsService.dealConsumer, in: db)
-        }
-        #expect(handled == 2)
     }
 
     @Test("subscription's refusals are told from its failures: an invalid field is the answer, being away or its storage failing is waited out")

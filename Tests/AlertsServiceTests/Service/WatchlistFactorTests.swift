@@ -1,6 +1,7 @@
 @testable import AlertsService
 @testable import FareLensBus
 import FareLensMessages
+import FareLensStore
 import FareLensTesting
 import Foundation
 import Testing
@@ -82,25 +83,32 @@ import Testing
         #expect(decisions == ["d-watched": .sent, "d-unwatched": .capped])
     }
 
-    @Test("deals are decided with the factor while the watchlist service is away and nobody answers who prefers an airport: alerts asks neither (issue #64's one-way graph)")
-    func dealsNeedNeitherWatchlistNorPreferredAirportUsers() async throws {
-        // The alerts service on a bus of its own: the directory and GetUsers answer there; RouteWatchers and
-        // PreferredAirportUsers are served by no one (asked, they would fail and the deal would wait).
+    @Test("deals are decided with the factor while neither watchlist nor subscription can be asked (issue #64's one-way graph: alerts keeps what it needs from their events); a deal from an origin nobody prefers (no airport code) is handled with no recipients")
+    func decidedWithNoOneAsked() async throws {
+        // The alerts service on a bus of its own where only search's directory answers: RouteWatchers,
+        // PreferredAirportUsers and GetUsers are served by no one (asked, they would fail and the deal would wait).
         let alertsBus = MessageBus()
         let fixture = try AlertsFixture(alertsBus: alertsBus, wireStart: Date(timeIntervalSince1970: 1_800_000_000))
         try fixture.directory.serve(on: alertsBus)
-        try alertsBus.serve(GetUsersRequest.self) { request, _ in try await fixture.subscription.users(request) }
         let user = try await fixture.user("ida@example.com", tier: .pro, airports: ["JFK"])
         try await fixture.watch(user, "JFK", "NRT")
         let running = Task { try await fixture.alerts.run() }
         defer { running.cancel() }
+        var nowhere = ExceptionalDeal()
+        nowhere.deal = Self.deal("d-nowhere", "J1K", "NRT", score: 90)
+        try await alertsBus.publish(nowhere)
         var event = ExceptionalDeal()
         event.deal = Self.deal("d-1", "JFK", "NRT", score: 90)
         try await alertsBus.publish(event)
-        try await waitUntil("the deal decided without asking watchlist") { ((try? fixture.rows(user)) ?? []).count == 1 }
+        try await waitUntil("the deal decided without asking anyone") { ((try? fixture.rows(user)) ?? []).count == 1 }
         let row = try #require(try fixture.rows(user).first)
-        #expect(row.decisionValue == .sent)
+        #expect(row.dealID == "d-1" && row.decisionValue == .sent)
         #expect(abs(row.queueScore - 90 * 1.2 * 2) < 1e-9)
+        // Both deals are in the inbox: the one from no airport is handled (no one to alert), not waited on.
+        try await waitUntil("both deals handled") {
+            let handled = try? await fixture.database.writer.read { db in try ServiceDatabase.appliedEventCount(consumer: AlertsService.dealConsumer, in: db) }
+            return handled == 2
+        }
         #expect(fixture.wire.sleeping == 0, "no retry waits: nothing was asked that failed")
     }
 }
