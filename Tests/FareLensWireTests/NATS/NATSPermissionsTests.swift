@@ -29,7 +29,7 @@ struct NATSPermissionsTests {
         return settings
     }
 
-    @Test("with ops/nats/permissions.conf a 'node' user's request to an admin address is forbidden at once and never handled, and it cannot serve one; an 'admin' user reaches it; ordinary requests work for both")
+    @Test("with ops/nats/permissions.conf a 'node' user's request to an admin address is forbidden at once and never handled, and it cannot serve one; an 'admin' user reaches it; ordinary requests work for both, and a 'node' replies only to requests delivered to it")
     func adminAddressesNeedAdminCredentials() async throws {
         let server = try Self.server("permissions.conf", passwords: ["FARELENS_NATS_ADMIN_PASSWORD": "admin-secret-1", "FARELENS_NATS_NODE_PASSWORD": "node-secret-2"])
         defer { server.kill() }
@@ -46,6 +46,7 @@ struct NATSPermissionsTests {
         defer { core.stop() }
         let edge = try NATSTransportTests.Node(name: "edge", settings: settings("node", "node-secret-2")) { bus in
             try bus.serve(EchoRequest.self, at: "admin.edge") { _, _ in EchoResponse(text: "edge") }
+            try bus.serve(ShoutRequest.self) { request, _ in EchoResponse(text: "edge " + request.text) }
             return nil
         }
         defer { edge.stop() }
@@ -59,8 +60,17 @@ struct NATSPermissionsTests {
         let refused = await busError { try await edge.bus.request(EchoRequest(text: "x"), timeout: .seconds(20), to: "admin.echo") }
         #expect(refused?.kind == .forbidden, "\(String(describing: refused))")
         #expect(adminHandled.get() == 0)
-        // Its ordinary requests pass.
+        // Its ordinary requests pass, and it answers those it receives (allow_responses: a reply to a request delivered to it).
         #expect(try await edge.bus.request(SlowRequest(), timeout: .seconds(10)).text == "core")
+        #expect(try await core.bus.request(ShoutRequest(text: "hi"), timeout: .seconds(10)).text == "edge hi")
+        // It cannot forge a reply on a subject it was not asked on: a guessed id of core's reply subject is refused.
+        let refusedReplies = Locked<[String]>([])
+        let forger = try NATSConnection(settings: settings("node", "node-secret-2"), name: "forger") { event in
+            if case .notPermitted(let subject, true) = event { refusedReplies.update { $0.append(subject) } }
+        }
+        defer { forger.close() }
+        try forger.publish("farelens.reply.core.1", payload: [0])
+        try await waitUntil("the server refused the forged reply") { refusedReplies.get() == ["farelens.reply.core.1"] }
         // An admin node reaches the admin address; nobody reaches the one the edge node tried to serve.
         #expect(try await ops.bus.request(EchoRequest(text: "y"), timeout: .seconds(10), to: "admin.echo").text == "admin")
         #expect(adminHandled.get() == 1)
@@ -68,7 +78,7 @@ struct NATSPermissionsTests {
         #expect(unserved?.kind == .serviceUnavailable, "\(String(describing: unserved))")
     }
 
-    @Test("with per-node users (ops/nats/permissions-per-node.conf) a node cannot speak for another: its forged goodbye on the other's subject is refused by the server, and one on its own subject naming the other is ignored; requests, replies and durable events still pass both ways")
+    @Test("with per-node users (ops/nats/permissions-per-node.conf) a node cannot speak for another: its forged goodbye on the other's subject and its forged reply on the other's reply subject are refused by the server, and a goodbye on its own subject naming the other is ignored; requests, replies and durable events still pass both ways")
     func nodesSpeakOnlyForThemselves() async throws {
         let server = try Self.server("permissions-per-node.conf", passwords: ["FARELENS_NATS_CORE_PASSWORD": "core-secret-1", "FARELENS_NATS_EDGE_PASSWORD": "edge-secret-2"])
         defer { server.kill() }
@@ -109,6 +119,10 @@ struct NATSPermissionsTests {
         try forger.publish("farelens.node.core", headers: [(Header.goodbye, "1")], payload: forged)
         try forger.publish("farelens.node.edge", headers: [(Header.goodbye, "1")], payload: forged)
         try await waitUntil("the server refused the forged subject") { refused.get() == ["farelens.node.core"] }
+        // Nor can it forge core's answer to a request: only a reply to a request delivered to its own connection passes
+        // (allow_responses); the reply ids are sequential, so without it a guess would do.
+        try forger.publish("farelens.reply.core.2", payload: [0])
+        try await waitUntil("the server refused the forged reply") { refused.get() == ["farelens.node.core", "farelens.reply.core.2"] }
         try await waitUntil("edge ignored the goodbye on its own subject") {
             edgeLog.get().contains { $0.hasPrefix("warning heartbeat ignored: it names another node than its subject's") }
         }
