@@ -29,7 +29,7 @@ struct NATSPermissionsTests {
         return settings
     }
 
-    @Test("with ops/nats/permissions.conf a 'node' user's request to an admin address is forbidden at once and never handled, and it cannot serve one; an 'admin' user reaches it; ordinary requests work for both, and a 'node' replies only to requests delivered to it")
+    @Test("with ops/nats/permissions.conf a 'node' user's request to an admin address is forbidden at once and never handled, and it cannot serve one; an 'admin' user reaches it; ordinary requests work for both, and a 'node' replies only to requests delivered to it and cannot delete the stream or a consumer")
     func adminAddressesNeedAdminCredentials() async throws {
         let server = try Self.server("permissions.conf", passwords: ["FARELENS_NATS_ADMIN_PASSWORD": "admin-secret-1", "FARELENS_NATS_NODE_PASSWORD": "node-secret-2"])
         defer { server.kill() }
@@ -71,6 +71,13 @@ struct NATSPermissionsTests {
         defer { forger.close() }
         try forger.publish("farelens.reply.core.1", payload: [0])
         try await waitUntil("the server refused the forged reply") { refusedReplies.get() == ["farelens.reply.core.1"] }
+        // Nor delete or purge the durable events' stream (JetStream's destructive API is for admin users).
+        // (One at a time: the client reads a violation's subject from the connection's last error.)
+        try forger.publish("$JS.API.STREAM.DELETE.farelens_durable", reply: "_INBOX.forger.1", payload: [])
+        try await waitUntil("the server refused deleting the stream") { refusedReplies.get().last == "$JS.API.STREAM.DELETE.farelens_durable" }
+        try forger.publish("$JS.API.CONSUMER.DELETE.farelens_durable.core", reply: "_INBOX.forger.2", payload: [])
+        try await waitUntil("the server refused deleting a consumer") { refusedReplies.get().last == "$JS.API.CONSUMER.DELETE.farelens_durable.core" }
+        #expect(refusedReplies.get() == ["farelens.reply.core.1", "$JS.API.STREAM.DELETE.farelens_durable", "$JS.API.CONSUMER.DELETE.farelens_durable.core"])
         // An admin node reaches the admin address; nobody reaches the one the edge node tried to serve.
         #expect(try await ops.bus.request(EchoRequest(text: "y"), timeout: .seconds(10), to: "admin.echo").text == "admin")
         #expect(adminHandled.get() == 1)
@@ -78,7 +85,7 @@ struct NATSPermissionsTests {
         #expect(unserved?.kind == .serviceUnavailable, "\(String(describing: unserved))")
     }
 
-    @Test("with per-node users (ops/nats/permissions-per-node.conf) a node cannot speak for another: its forged goodbye on the other's subject and its forged reply on the other's reply subject are refused by the server, and a goodbye on its own subject naming the other is ignored; requests, replies and durable events still pass both ways")
+    @Test("with per-node users (ops/nats/permissions-per-node.conf) a node cannot speak for another: its forged goodbye on the other's subject and its forged reply on the other's reply subject are refused by the server, so are deleting and purging the stream, and a goodbye on its own subject naming the other is ignored; requests, replies and durable events still pass both ways")
     func nodesSpeakOnlyForThemselves() async throws {
         let server = try Self.server("permissions-per-node.conf", passwords: ["FARELENS_NATS_CORE_PASSWORD": "core-secret-1", "FARELENS_NATS_EDGE_PASSWORD": "edge-secret-2"])
         defer { server.kill() }
@@ -123,6 +130,16 @@ struct NATSPermissionsTests {
         // (allow_responses); the reply ids are sequential, so without it a guess would do.
         try forger.publish("farelens.reply.core.2", payload: [0])
         try await waitUntil("the server refused the forged reply") { refused.get() == ["farelens.node.core", "farelens.reply.core.2"] }
+        // Nor can it destroy the durable events: deleting or purging the stream is refused, and the stream goes on.
+        // (One at a time: the client reads a violation's subject from the connection's last error, which a second one
+        // arriving at once can overwrite.)
+        try forger.publish("$JS.API.STREAM.DELETE.farelens_durable", reply: "_INBOX.forger.1", payload: [])
+        try await waitUntil("the server refused deleting the stream") { refused.get().last == "$JS.API.STREAM.DELETE.farelens_durable" }
+        try forger.publish("$JS.API.STREAM.PURGE.farelens_durable", reply: "_INBOX.forger.2", payload: [])
+        try await waitUntil("the server refused purging the stream") { refused.get().last == "$JS.API.STREAM.PURGE.farelens_durable" }
+        #expect(refused.get() == ["farelens.node.core", "farelens.reply.core.2", "$JS.API.STREAM.DELETE.farelens_durable", "$JS.API.STREAM.PURGE.farelens_durable"])
+        try await edge.bus.publish(PriceDropped(route: "LIS-NYC", sequence: 3))
+        #expect(try await core.receive(1).map(\.sequence) == [3])
         try await waitUntil("edge ignored the goodbye on its own subject") {
             edgeLog.get().contains { $0.hasPrefix("warning heartbeat ignored: it names another node than its subject's") }
         }
