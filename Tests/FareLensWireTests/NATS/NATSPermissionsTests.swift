@@ -85,7 +85,7 @@ struct NATSPermissionsTests {
         #expect(unserved?.kind == .serviceUnavailable, "\(String(describing: unserved))")
     }
 
-    @Test("with per-node users (ops/nats/permissions-per-node.conf) a node cannot speak for another: its forged goodbye on the other's subject and its forged reply on the other's reply subject are refused by the server, so are deleting and purging the stream, and a goodbye on its own subject naming the other is ignored; requests, replies and durable events still pass both ways")
+    @Test("with per-node users (ops/nats/permissions-per-node.conf) a node cannot speak for another: its forged goodbye on the other's subject and its forged reply on the other's reply subject are refused by the server, so are deleting and purging the stream and pulling from the other's consumer, and a goodbye on its own subject naming the other is ignored; requests, replies and durable events still pass both ways")
     func nodesSpeakOnlyForThemselves() async throws {
         let server = try Self.server("permissions-per-node.conf", passwords: ["FARELENS_NATS_CORE_PASSWORD": "core-secret-1", "FARELENS_NATS_EDGE_PASSWORD": "edge-secret-2"])
         defer { server.kill() }
@@ -137,7 +137,13 @@ struct NATSPermissionsTests {
         try await waitUntil("the server refused deleting the stream") { refused.get().last == "$JS.API.STREAM.DELETE.farelens_durable" }
         try forger.publish("$JS.API.STREAM.PURGE.farelens_durable", reply: "_INBOX.forger.2", payload: [])
         try await waitUntil("the server refused purging the stream") { refused.get().last == "$JS.API.STREAM.PURGE.farelens_durable" }
-        #expect(refused.get() == ["farelens.node.core", "farelens.reply.core.2", "$JS.API.STREAM.DELETE.farelens_durable", "$JS.API.STREAM.PURGE.farelens_durable"])
+        // Nor read another node's durable events: pulling from core's consumer is refused (its own works: events passed above).
+        try forger.publish("$JS.API.CONSUMER.MSG.NEXT.farelens_durable.core", reply: "_INBOX.forger.3", payload: [])
+        try await waitUntil("the server refused pulling core's consumer") { refused.get().last == "$JS.API.CONSUMER.MSG.NEXT.farelens_durable.core" }
+        #expect(refused.get() == [
+            "farelens.node.core", "farelens.reply.core.2", "$JS.API.STREAM.DELETE.farelens_durable", "$JS.API.STREAM.PURGE.farelens_durable",
+            "$JS.API.CONSUMER.MSG.NEXT.farelens_durable.core",
+        ])
         try await edge.bus.publish(PriceDropped(route: "LIS-NYC", sequence: 3))
         #expect(try await core.receive(1).map(\.sequence) == [3])
         try await waitUntil("edge ignored the goodbye on its own subject") {
