@@ -78,6 +78,9 @@ actor AlertsService: ServiceBehaviour, AlertsTables {
     /// Who an exceptional deal can reach (users' preferred airports, watchlists), kept from events.
     nonisolated let audience: KeptAudience
     private let audienceEvents: KeptAudience.Subscriptions
+    /// Each route's track record, for pushes, kept from analytics' events.
+    nonisolated let trackRecords: KeptTrackRecords
+    private let trackRecordEvents: EventSubscription<RouteTrackRecordChanged>
     /// `PriceChanged` and `WatchlistChanged`, for silent pushes; nil without a push channel.
     private let watchlistUpdates: EventSubscription<any BusEvent>?
 
@@ -131,6 +134,8 @@ actor AlertsService: ServiceBehaviour, AlertsTables {
         self.deletions = bus.subscribe(UserDeleted.self)
         self.audience = KeptAudience(database: database, transport: transport, logger: logger)
         self.audienceEvents = KeptAudience.Subscriptions(on: bus)
+        self.trackRecords = KeptTrackRecords(database: database, logger: logger)
+        self.trackRecordEvents = bus.subscribe(RouteTrackRecordChanged.self)
         self.watchlistUpdates = delivery.pushes ? bus.subscribe([PriceChanged.self, WatchlistChanged.self, TierChanged.self]) : nil
         AlertsMetrics.makeAll()
     }
@@ -162,6 +167,7 @@ actor AlertsService: ServiceBehaviour, AlertsTables {
             group.addTask { await self.follow(self.decisionStream) }
             group.addTask { for await delivery in self.deletions { await self.erase(delivery.event.userID) } }
             group.addTask { await self.audience.follow(self.audienceEvents) }
+            group.addTask { await self.trackRecords.follow(self.trackRecordEvents) }
             if let updates = self.watchlistUpdates { group.addTask { await self.delivery.followWatchlistUpdates(updates) } }
             group.addTask { await self.delivery.followPokes() }
             group.addTask {
@@ -175,6 +181,7 @@ actor AlertsService: ServiceBehaviour, AlertsTables {
                 self.decisionStream.cancel()
                 self.deletions.cancel()
                 self.audienceEvents.cancel()
+                self.trackRecordEvents.cancel()
                 self.watchlistUpdates?.cancel()
                 self.events.finish()
             }

@@ -61,6 +61,7 @@ public enum AlertsServiceEntry {
         migrations.register("alerts-009-recheck-outcome", AlertRow.migrateRecheck)
         migrations.register("alerts-010-fare-expiry", AlertRow.migrateExpiry)
         migrations.register("alerts-011-kept-audience", AudienceTables.migrate)
+        migrations.register("alerts-012-route-track-records", RouteTrackRecordRow.migrate)
         return migrations
     }
 }

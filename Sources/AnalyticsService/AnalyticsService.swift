@@ -20,8 +20,9 @@ import Logging
 /// pseudonyms are also kept in memory (`optedOut`).
 ///
 /// `run()` applies the subscription, purges raw events past retention
-/// every `retentionInterval` (the first purge at once), and re-checks clicked
-/// fares when a click-out arrives and every minute, on the injected clock.
+/// every `retentionInterval` (the first purge at once), re-checks clicked
+/// fares when a click-out arrives and every minute, and tells each route's
+/// track record as it changes every hour, on the injected clock.
 actor AnalyticsService: ServiceBehaviour {
     private enum State {
         /// Built, `run()` not yet called.
@@ -49,6 +50,8 @@ actor AnalyticsService: ServiceBehaviour {
     let clickWakeups = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     /// How often clicks still waiting for their re-check (search was away) are tried again.
     static let clickRecheckPeriod: Duration = .seconds(60)
+    /// Each route's 30-day track record as last told (`RouteTrackRecordChanged`), and when.
+    var toldTrackRecords: [String: (window: TrackRecordWindow, at: Date)] = [:]
 
     /// Raw events are kept this long (SPEC §6).
     static let rawRetentionDays = 90
@@ -108,6 +111,12 @@ actor AnalyticsService: ServiceBehaviour {
             group.addTask {
                 // Ends when the task is cancelled (the stream then yields nil).
                 for await _ in self.clickWakeups.stream { await self.recheckClicks() }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    await self.tellTrackRecords()
+                    try? await self.clock.sleep(for: Self.trackRecordTellingPeriod)  // safe: the clock's time, the telling's period; ends on cancellation
+                }
             }
             group.addTask {
                 while !Task.isCancelled {

@@ -30,6 +30,10 @@ extension RouteTrackRecordRequest: BusRequest {
 }
 extension RouteTrackRecordResponse: BusMessage {}
 
+extension RouteTrackRecordChanged: BusEvent {
+    public static let topic = Topic("analytics.route-track-record-changed")
+}
+
 extension AnalyticsReportRequest: BusRequest {
     public typealias Response = AnalyticsReportResponse
     public static var address: ServiceAddress { .analytics }

@@ -27,5 +27,7 @@ public enum MessageCatalog {
         AlertDelivered.self,
         AlertDeliveryFailed.self,
         DeviceRemoved.self,
+        // analytics
+        RouteTrackRecordChanged.self,
     ]
 }

@@ -349,7 +349,8 @@ extension AlertsService {
     /// once (next attempt 0: retries are due by real time, which a business
     /// clock's `now` is not), with its payload fixed: the webhook's and the
     /// log's ``AlertPayload`` (a digest's with the alerts it carries), push's
-    /// ``ApnsPayload``.
+    /// ``ApnsPayload`` (with the route's track record, when analytics has
+    /// told one in the last two days: ``KeptTrackRecords``).
     static func enqueue(_ row: AlertRow, channels: [Int], carried: [String]? = nil, at now: Date, in db: Database) throws {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO outbox (alertID, channel, address, userID, kind, body, status, attempts, nextAttemptAtUnixMs, lastError, createdAtUnixMs, finishedAtUnixMs)
@@ -368,7 +369,9 @@ extension AlertsService {
             if channel == AlertChannel.push.rawValue {
                 let tokens = try DeviceRow.tokens(of: row.userID, in: db)
                 guard !tokens.isEmpty else { continue }
-                let push = ApnsPayload(row).jsonBytes()
+                var payload = ApnsPayload(row)
+                payload.trackRecord = try KeptTrackRecords.summary(row.origin, row.destination, at: now, in: db) ?? ""
+                let push = payload.jsonBytes()
                 for token in tokens { try insert(channel, address: token, body: push) }
             } else {
                 let payload = body ?? AlertPayload(row, carried: carried).jsonBytes()

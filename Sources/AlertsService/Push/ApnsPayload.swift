@@ -11,7 +11,8 @@ import Foundation
 /// ```json
 /// {"alert_id":"a…","aps":{"alert":{"body":"Save 35% vs average.","title":"Tokyo deal dropped to $650"},
 ///  "category":"DEAL_ALERT","sound":"default","thread-id":"route.LAX-HND"},
-///  "deal_id":"d…","kind":"exceptional_deal","route":"LAX-HND","simulated":false}
+///  "deal_id":"d…","kind":"exceptional_deal","route":"LAX-HND","simulated":false,
+///  "track_record":"In the last 30 days we sent 25 alerts on LAX→HND and the re-check … stopped none: …"}
 /// ```
 struct ApnsPayload: Sendable, Equatable {
     /// APNs' limit for a visible or background notification.
@@ -28,6 +29,8 @@ struct ApnsPayload: Sendable, Equatable {
     var dealID: String
     var watchlistID: String
     var simulated: Bool
+    /// The route's 30-day track record in one sentence (analytics' summary); empty: none known.
+    var trackRecord = ""
 
     init(_ row: AlertRow) {
         alertID = row.alertID
@@ -87,6 +90,7 @@ struct ApnsPayload: Sendable, Equatable {
         writer.member("kind", kind)
         if !route.isEmpty { writer.member("route", route) }
         writer.member("simulated", simulated)
+        if !trackRecord.isEmpty { writer.member("track_record", trackRecord) }
         if !watchlistID.isEmpty { writer.member("watchlist_id", watchlistID) }
         writer.close()
         return writer.bytes

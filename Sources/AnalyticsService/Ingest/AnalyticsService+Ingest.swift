@@ -6,10 +6,11 @@ import Foundation
 import GRDB
 
 extension AnalyticsService {
-    /// Market data: far too many events to keep one by one, and about no
-    /// user; counted per day and topic only, without the inbox (a rare
-    /// cross-process redelivery may count one twice).
-    static let countedOnly: Set<String> = [FareObserved.topic.name, DealScored.topic.name]
+    /// Market data, and analytics' own track records told back to it: far
+    /// too many events to keep one by one, and about no user; counted per
+    /// day and topic only, without the inbox (a rare cross-process
+    /// redelivery may count one twice).
+    static let countedOnly: Set<String> = [FareObserved.topic.name, DealScored.topic.name, RouteTrackRecordChanged.topic.name]
 
     /// What applying a batch needs from the actor, as values (the
     /// transaction runs off it).

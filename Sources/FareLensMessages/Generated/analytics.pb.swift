@@ -9,8 +9,9 @@
 //   https://github.com/apple/swift-protobuf/
 
 /// Analytics service messages: client events, privacy controls, reports and
-/// commission reconciliation (requests at address "analytics"). The service
-/// publishes no events; it subscribes to every topic. Product rules: SPEC §6.
+/// commission reconciliation (requests at address "analytics"). It subscribes
+/// to every topic and publishes one event: each route's track record as it
+/// changes (RouteTrackRecordChanged). Product rules: SPEC §6.
 /// Evolution rules (never reuse a field number, never change a type): Protos/README.md.
 ///
 /// User ids are stored pseudonymised (keyed hash); a user who opted out is not
@@ -644,6 +645,40 @@ public nonisolated struct TrackRecordWindow: Sendable {
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+}
+
+/// A route's 30-day track record changed (or is told again, at most a day
+/// after the last time). Published by analytics' hourly pass for every route
+/// with alerts in the last 30 days, so a service keeping route records
+/// (alerts: the track record inside a push) needs to ask nothing. Topic
+/// analytics.route-track-record-changed (not durable: a lost one is told
+/// again within a day; each carries the state, never a difference).
+public nonisolated struct RouteTrackRecordChanged: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var origin: String = String()
+
+  public var destination: String = String()
+
+  /// The 30-day window, its summary worded as RouteTrackRecordResponse's.
+  public var window: TrackRecordWindow {
+    get {_window ?? TrackRecordWindow()}
+    set {_window = newValue}
+  }
+  /// Returns true if `window` has been explicitly set.
+  public var hasWindow: Bool {self._window != nil}
+  /// Clears the value of `window`. Subsequent reads from it will return its default value.
+  public mutating func clearWindow() {self._window = nil}
+
+  public var atUnixMs: Int64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _window: TrackRecordWindow? = nil
 }
 
 public nonisolated struct RouteTrackRecordResponse: Sendable {
@@ -1399,6 +1434,55 @@ nonisolated extension TrackRecordWindow: SwiftProtobuf.Message, SwiftProtobuf._M
     if lhs.clicksFareStillThere != rhs.clicksFareStillThere {return false}
     if lhs.clicksFareRisen != rhs.clicksFareRisen {return false}
     if lhs.simulatedClicks != rhs.simulatedClicks {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension RouteTrackRecordChanged: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RouteTrackRecordChanged"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}origin\0\u{1}destination\0\u{1}window\0\u{3}at_unix_ms\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.origin) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.destination) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._window) }()
+      case 4: try { try decoder.decodeSingularInt64Field(value: &self.atUnixMs) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.origin.isEmpty {
+      try visitor.visitSingularStringField(value: self.origin, fieldNumber: 1)
+    }
+    if !self.destination.isEmpty {
+      try visitor.visitSingularStringField(value: self.destination, fieldNumber: 2)
+    }
+    try { if let v = self._window {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
+    if self.atUnixMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.atUnixMs, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: RouteTrackRecordChanged, rhs: RouteTrackRecordChanged) -> Bool {
+    if lhs.origin != rhs.origin {return false}
+    if lhs.destination != rhs.destination {return false}
+    if lhs._window != rhs._window {return false}
+    if lhs.atUnixMs != rhs.atUnixMs {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
