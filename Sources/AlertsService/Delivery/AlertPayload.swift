@@ -41,6 +41,8 @@ struct AlertPayload: Codable, Sendable, Equatable {
         var decidedAt: String
         /// The fare came from the simulated market: a receiver must say so.
         var simulated: Bool
+        /// The route's 30-day track record in one sentence, as analytics last told it; absent when none is known (issue #59).
+        var trackRecord: String?
     }
 
     /// "alert.exceptional_deal" …
@@ -99,6 +101,7 @@ struct AlertPayload: Codable, Sendable, Equatable {
         if let returnDate = data.returnDate { writer.member("return_date", returnDate) }
         writer.member("simulated", data.simulated)
         writer.member("title", data.title)
+        if let trackRecord = data.trackRecord { writer.member("track_record", trackRecord) }
         writer.member("user_id", data.userID)
         if let watchlistID = data.watchlistID { writer.member("watchlist_id", watchlistID) }
         writer.close()

@@ -349,8 +349,8 @@ extension AlertsService {
     /// once (next attempt 0: retries are due by real time, which a business
     /// clock's `now` is not), with its payload fixed: the webhook's and the
     /// log's ``AlertPayload`` (a digest's with the alerts it carries), push's
-    /// ``ApnsPayload`` (with the route's track record, when analytics has
-    /// told one in the last two days: ``KeptTrackRecords``).
+    /// ``ApnsPayload``, each with the route's track record when analytics
+    /// has told one in the last two days (``KeptTrackRecords``).
     static func enqueue(_ row: AlertRow, channels: [Int], carried: [String]? = nil, at now: Date, in db: Database) throws {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO outbox (alertID, channel, address, userID, kind, body, status, attempts, nextAttemptAtUnixMs, lastError, createdAtUnixMs, finishedAtUnixMs)
@@ -365,18 +365,29 @@ extension AlertsService {
             }
         }
         var body: [UInt8]?
+        // Read once, for whichever channel comes first.
+        var trackRecord: String??
+        func routeTrackRecord() throws -> String? {
+            if let known = trackRecord { return known }
+            let summary = try KeptTrackRecords.summary(row.origin, row.destination, at: now, in: db)
+            trackRecord = .some(summary)
+            return summary
+        }
         for channel in channels {
             if channel == AlertChannel.push.rawValue {
                 let tokens = try DeviceRow.tokens(of: row.userID, in: db)
                 guard !tokens.isEmpty else { continue }
                 var payload = ApnsPayload(row)
-                payload.trackRecord = try KeptTrackRecords.summary(row.origin, row.destination, at: now, in: db) ?? ""
+                payload.trackRecord = try routeTrackRecord() ?? ""
                 let push = payload.jsonBytes()
                 for token in tokens { try insert(channel, address: token, body: push) }
             } else {
-                let payload = body ?? AlertPayload(row, carried: carried).jsonBytes()
-                body = payload
-                try insert(channel, address: "", body: payload)
+                if body == nil {
+                    var payload = AlertPayload(row, carried: carried)
+                    payload.data.trackRecord = try routeTrackRecord()
+                    body = payload.jsonBytes()
+                }
+                try insert(channel, address: "", body: body ?? [])
             }
         }
     }

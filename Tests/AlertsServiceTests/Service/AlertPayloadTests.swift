@@ -16,15 +16,18 @@ import Testing
             digestAlertID: "", departureDate: digest ? "" : "2026-10-01", returnDate: deal ? "" : "2026-10-08", cabin: 1, tier: 2, simulated: !deal)
     }
 
-    @Test("the hand-written body is byte for byte what JSONEncoder (sorted keys, snake_case) writes, for deals, watchlist alerts and digests, with quotes, backslashes, control characters, slashes and non-ASCII text")
+    @Test("the hand-written body is byte for byte what JSONEncoder (sorted keys, snake_case) writes, for deals, watchlist alerts (with and without a track record) and digests, with quotes, backslashes, control characters, slashes and non-ASCII text")
     func sameBytesAsEncoder() throws {
         let titles = ["Tokyo deal dropped to ¥65,000", "He said \"go\" \\ now", "tab\there\u{01}\u{1F}", "São Paulo / Zürich 🛫", "", "\"quoted\"", "\"\\\n\r\u{0C}\u{08}"]
         for title in titles {
             for (digest, deal) in [(false, true), (false, false), (true, false)] {
-                let payload = AlertPayload(Self.row(title: title, digest: digest, deal: deal), carried: digest ? ["a1", "a2"] : nil)
-                let mine = try payload.json()
-                let reference = try payload.encoderJSON()
-                #expect(mine == reference, "\(String(decoding: mine, as: UTF8.self))\n\(String(decoding: reference, as: UTF8.self))")
+                var payload = AlertPayload(Self.row(title: title, digest: digest, deal: deal), carried: digest ? ["a1", "a2"] : nil)
+                for trackRecord in digest ? [nil] : [nil, "In the last 30 days we sent 25 alerts on JFK→NRT: \(title)"] {
+                    payload.data.trackRecord = trackRecord
+                    let mine = try payload.json()
+                    let reference = try payload.encoderJSON()
+                    #expect(mine == reference, "\(String(decoding: mine, as: UTF8.self))\n\(String(decoding: reference, as: UTF8.self))")
+                }
             }
         }
     }
