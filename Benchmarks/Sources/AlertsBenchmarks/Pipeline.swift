@@ -15,7 +15,7 @@ import ScoringService
 // ≥ 50 k fares/s), beside the same fares through scoring alone.
 
 let pipelineRoutes = [("JFK", "LHR"), ("LIS", "LHR"), ("LAX", "NRT"), ("CDG", "JFK"), ("MAD", "LIS"), ("SFO", "LAX"), ("LHR", "DEL"), ("SYD", "LAX")]
-/// Users who prefer each origin airport, each answered by the fake subscription.
+/// Users who prefer each origin airport (seeded as alerts keeps them: KeptUsers.swift).
 let usersPerAirport = 20
 
 func pipelineFare(_ index: Int, now: Date, history: Bool) -> FareObserved {
@@ -41,33 +41,6 @@ func pipelineFare(_ index: Int, now: Date, history: Bool) -> FareObserved {
     return fare
 }
 
-/// GetUser for everyone, and `usersPerAirport` users preferring any airport.
-func servePreferredAirports(on bus: MessageBus) throws {
-    try bus.serve(PreferredAirportUsersRequest.self) { request, _ in
-        var response = PreferredAirportUsersResponse()
-        response.users = (0..<usersPerAirport).map { index in
-            var user = PreferredAirportUser()
-            user.userID = "u\(request.airport)\(index)"
-            user.weight = 1
-            user.tier = .pro
-            user.timeZone = "UTC"
-            return user
-        }
-        return response
-    }
-}
-
-/// Who watches a route: every other user of the airport asked (the first of
-/// `origins`), so half the deals' candidates carry the watchlist factor.
-func serveRouteWatchers(on bus: MessageBus) throws {
-    try bus.serve(RouteWatchersRequest.self) { request, _ in
-        var response = RouteWatchersResponse()
-        let airport = request.origins.first ?? ""
-        response.userIds = stride(from: 0, to: usersPerAirport, by: 2).map { "u\(airport)\($0)" }
-        return response
-    }
-}
-
 func openDatabase(_ directory: String, _ descriptor: ServiceDescriptor) throws -> ServiceDatabase {
     var migrations = ServiceMigrations()
     migrations.registerInbox()
@@ -80,10 +53,7 @@ func openDatabase(_ directory: String, _ descriptor: ServiceDescriptor) throws -
 func pipelineRound(_ directory: String, withAlerts: Bool, fares: Int, logger: Logger) async throws -> (seconds: Double, exceptional: Int, decisions: Int) {
     let now = Date()
     let bus = MessageBus()
-    try serveUsers(on: bus)
     try serveDirectory(on: bus)
-    try servePreferredAirports(on: bus)
-    try serveRouteWatchers(on: bus)
     let scoringDatabase = try openDatabase(directory + "/scoring", ScoringServiceEntry.descriptor)
     let scoring = try ScoringServiceEntry.descriptor.make(ServiceContext(bus: bus, database: scoringDatabase, logger: logger, clock: SystemWallClock()))
     try scoring.register(on: bus)
@@ -91,6 +61,7 @@ func pipelineRound(_ directory: String, withAlerts: Bool, fares: Int, logger: Lo
     var alertsDatabase: ServiceDatabase?
     if withAlerts {
         let database = try openDatabase(directory + "/alerts", AlertsServiceEntry.descriptor)
+        try seedPipelineAudience(database)
         let configuration = alertsConfiguration(["log.path": ConfigValue(.string("/dev/null"), isSecret: false)])
         let alerts = try AlertsServiceEntry.descriptor.make(ServiceContext(bus: bus, database: database, logger: logger, clock: SystemWallClock(), configuration: configuration))
         try alerts.register(on: bus)

@@ -22,7 +22,7 @@ func sentRowsFloorSeconds(_ directory: String, events: Int, users: Int, body: Da
     let start = ContinuousClock.now
     for batch in stride(from: 0, to: events, by: 1_024) {
         try await database.writer.write { db in
-            let alert = try db.cachedStatement(sql: "INSERT INTO alert VALUES (?, ?, 2, 1, 'Sent', 'JFK', 'NRT', '', ?, 'USD', 60000, 0, 120, 'Tokyo fell to $600', 'At or below your $700 target.', '1,2,3', ?, '2026-11-22', 0, 1, '', 0, 0, 0, '', '', '', 1, 2, 0)")
+            let alert = try db.cachedStatement(sql: "INSERT INTO alert VALUES (?, ?, 2, 1, 'Sent', 'JFK', 'NRT', '', ?, 'USD', 60000, 0, 120, 'Tokyo fell to $600', 'At or below your $700 target.', '1,2,3', ?, '2026-11-22', 0, 1, '', 0, 0, 0, '', '', '', 1, 2, 0, 0, 0)")
             let outbox = try db.cachedStatement(sql: """
                 INSERT INTO outbox (alertID, channel, userID, kind, body, status, attempts, nextAttemptAtUnixMs, lastError, createdAtUnixMs, finishedAtUnixMs)
                 VALUES (?, ?, ?, 2, ?, 1, 0, ?, '', ?, 0)

@@ -78,9 +78,9 @@ struct KeptAudience: Sendable {
     /// user-id order: subscription's `PreferredAirportUsers` for both codes, merged.
     ///
     /// - Throws: the database's error.
-    func preferring(_ airport: String, orMetro metro: String?) throws -> [PreferredAirportUser] {
+    func preferring(_ airport: String, orMetro metro: String?) async throws -> [PreferredAirportUser] {
         let codes = [airport] + (metro.map { [$0] } ?? [])
-        return try database.writer.read { db in
+        return try await database.writer.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT userID, MAX(weight) AS weight FROM audience_airport WHERE airport IN (\(Self.marks(codes.count)))
                 GROUP BY userID ORDER BY userID
@@ -99,10 +99,10 @@ struct KeptAudience: Sendable {
     /// economy): watchlist's `RouteWatchers`.
     ///
     /// - Throws: the database's error.
-    func watchers(origins: [String], destinations: [String], cabin: Cabin) throws -> Set<String> {
+    func watchers(origins: [String], destinations: [String], cabin: Cabin) async throws -> Set<String> {
         let cabin = cabin == .unspecified ? Cabin.economy : cabin
         let arguments = StatementArguments(origins) + StatementArguments(destinations) + [cabin.rawValue]
-        return try database.writer.read { db in
+        return try await database.writer.read { db in
             Set(try String.fetchAll(db, sql: """
                 SELECT DISTINCT userID FROM audience_watchlist
                 WHERE active = 1 AND origin IN (\(Self.marks(origins.count))) AND destination IN (\(Self.marks(destinations.count))) AND cabin = ?
@@ -111,17 +111,28 @@ struct KeptAudience: Sendable {
     }
 
     /// The users of `userIDs` alerts can decide for (``AudienceUserRecord/isKnown``), and those deleted.
+    /// Read on one of the pool's readers, off the caller's actor (a batch's thousand users; the actor goes on
+    /// meanwhile, as it did while subscription answered), each row read by column, not decoded through `Codable`.
     ///
     /// - Throws: the database's error.
-    func users(_ userIDs: [String]) throws -> (known: [AudienceUserRecord], deleted: Set<String>) {
-        try database.writer.read { db in
+    func users(_ userIDs: [String]) async throws -> (known: [AudienceUserRecord], deleted: Set<String>) {
+        try await database.writer.read { db in
             var known: [AudienceUserRecord] = []
             var deleted = Set<String>()
             known.reserveCapacity(userIDs.count)
             // In slices, within SQLite's limit on a statement's arguments.
             for start in stride(from: 0, to: userIDs.count, by: 500) {
                 let slice = Array(userIDs[start..<min(userIDs.count, start + 500)])
-                for record in try AudienceUserRecord.filter(keys: slice).fetchAll(db) {
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT userID, preferencesAtUnixMs, deletedAtUnixMs, timeZone, quietHoursSet, quietDisabled, quietStartMinute, quietEndMinute,
+                      currency, tier, dailyCap, tierAtUnixMs
+                    FROM audience_user WHERE userID IN (\(Self.marks(slice.count)))
+                    """, arguments: StatementArguments(slice))
+                while let row = try rows.next() {
+                    var record = AudienceUserRecord(userID: row[0], preferencesAtUnixMs: row[1], deletedAtUnixMs: row[2])
+                    (record.timeZone, record.quietHoursSet, record.quietDisabled) = (row[3], row[4], row[5])
+                    (record.quietStartMinute, record.quietEndMinute, record.currency) = (row[6], row[7], row[8])
+                    (record.tier, record.dailyCap, record.tierAtUnixMs) = (row[9], row[10], row[11])
                     if record.deletedAtUnixMs != nil { deleted.insert(record.userID) } else if record.isKnown { known.append(record) }
                 }
             }

@@ -100,9 +100,9 @@ extension AlertsService {
         let origins = [deal.origin] + (metro(of: deal.origin).map { [$0] } ?? [])
         let destinations = [deal.destination] + (metro(of: deal.destination).map { [$0] } ?? [])
         let read = await retryingEverySecond("exceptional-deal audience unreadable; alert decisions wait", level: .error, metadata: ["deal": "\(deal.dealID)"]) {
-            () throws -> ([PreferredAirportUser], Set<String>) in
-            let users = try audience.preferring(deal.origin, orMetro: origins.dropFirst().first)
-            return (users, users.isEmpty ? [] : try audience.watchers(origins: origins, destinations: destinations, cabin: deal.cabin))
+            () async throws -> ([PreferredAirportUser], Set<String>) in
+            let users = try await audience.preferring(deal.origin, orMetro: origins.dropFirst().first)
+            return (users, users.isEmpty ? [] : try await audience.watchers(origins: origins, destinations: destinations, cabin: deal.cabin))
         }
         guard case .success(let (users, watchers))? = read else { return nil }
         let candidates = users.map { user in Self.candidate(for: deal, user: user, watchesRoute: watchers.contains(user.userID)) }

@@ -24,7 +24,7 @@ extension AlertsService {
         while true {
             let audience = self.audience
             let read = await retryingEverySecond("users' alert settings unreadable; alert decisions wait", level: .error, metadata: ["users": "\(userIDs.count)"]) {
-                () throws in try audience.users(userIDs)
+                () async throws in try await audience.users(userIDs)
             }
             guard case .success(let (known, deleted))? = read else { return nil }
             var recipients: [String: AlertRecipient] = [:]

@@ -50,7 +50,7 @@ import Testing
         (deal.score.score, deal.score.discountBasisPoints) = (92, 3_500)
         let expiry = fixture.clock.now().addingTimeInterval(3 * 86_400).unixMilliseconds
         deal.expiresAtUnixMs = expiry
-        let users = try fixture.alerts.audience.preferring("JFK", orMetro: nil)
+        let users = try await fixture.alerts.audience.preferring("JFK", orMetro: nil)
         let candidates = users.map { AlertsService.candidate(for: deal, user: $0, watchesRoute: false) }
         let rows = await fixture.alerts.decide([PendingEvent(key: InboxKey(publisher: "scoring", sequence: 1), consumer: AlertsService.dealConsumer, candidates: candidates)])
         try #require(rows.map(\.decision) == [AlertDecision.sent.rawValue])

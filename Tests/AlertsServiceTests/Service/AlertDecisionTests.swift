@@ -223,7 +223,7 @@ import Testing
         deal.score.hotDeal = false
         deal.score.discountBasisPoints = 3_500
         deal.expiresAtUnixMs = fixture.clock.now().addingTimeInterval(6 * 3_600 + 60).unixMilliseconds
-        let users = try fixture.alerts.audience.preferring("JFK", orMetro: nil)
+        let users = try await fixture.alerts.audience.preferring("JFK", orMetro: nil)
         let candidates = users.map { AlertsService.candidate(for: deal, user: $0, watchesRoute: false) }
         let rows = await fixture.alerts.decide([PendingEvent(key: InboxKey(publisher: "scoring", sequence: 1), consumer: AlertsService.dealConsumer, candidates: candidates)])
         #expect(Set(rows.map(\.userID)) == [one, other])
@@ -261,7 +261,7 @@ import Testing
         #expect(await fixture.alerts.learnPlaces(["LCY", "JFK"]))
         #expect(await fixture.alerts.metro(of: "LCY") == "LON")
         #expect(await fixture.alerts.metro(of: "JFK") == nil)
-        let users = try fixture.alerts.audience.preferring("LCY", orMetro: await fixture.alerts.metro(of: "LCY"))
+        let users = try await fixture.alerts.audience.preferring("LCY", orMetro: await fixture.alerts.metro(of: "LCY"))
         #expect(users.map(\.userID) == [metro, both].sorted(), "once each; a user preferring another airport of the metro is not included")
         #expect(!users.contains { $0.userID == heathrow })
         #expect(users.first { $0.userID == both }.map { abs($0.weight - 1.0 / 3) < 1e-9 } == true)

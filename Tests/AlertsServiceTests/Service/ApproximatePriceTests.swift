@@ -57,7 +57,7 @@ struct ApproximatePriceTests {
         deal.price = Money(minorUnits: 65_000, currency: "USD")
         deal.score.score = 92
         deal.score.discountBasisPoints = 3_500
-        let users = try fixture.alerts.audience.preferring("JFK", orMetro: nil)
+        let users = try await fixture.alerts.audience.preferring("JFK", orMetro: nil)
         let candidates = users.map { AlertsService.candidate(for: deal, user: $0, watchesRoute: false) }
         let rows = await fixture.alerts.decide([PendingEvent(key: InboxKey(publisher: "scoring", sequence: 1), consumer: AlertsService.dealConsumer, candidates: candidates)])
         let byUser = Dictionary(uniqueKeysWithValues: rows.map { ($0.userID, $0) })

@@ -33,20 +33,20 @@ struct AudienceFollowTests {
     static func keptAndAsked(_ kept: KeptAudience, _ fixture: AlertsFixture) async throws -> (kept: [String], asked: [String]) {
         var keptLines: [String] = [], askedLines: [String] = []
         for airport in airports {
-            keptLines += try kept.preferring(airport, orMetro: nil).map { "\(airport): \($0.userID)×\($0.weight)" }
+            keptLines += try await kept.preferring(airport, orMetro: nil).map { "\(airport): \($0.userID)×\($0.weight)" }
             var request = PreferredAirportUsersRequest()
             request.airport = airport
             askedLines += try await fixture.subscription.preferredAirportUsers(request).users.map { "\(airport): \($0.userID)×\($0.weight)" }
         }
         for (origin, destination, cabin) in routes {
-            keptLines += try kept.watchers(origins: [origin], destinations: [destination], cabin: cabin).sorted().map { "\(origin)-\(destination)/\(cabin): \($0)" }
+            keptLines += try await kept.watchers(origins: [origin], destinations: [destination], cabin: cabin).sorted().map { "\(origin)-\(destination)/\(cabin): \($0)" }
             var request = RouteWatchersRequest()
             (request.origins, request.destinations, request.cabin) = ([origin], [destination], cabin)
             askedLines += try await fixture.watchlists.routeWatchers(request).userIds.map { "\(origin)-\(destination)/\(cabin): \($0)" }
         }
         // Each user's alert settings, for the users subscription knows and those it does not (deleted).
         let userIDs = try await fixture.subscription.listUsers(ListUsersRequest()).users.map(\.userID).sorted() + ["u-unknown"]
-        keptLines += try kept.users(userIDs).known.map { record in
+        keptLines += try await kept.users(userIDs).known.map { record in
             let (user, entitlements) = record.asSubscriptionUser
             return Self.settingsLine(user, entitlements)
         }.sorted()

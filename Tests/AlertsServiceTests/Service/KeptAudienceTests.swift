@@ -48,8 +48,8 @@ struct KeptAudienceTests {
         return event
     }
 
-    static func preferring(_ audience: KeptAudience, _ airport: String, orMetro metro: String? = nil) throws -> [String] {
-        try audience.preferring(airport, orMetro: metro).map { "\($0.userID)×\($0.weight)" }
+    static func preferring(_ audience: KeptAudience, _ airport: String, orMetro metro: String? = nil) async throws -> [String] {
+        try await audience.preferring(airport, orMetro: metro).map { "\($0.userID)×\($0.weight)" }
     }
 
     @Test("who prefers an airport or its metro: once each with the higher weight, in user-id order; a newer event replaces the airports, an older one is not applied, one applied twice changes nothing")
@@ -58,15 +58,15 @@ struct KeptAudienceTests {
         await audience.apply(Self.preferences("u-2", [("LHR", 0.25), ("LON", 0.75)], at: 10))
         await audience.apply(Self.preferences("u-1", [("LCY", 1)], at: 10))
         await audience.apply(Self.preferences("u-3", [("JFK", 1)], at: 10))
-        #expect(try Self.preferring(audience, "LHR", orMetro: "LON") == ["u-2×0.75"])
-        #expect(try Self.preferring(audience, "LCY", orMetro: "LON") == ["u-1×1.0", "u-2×0.75"])
-        #expect(try Self.preferring(audience, "LHR") == ["u-2×0.25"])
+        #expect(try await Self.preferring(audience, "LHR", orMetro: "LON") == ["u-2×0.75"])
+        #expect(try await Self.preferring(audience, "LCY", orMetro: "LON") == ["u-1×1.0", "u-2×0.75"])
+        #expect(try await Self.preferring(audience, "LHR") == ["u-2×0.25"])
         // u-2 now prefers JFK only; an older event arriving late changes nothing, nor does the newer one again.
         await audience.apply(Self.preferences("u-2", [("JFK", 1)], at: 20))
         await audience.apply(Self.preferences("u-2", [("LHR", 1)], at: 15))
         await audience.apply(Self.preferences("u-2", [("JFK", 1)], at: 20))
-        #expect(try Self.preferring(audience, "LHR", orMetro: "LON").isEmpty)
-        #expect(try Self.preferring(audience, "JFK") == ["u-2×1.0", "u-3×1.0"])
+        #expect(try await Self.preferring(audience, "LHR", orMetro: "LON").isEmpty)
+        #expect(try await Self.preferring(audience, "JFK") == ["u-2×1.0", "u-3×1.0"])
         #expect(try audience.counts() == (users: 3, watchlists: 0))
     }
 
@@ -78,15 +78,15 @@ struct KeptAudienceTests {
         await audience.apply(Self.watchlist("w-3", user: "u-3", "LHR", "NRT", cabin: .business, at: 1))
         await audience.apply(Self.watchlist("w-4", user: "u-4", "LHR", "NRT", cabin: .unspecified, at: 1))
         await audience.apply(Self.watchlist("w-5", user: "u-5", "LHR", "NRT", active: false, at: 1))
-        #expect(try audience.watchers(origins: ["LHR", "LON"], destinations: ["NRT"], cabin: .economy) == ["u-1", "u-2", "u-4"])
-        #expect(try audience.watchers(origins: ["LHR"], destinations: ["NRT"], cabin: .unspecified) == ["u-2", "u-4"])
-        #expect(try audience.watchers(origins: ["LHR"], destinations: ["NRT"], cabin: .business) == ["u-3"])
+        #expect(try await audience.watchers(origins: ["LHR", "LON"], destinations: ["NRT"], cabin: .economy) == ["u-1", "u-2", "u-4"])
+        #expect(try await audience.watchers(origins: ["LHR"], destinations: ["NRT"], cabin: .unspecified) == ["u-2", "u-4"])
+        #expect(try await audience.watchers(origins: ["LHR"], destinations: ["NRT"], cabin: .business) == ["u-3"])
         await audience.apply(Self.watchlist("w-2", user: "u-2", "LHR", "NRT", active: false, change: .deactivated, at: 5))
         await audience.apply(Self.watchlist("w-1", user: "u-1", "LON", "NRT", change: .deleted, at: 5))
         // Late: the creation of w-2 again (older than its deactivation), and w-5's activation announced.
         await audience.apply(Self.watchlist("w-2", user: "u-2", "LHR", "NRT", at: 2))
         await audience.apply(Self.watchlist("w-5", user: "u-5", "LHR", "NRT", change: .announced, at: 6))
-        #expect(try audience.watchers(origins: ["LHR", "LON"], destinations: ["NRT"], cabin: .economy) == ["u-4", "u-5"])
+        #expect(try await audience.watchers(origins: ["LHR", "LON"], destinations: ["NRT"], cabin: .economy) == ["u-4", "u-5"])
         #expect(try audience.counts() == (users: 0, watchlists: 4))
     }
 
@@ -99,8 +99,8 @@ struct KeptAudienceTests {
         // The two services' events reach alerts in no common order: both of these arrive after the deletion.
         await audience.apply(Self.preferences("u-1", [("JFK", 1)], at: 9))
         await audience.apply(Self.watchlist("w-2", user: "u-1", "JFK", "NRT", at: 9))
-        #expect(try Self.preferring(audience, "JFK").isEmpty)
-        #expect(try audience.watchers(origins: ["JFK"], destinations: ["NRT"], cabin: .economy).isEmpty)
+        #expect(try await Self.preferring(audience, "JFK").isEmpty)
+        #expect(try await audience.watchers(origins: ["JFK"], destinations: ["NRT"], cabin: .economy).isEmpty)
         #expect(try audience.counts() == (users: 0, watchlists: 0))
     }
 
@@ -110,8 +110,8 @@ struct KeptAudienceTests {
         return event
     }
 
-    static func settings(_ audience: KeptAudience, _ user: String) throws -> String? {
-        guard let record = try audience.users([user]).known.first else { return nil }
+    static func settings(_ audience: KeptAudience, _ user: String) async throws -> String? {
+        guard let record = try await audience.users([user]).known.first else { return nil }
         let (subscriber, entitlements) = record.asSubscriptionUser
         let quiet = subscriber.hasQuietHours
             ? (subscriber.quietHours.disabled ? "off" : "\(subscriber.quietHours.start.hour):\(subscriber.quietHours.start.minute)–\(subscriber.quietHours.end.hour):\(subscriber.quietHours.end.minute)")
@@ -124,8 +124,8 @@ struct KeptAudienceTests {
         let audience = try Self.audience()
         // A tier heard before the preferences: not a user alerts can decide for yet.
         await audience.apply(Self.tierChanged("u-1", .trial, cap: 6, at: 10))
-        #expect(try Self.settings(audience, "u-1") == nil)
-        #expect(try audience.users(["u-1"]).deleted.isEmpty)
+        #expect(try await Self.settings(audience, "u-1") == nil)
+        #expect(try await audience.users(["u-1"]).deleted.isEmpty)
         var preferences = Self.preferences("u-1", [("JFK", 1)], at: 10, tier: .trial, cap: 6)
         preferences.timeZone = "America/New_York"
         preferences.quietHours.start.hour = 23
@@ -133,33 +133,33 @@ struct KeptAudienceTests {
         preferences.quietHours.end.minute = 30
         preferences.currency = "EUR"
         await audience.apply(preferences)
-        #expect(try Self.settings(audience, "u-1") == "America/New_York 23:0–6:30 trial cap 6 EUR")
+        #expect(try await Self.settings(audience, "u-1") == "America/New_York 23:0–6:30 trial cap 6 EUR")
         // The trial expires (TierChanged at 20); a preferences event written at 15 arrives after it: its settings are
         // newer than those kept (10) and apply, its tier is older than the one kept and does not.
         await audience.apply(Self.tierChanged("u-1", .free, cap: 3, at: 20))
         await audience.apply(Self.preferences("u-1", [("JFK", 1)], at: 15, tier: .trial, cap: 6))
-        #expect(try Self.settings(audience, "u-1") == "Europe/London default free cap 3 -")
+        #expect(try await Self.settings(audience, "u-1") == "Europe/London default free cap 3 -")
         // One older than the settings kept (12 < 15) changes nothing.
         preferences.atUnixMs = 12
         await audience.apply(preferences)
-        #expect(try Self.settings(audience, "u-1") == "Europe/London default free cap 3 -")
+        #expect(try await Self.settings(audience, "u-1") == "Europe/London default free cap 3 -")
         // Newer preferences (quiet hours off, no currency) keep the newer tier's cap; one naming no tier leaves it.
         var later = Self.preferences("u-1", [("JFK", 1)], at: 30, tier: .free, cap: 3)
         later.timeZone = "Europe/Lisbon"
         later.quietHours.disabled = true
         await audience.apply(later)
-        #expect(try Self.settings(audience, "u-1") == "Europe/Lisbon off free cap 3 -")
+        #expect(try await Self.settings(audience, "u-1") == "Europe/Lisbon off free cap 3 -")
         var untiered = Self.preferences("u-1", [("JFK", 1)], at: 40, tier: .unspecified, cap: 0)
         untiered.timeZone = "Asia/Tokyo"
         await audience.apply(untiered)
-        #expect(try Self.settings(audience, "u-1") == "Asia/Tokyo default free cap 3 -")
+        #expect(try await Self.settings(audience, "u-1") == "Asia/Tokyo default free cap 3 -")
         // A newer TierChanged (Pro at 35) applies; one older than it (33) does not.
         await audience.apply(Self.tierChanged("u-1", .pro, cap: 6, at: 35))
         await audience.apply(Self.tierChanged("u-1", .free, cap: 3, at: 33))
-        #expect(try Self.settings(audience, "u-1") == "Asia/Tokyo default pro cap 6 -")
+        #expect(try await Self.settings(audience, "u-1") == "Asia/Tokyo default pro cap 6 -")
         // Deleted: skipped at once, its settings erased.
         await audience.apply(Self.deleted("u-1", at: 50))
-        #expect(try audience.users(["u-1"]).deleted == ["u-1"])
+        #expect(try await audience.users(["u-1"]).deleted == ["u-1"])
         let erased = try await audience.database.writer.read { db in try AudienceUserRecord.fetchOne(db, key: "u-1") }
         #expect(erased?.timeZone == "" && erased?.currency == "" && erased?.deletedAtUnixMs == 50)
     }
