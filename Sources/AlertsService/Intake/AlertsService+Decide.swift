@@ -365,29 +365,24 @@ extension AlertsService {
             }
         }
         var body: [UInt8]?
-        // Read once, for whichever channel comes first.
-        var trackRecord: String??
-        func routeTrackRecord() throws -> String? {
-            if let known = trackRecord { return known }
-            let summary = try KeptTrackRecords.summary(row.origin, row.destination, at: now, in: db)
-            trackRecord = .some(summary)
-            return summary
-        }
+        // One primary-key read (none for a digest or notice, which have no route).
+        let trackRecord = try KeptTrackRecords.summary(row.origin, row.destination, at: now, in: db)
         for channel in channels {
             if channel == AlertChannel.push.rawValue {
                 let tokens = try DeviceRow.tokens(of: row.userID, in: db)
                 guard !tokens.isEmpty else { continue }
                 var payload = ApnsPayload(row)
-                payload.trackRecord = try routeTrackRecord() ?? ""
+                payload.trackRecord = trackRecord ?? ""
                 let push = payload.jsonBytes()
                 for token in tokens { try insert(channel, address: token, body: push) }
             } else {
-                if body == nil {
+                let payload = body ?? {
                     var payload = AlertPayload(row, carried: carried)
-                    payload.data.trackRecord = try routeTrackRecord()
-                    body = payload.jsonBytes()
-                }
-                try insert(channel, address: "", body: body ?? [])
+                    payload.data.trackRecord = trackRecord
+                    return payload.jsonBytes()
+                }()
+                body = payload
+                try insert(channel, address: "", body: payload)
             }
         }
     }
