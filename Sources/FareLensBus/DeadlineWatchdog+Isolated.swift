@@ -9,7 +9,7 @@ extension DeadlineWatchdog {
         _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let reply = OneShotReply<T>()
-        let start = ContinuousClock.now
+        let start = clock.now()
         let worker = Task {
             do { reply.complete(.success(try await body())) } catch { reply.complete(.failure(error)) }
         }

@@ -1,7 +1,8 @@
 import Synchronization
 
-/// Fires callbacks at deadlines: what releases a caller whose isolated
-/// handler or remote peer does not answer in time.
+/// Fires callbacks at deadlines on the bus's clock: what releases a caller
+/// whose isolated handler does not answer in time. On a test's clock a
+/// deadline fires when the test moves the clock past it.
 ///
 /// One timer task runs only while something is scheduled; it is started on
 /// demand (never in an initialiser) and ends when nothing is left.
@@ -21,8 +22,12 @@ final class DeadlineWatchdog: Sendable {
         var timerGeneration: UInt64 = 0
     }
     private let state = Mutex(State())
+    /// What the timer reads and waits on.
+    let clock: BusClock
 
-    init() {}
+    init(clock: BusClock = .continuous) {
+        self.clock = clock
+    }
 
     /// Calls `fire` once at `deadline` unless ``cancel(_:)`` comes first.
     func schedule(at deadline: ContinuousClock.Instant, _ fire: @escaping @Sendable () -> Void) -> Token {
@@ -50,11 +55,11 @@ final class DeadlineWatchdog: Sendable {
         var target = firstTarget
         while true {
             do {
-                try await Task.sleep(until: target, clock: .continuous)  // safe: the timer itself, cancelled when replaced
+                try await clock.sleep(target)  // safe: the timer itself, on the bus's clock; cancelled when replaced
             } catch {
                 return  // replaced by a timer with an earlier target
             }
-            let now = ContinuousClock.now
+            let now = clock.now()
             let (due, next): ([Entry], ContinuousClock.Instant?) = state.withLock { state in
                 let isCurrent = state.timerGeneration == generation
                 var due: [Entry] = []

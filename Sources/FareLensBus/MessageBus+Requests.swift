@@ -21,7 +21,7 @@ extension MessageBus {
     @inlinable
     public nonisolated(nonsending) func request<R: BusRequest>(_ request: R, timeout: Duration? = nil, parent: RequestContext? = nil, to address: ServiceAddress? = nil) async throws(BusError) -> R.Response {
         // One clock read serves the deadline and the start of the latency metric.
-        let now = BusInstant.now
+        let now = configuration.clock.instant
         let context = makeContext(now: now, timeout: timeout, parent: parent)
         let address = address ?? R.address
         if let route = localRoute(for: ObjectIdentifier(R.self), at: address) {
@@ -43,7 +43,10 @@ extension MessageBus {
     @usableFromInline
     nonisolated(nonsending) func requestElsewhere<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
         if let transport = transports.withLockedValue({ $0.first { $0.hosts(address) } }) {
-            return try await transport.send(request, to: address, context: context)
+            // The time left, spent on the wire in real time: the other process cannot see this bus's clock.
+            var leaving = context
+            leaving.dueAt = configuration.clock.continuous(context.dueAt)
+            return try await transport.send(request, to: address, context: leaving)
         }
         if routes.withLockedValue({ $0.slots[address] != nil }) {
             throw .badMessage("service '\(address)' has no handler for \(R.wireTypeName)")
@@ -54,7 +57,7 @@ extension MessageBus {
     /// The context of a new outgoing request: its own deadline, capped by the
     /// one inherited from the request being handled, and the inherited trace.
     @usableFromInline
-    func makeContext(now: BusInstant = .now, timeout: Duration?, parent: RequestContext?) -> RequestContext {
+    func makeContext(now: BusInstant, timeout: Duration?, parent: RequestContext?) -> RequestContext {
         let own = now.advanced(by: timeout ?? configuration.defaultDeadline)
         guard let inherited = parent else {
             return RequestContext(dueAt: own, traceID: nextTraceID())
@@ -108,7 +111,7 @@ extension MessageBus {
         let filed: Result<Void, BusError> = routes.withLockedValue { table in
             let slot = table.slot(for: address, limit: limit)
             let route = TypedRoute<R>(
-                slot: slot, execution: execution, watchdog: watchdog, metricsFactory: configuration.metricsFactory,
+                slot: slot, execution: execution, clock: configuration.clock, watchdog: watchdog, metricsFactory: configuration.metricsFactory,
                 handler: handler, wireEntry: wireEntry
             )
             return Result { () throws(BusError) in try table.insert(route, for: type) }
@@ -140,6 +143,9 @@ extension MessageBus {
         guard route.address == address else {
             return .failure(.badMessage("message type '\(typeName)' belongs to '\(route.address)', not '\(address)'"))
         }
-        return await route.handleWire(payload, context: context)
+        // Its deadline as the time left on this bus's clock (a test's clock may be far from real time).
+        var arrived = context
+        arrived.dueAt = configuration.clock.fromContinuous(context.dueAt)
+        return await route.handleWire(payload, context: arrived)
     }
 }

@@ -24,7 +24,7 @@ public final class MessageBus: Sendable {
     let eventSequence = Atomic<UInt64>(0)
     let traceSequence = Atomic<UInt64>(0)
     let tracePrefix: UInt64
-    let watchdog = DeadlineWatchdog()
+    let watchdog: DeadlineWatchdog
     let redeliveries: Mutex<RedeliveryWindow>
     let redeliveriesDropped: Counter
     let shutdown = ShutdownFlag()
@@ -32,6 +32,7 @@ public final class MessageBus: Sendable {
     /// Creates a bus with the given limits.
     public init(configuration: BusConfiguration = BusConfiguration(), logger: Logger = Logger(label: "farelens.bus")) {
         self.configuration = configuration
+        self.watchdog = DeadlineWatchdog(clock: configuration.clock)
         self.logger = logger
         var generator = SystemRandomNumberGenerator()
         let epoch = generator.next() as UInt64

@@ -7,10 +7,10 @@
 /// request measured about 1 µs, more than the rest of the in-process path
 /// (docs/performance.md).
 public struct RequestContext: Sendable {
-    /// When the caller stops waiting, on the bus's clock (``BusInstant``:
-    /// a plain integer, unlike `ContinuousClock.Instant`). Across a process
-    /// hop this is sent as the remaining budget and re-anchored on the
-    /// receiving node's clock.
+    /// When the caller stops waiting, on the bus's clock (``BusClock``; a
+    /// ``BusInstant``: a plain integer, unlike `ContinuousClock.Instant`).
+    /// Across a process hop this is sent as the remaining budget and
+    /// re-anchored on the receiving bus's clock.
     public var dueAt: BusInstant
     /// W3C-style trace id shared by every hop of one logical operation.
     public var traceID: TraceID
@@ -36,6 +36,8 @@ public struct RequestContext: Sendable {
         set { dueAt = BusInstant(newValue) }
     }
 
-    /// Time left before the deadline (zero or negative once it has passed).
+    /// Time left before the deadline (zero or negative once it has passed),
+    /// on the continuous clock: for a bus on a test's clock (``BusClock``),
+    /// `dueAt - bus.configuration.clock.instant`.
     public var remaining: Duration { dueAt - .now }
 }

@@ -31,14 +31,17 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
     @usableFromInline let execution: HandlerExecution
     @usableFromInline let handler: Handler
     @usableFromInline let metrics: RequestMetrics
+    /// The bus's clock: what the late-reply check and the latency metric read.
+    @usableFromInline let clock: BusClock
     let watchdog: DeadlineWatchdog
     let wireEntry: WireEntry
     var wireTypeName: String { R.wireTypeName }
 
-    init(slot: ServiceSlot, execution: HandlerExecution, watchdog: DeadlineWatchdog, metricsFactory: any MetricsFactory, handler: @escaping Handler, wireEntry: @escaping WireEntry) {
+    init(slot: ServiceSlot, execution: HandlerExecution, clock: BusClock, watchdog: DeadlineWatchdog, metricsFactory: any MetricsFactory, handler: @escaping Handler, wireEntry: @escaping WireEntry) {
         self.address = slot.address
         self.slot = slot
         self.execution = execution
+        self.clock = clock
         self.handler = handler
         self.wireEntry = wireEntry
         self.watchdog = watchdog
@@ -69,7 +72,7 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
             // swallowed the cancellation and answered anyway.
             if Task.isCancelled { throw .cancelled(R.wireTypeName) }
             // One clock read serves both the late-reply check and the metric.
-            let end = BusInstant.now
+            let end = clock.instant
             guard end <= context.dueAt else { throw .timeout(R.wireTypeName, after: context.dueAt - start) }
             metrics.succeeded(afterNanoseconds: end.nanoseconds &- start.nanoseconds)
             return response
@@ -96,7 +99,7 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
     @usableFromInline
     func lateOrMapped(_ error: any Error, context: RequestContext) -> BusError {
         let mapped = BusError.fromHandler(error, type: R.wireTypeName)
-        if mapped.kind == .cancelled, !Task.isCancelled, BusInstant.now >= context.dueAt {
+        if mapped.kind == .cancelled, !Task.isCancelled, clock.instant >= context.dueAt {
             return .deadlineExpired(R.wireTypeName)
         }
         return mapped
@@ -117,7 +120,7 @@ final class TypedRoute<R: BusRequest>: AnyRoute {
         }
         let response: R.Response
         do {
-            response = try await call(request, context: context, start: BusInstant.now)
+            response = try await call(request, context: context, start: clock.instant)
         } catch {
             return .failure(error)
         }

@@ -25,9 +25,10 @@ struct GatewayAPI: Sendable {
     /// Each route's 30-day track record, kept ten minutes (the feed, the alert history).
     let trackRecords: RouteTrackRecords
 
-    /// The context of a request the gateway makes for the app: the bus's deadline from now, the HTTP request's trace.
+    /// The context of a request the gateway makes for the app: the bus's deadline from now on the bus's clock, the HTTP request's trace.
     func requestContext() -> FareLensBus.RequestContext {
-        FareLensBus.RequestContext(deadline: .now + bus.configuration.defaultDeadline, traceID: RequestTrace.current ?? .random(), isAdmin: false)
+        FareLensBus.RequestContext(
+            dueAt: bus.configuration.clock.instant.advanced(by: bus.configuration.defaultDeadline), traceID: RequestTrace.current ?? .random(), isAdmin: false)
     }
 
     /// Sends `request` with the bus's deadline; a bus error becomes its problem.

@@ -34,16 +34,19 @@ public struct TestMesh: Sendable {
 
 /// Builds buses for `shape`, lets `configure` register handlers and
 /// subscriptions (before the hello is sent), starts the bridge, waits until
-/// the spoke has joined, runs `body`, then stops everything.
+/// the spoke has joined, runs `body`, then stops everything. Both buses
+/// read `clock` (``BusClock``): a test's own moves their deadlines.
 public func withTestMesh(
     _ shape: MeshShape,
     deadline: Duration = .seconds(5),
+    clock: BusClock = .continuous,
     bridge adjust: @Sendable (inout BridgeConfiguration) -> Void = { _ in },
     configure: (_ server: MessageBus, _ client: MessageBus) throws -> Void,
     body: @escaping @Sendable (TestMesh) async throws -> Void
 ) async throws {
     var busConfiguration = BusConfiguration()
     busConfiguration.defaultDeadline = deadline
+    busConfiguration.clock = clock
     busConfiguration.nodeName = "hub"
     let serverBus = MessageBus(configuration: busConfiguration)
     guard shape != .oneProcess else {

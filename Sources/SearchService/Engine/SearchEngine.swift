@@ -32,6 +32,8 @@ public actor SearchEngine {
     nonisolated let quota: QuotaLedger
     /// The search's events, published after the reply (nil without a bus).
     nonisolated let events: DeferredPublisher?
+    /// The bus's clock, on which a request's deadline is made (``BusClock``).
+    nonisolated let busClock: BusClock
     nonisolated let now: @Sendable () -> Date
     nonisolated let logger: Logger
     /// At most this many date pairs of one flexible search are asked at once.
@@ -57,6 +59,7 @@ public actor SearchEngine {
         self.cache = cache
         self.quota = quota
         self.events = bus.map { DeferredPublisher(bus: $0, owner: "search", logger: logger) }
+        self.busClock = bus?.configuration.clock ?? .continuous
         self.logger = logger
         self.queryConcurrency = max(1, queryConcurrency)
         self.now = now
@@ -123,7 +126,8 @@ public actor SearchEngine {
             let id = coalescer.nextID()
             // Isolated to the engine (it lands here); the fetch itself runs outside.
             let task = Task {
-                let result = await self.fetch(search, key: key, deadline: context?.deadline, parent: context)
+                // The providers' calls are bounded in real time: the time the bus's clock leaves the request.
+                let result = await self.fetch(search, key: key, deadline: context.map { self.busClock.realDeadline($0.dueAt) }, parent: context)
                 self.land(key, flight: id, result)
             }
             coalescer.start(key, id: id, task: task)
