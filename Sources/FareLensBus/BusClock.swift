@@ -47,7 +47,15 @@ public struct BusClock: Sendable {
     /// The current instant as the request path reads it.
     @inlinable
     public var instant: BusInstant {
-        isContinuous ? .now : BusInstant(now())
+        isContinuous ? .now : readNow()
+    }
+
+    /// ``now`` as a ``BusInstant``; not inlinable, so no
+    /// `ContinuousClock.Instant` (a resilient type, of unknown size outside
+    /// its module) is in the frames of the inlined request path.
+    @usableFromInline
+    func readNow() -> BusInstant {
+        BusInstant(now())
     }
 
     /// `instant` on this clock moved onto the continuous clock: the same

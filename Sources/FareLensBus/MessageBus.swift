@@ -10,6 +10,9 @@ import Synchronization
 public final class MessageBus: Sendable {
     /// Limits and defaults.
     public let configuration: BusConfiguration
+    /// Whether the bus's clock is the continuous one (``BusClock/continuous``):
+    /// the request path then reads it without touching the configuration.
+    @usableFromInline let onContinuousClock: Bool
     /// This bus instance's publisher id in event ids (node name + random epoch).
     public var publisherID: String { publisherName.text }
     /// The publisher id, interned once for the ids of this bus's events.
@@ -33,6 +36,7 @@ public final class MessageBus: Sendable {
     public init(configuration: BusConfiguration = BusConfiguration(), logger: Logger = Logger(label: "farelens.bus")) {
         self.configuration = configuration
         self.watchdog = DeadlineWatchdog(clock: configuration.clock)
+        self.onContinuousClock = configuration.clock.isContinuous
         self.logger = logger
         var generator = SystemRandomNumberGenerator()
         let epoch = generator.next() as UInt64
