@@ -9,15 +9,30 @@ import Darwin
 /// The durable events' side of the connection: the stream, asynchronous
 /// publishes, and each node's durable pull consumer.
 extension NATSConnection {
+    /// What ``ensureStream(_:subject:maxAge:replicas:)`` found.
+    enum StreamOutcome: Equatable {
+        /// Made, or already as asked, or updated to it.
+        case asAsked
+        /// The stream keeps `subject` but with other settings, and this
+        /// connection's user may not update them (only an admin user may):
+        /// used as it is. `reason` is the server's refusal.
+        case keptAsIs(reason: String)
+    }
+
     /// Makes sure stream `name` exists and keeps the messages on `subject`
-    /// until every consumer has them, at most `maxAge`.
-    func ensureStream(_ name: String, subject: String, maxAge: Duration, replicas: Int) throws(NATSError) {
+    /// until every consumer has them, at most `maxAge`. An existing stream
+    /// with other settings is updated; when the server refuses the update
+    /// (a user without the right: JetStream's stream update is an admin's,
+    /// ops/nats/permissions.conf), a stream that still keeps `subject` is
+    /// used as it is, and one that does not is an error.
+    func ensureStream(_ name: String, subject: String, maxAge: Duration, replicas: Int) throws(NATSError) -> StreamOutcome {
         var config = jsStreamConfig()
         jsStreamConfig_Init(&config)
         let nameC = strdup(name), subjectC = strdup(subject)
         defer { free(nameC); free(subjectC) }
         var subjects: [UnsafePointer<CChar>?] = [UnsafePointer(subjectC)]
         var code = jsErrCode(0)
+        var refusedUpdate: String?
         let status = subjects.withUnsafeMutableBufferPointer { list -> natsStatus in
             config.Name = UnsafePointer(nameC)
             config.Subjects = list.baseAddress
@@ -33,12 +48,36 @@ extension NATSConnection {
             var status = js_AddStream(&info, jetStreamContext, &config, nil, &code)
             if status != NATS_OK, code == JSStreamNameExistErr {
                 code = jsErrCode(0)
-                status = js_UpdateStream(&info, jetStreamContext, &config, nil, &code)
+                // A refused update is not answered: the server drops the request, so wait 2 s, not the API's 5.
+                var options = jsOptions()
+                jsOptions_Init(&options)
+                options.Wait = 2000
+                status = js_UpdateStream(&info, jetStreamContext, &config, &options, &code)
+                if status != NATS_OK {
+                    refusedUpdate = "\(Self.lastError(status)), code \(code.rawValue)"
+                    status = keeps(name, subject: subject) ? NATS_OK : status
+                }
             }
             if let info { jsStreamInfo_Destroy(info) }
             return status
         }
-        guard status == NATS_OK else { throw .jetStream("cannot create the stream '\(name)'", reason: "\(Self.lastError(status)), code \(code.rawValue)") }
+        guard status == NATS_OK else {
+            if let refusedUpdate {
+                throw .jetStream("the stream '\(name)' exists with other settings and does not keep '\(subject)'; this user may not update it", reason: refusedUpdate)
+            }
+            throw .jetStream("cannot create the stream '\(name)'", reason: "\(Self.lastError(status)), code \(code.rawValue)")
+        }
+        return refusedUpdate.map { .keptAsIs(reason: $0) } ?? .asAsked
+    }
+
+    /// Whether stream `name` exists and its subjects include `subject`.
+    private func keeps(_ name: String, subject: String) -> Bool {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var code = jsErrCode(0)
+        guard js_GetStreamInfo(&info, jetStreamContext, name, nil, &code) == NATS_OK, let info else { return false }
+        defer { jsStreamInfo_Destroy(info) }
+        guard let config = info.pointee.Config, let list = config.pointee.Subjects else { return false }
+        return (0 ..< Int(config.pointee.SubjectsLen)).contains { index in list[index].map { String(cString: $0) } == subject }
     }
 
     /// Publishes a durable event without waiting: `completion` runs once

@@ -105,7 +105,12 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
         var attempts = 0
         while true {
             do {
-                try connection.ensureStream(subjects.stream, subject: subjects.durableEvents, maxAge: settings.retention, replicas: settings.replicas)
+                let outcome = try connection.ensureStream(subjects.stream, subject: subjects.durableEvents, maxAge: settings.retention, replicas: settings.replicas)
+                if case .keptAsIs(let reason) = outcome {
+                    logger.warning(
+                        "the durable stream's settings differ from this node's and its NATS user may not update them (only an admin user may): the stream is used as it is",
+                        metadata: ["stream": "\(subjects.stream)", "keys": "nats.retentionHours, nats.replicas", "user": "\(settings.user ?? "")", "refusal": "\(reason)"])
+                }
                 if attempts > 0 { logger.notice("JetStream took the durable stream", metadata: ["stream": "\(subjects.stream)", "attempts": "\(attempts + 1)"]) }
                 return
             } catch {

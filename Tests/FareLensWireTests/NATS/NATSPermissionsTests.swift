@@ -85,6 +85,42 @@ struct NATSPermissionsTests {
         #expect(unserved?.kind == .serviceUnavailable, "\(String(describing: unserved))")
     }
 
+    @Test("with ops/nats/permissions.conf a 'node' user may not update the durable stream (a shorter age limit would drop events): the server refuses the update, and a node of that user whose retention differs from the stream's starts and says the stream is used as it is")
+    func streamUpdatesAreAdmins() async throws {
+        let server = try Self.server("permissions.conf", passwords: ["FARELENS_NATS_ADMIN_PASSWORD": "admin-secret-1", "FARELENS_NATS_NODE_PASSWORD": "node-secret-2"])
+        defer { server.kill() }
+        // The admin node makes the stream with the default seven days.
+        let core = try NATSTransportTests.Node(name: "core", settings: Self.settings(server, "admin", "admin-secret-1"))
+        defer { core.stop() }
+        // A node user's node asking for one hour: refused the update, it starts all the same and says so.
+        let lines = Locked<[String]>([])
+        var logger = Logger(label: "edge") { _ in CapturingLogHandler(lines: lines) }
+        logger.logLevel = .warning
+        var shorter = Self.settings(server, "node", "node-secret-2")
+        shorter.retention = .seconds(3600)
+        let edge = try NATSTransportTests.Node(name: "edge", settings: shorter, logger: logger)
+        defer { edge.stop() }
+        #expect(lines.get().contains { $0.contains("the stream is used as it is") }, "\(lines.get())")
+        try await waitUntil("the two nodes heard each other") { core.transport.knownNodes.count == 1 && edge.transport.knownNodes.count == 1 }
+        // Published by hand, the update is refused by the server.
+        let refused = Locked<[String]>([])
+        let forger = try NATSConnection(settings: Self.settings(server, "node", "node-secret-2"), name: "forger") { event in
+            if case .notPermitted(let subject, true) = event { refused.update { $0.append(subject) } }
+        }
+        defer { forger.close() }
+        try forger.publish("$JS.API.STREAM.UPDATE.farelens_durable", reply: "_INBOX.forger.1", payload: Array(#"{"name":"farelens_durable","max_age":1}"#.utf8))
+        try await waitUntil("the server refused updating the stream") { refused.get() == ["$JS.API.STREAM.UPDATE.farelens_durable"] }
+        // An admin node asking for other settings updates the stream: no warning.
+        let adminLines = Locked<[String]>([])
+        var adminLogger = Logger(label: "ops") { _ in CapturingLogHandler(lines: adminLines) }
+        adminLogger.logLevel = .warning
+        var adminShorter = Self.settings(server, "admin", "admin-secret-1")
+        adminShorter.retention = .seconds(2 * 24 * 3600)
+        let ops = try NATSTransportTests.Node(name: "ops", settings: adminShorter, logger: adminLogger)
+        defer { ops.stop() }
+        #expect(!adminLines.get().contains { $0.contains("used as it is") }, "\(adminLines.get())")
+    }
+
     @Test("with per-node users (ops/nats/permissions-per-node.conf) a node cannot speak for another: its forged goodbye on the other's subject and its forged reply on the other's reply subject are refused by the server, so are deleting and purging the stream and pulling from the other's consumer, and a goodbye on its own subject naming the other is ignored; requests, replies and durable events still pass both ways")
     func nodesSpeakOnlyForThemselves() async throws {
         let server = try Self.server("permissions-per-node.conf", passwords: ["FARELENS_NATS_CORE_PASSWORD": "core-secret-1", "FARELENS_NATS_EDGE_PASSWORD": "edge-secret-2"])
