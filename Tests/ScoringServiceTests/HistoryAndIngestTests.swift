@@ -77,9 +77,12 @@ struct HistoryAndIngestTests {
         await fixture.history(Self.steady, departure: departure)
         let average = ScoringFixture.fare(cents: 10_000, daysAgo: 0, from: fixture.clock.now(), departure: departure)
         #expect(await fixture.service.ingest(ScoringFixture.delivery(average, sequence: 200)) == nil)
-        let cheap = ScoringFixture.fare(cents: 5_500, daysAgo: 0, from: fixture.clock.now(), departure: departure)
+        var cheap = ScoringFixture.fare(cents: 5_500, daysAgo: 0, from: fixture.clock.now(), departure: departure)
+        (cheap.originCity, cheap.destinationCity, cheap.destinationMetro) = ("Lisbon", "London", "LON")
         let deal = try #require(await fixture.service.ingest(ScoringFixture.delivery(cheap, sequence: 201)))
         #expect(deal.score.score >= 90 && deal.score.hotDeal && deal.price.minorUnits == 5_500)
+        // The fare's places pass into the deal (alerts words it with them, asking search nothing).
+        #expect(deal.originCity == "Lisbon" && deal.originMetro == "" && deal.destinationCity == "London" && deal.destinationMetro == "LON")
         #expect(deal.expiresAtUnixMs == cheap.observedAtUnixMs + 7 * 86_400_000)
         #expect(deal.score.reasons.first?.contains("below the 90-day average") == true)
         // Its id ("d-" + 16 hex digits) survives the affiliate sub-id search builds and analytics parses.
@@ -90,6 +93,7 @@ struct HistoryAndIngestTests {
         let waiting = try fixture.database.waitingEvents(limit: 10)
         #expect(waiting.map(\.typeName) == [ExceptionalDeal.wireTypeName])
         #expect(try waiting.first.map { try ExceptionalDeal(wireEncoded: [UInt8]($0.payload)).deal.dealID } == deal.dealID)
+        #expect(try waiting.first.map { try ExceptionalDeal(wireEncoded: [UInt8]($0.payload)).deal.destinationCity } == "London")
         let task = Task { try await fixture.service.run() }
         defer { task.cancel() }
         let published = try await firstMatching(scored) { $0.deal.dealID == deal.dealID }

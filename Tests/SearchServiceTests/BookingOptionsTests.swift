@@ -141,7 +141,7 @@ struct OfferMergeTests {
         #expect(refused?.message == "max_price: is in USD, and this search's fares are in EUR: give the limit in EUR")
     }
 
-    @Test("every kept offer is published as a FareObserved event")
+    @Test("every kept offer is published as a FareObserved event, with each end's country, city and metro")
     func fareObserved() async throws {
         let fixture = SearchEngineFixture(live: [ScriptedProvider("amadeus")])
         let observed = fixture.bus.subscribe(FareObserved.self)
@@ -153,6 +153,8 @@ struct OfferMergeTests {
         for event in events {
             #expect(event.origin == "LIS" && event.destination == "JFK")
             #expect(event.originCountry == "PT" && event.destinationCountry == "US")
+            // The directory's city and metro of each end travel with the fare (alerts words a deal with them).
+            #expect(event.originCity == "Lisbon" && event.originMetro == "" && event.destinationCity == "New York" && event.destinationMetro == "NYC")
             #expect(event.travellers == 2 && event.purpose == .userSearch)
         }
     }

@@ -90,11 +90,14 @@ extension AlertsService {
     /// (``KeptAudience``): neither is asked. A watchlist matches either end
     /// as its airport or its metro (a watchlist LON→NRT watches a deal LHR→NRT).
     ///
-    /// While search (the airports' metros) cannot answer, or alerts' own
-    /// database cannot be read, this waits and tries again every second;
-    /// nil when cancelled meanwhile (the batch is decided later).
+    /// The deal's ends' cities and metros come with it (``learnPlaces(of:)``);
+    /// for a deal from before they did, while search's directory cannot
+    /// answer, or while alerts' own database cannot be read, this waits and
+    /// tries again every second; nil when cancelled meanwhile (the batch is
+    /// decided later).
     func pendingEvent(for event: ExceptionalDeal, key: InboxKey) async -> PendingEvent? {
         let deal = event.deal
+        learnPlaces(of: deal)
         guard await learnPlaces([deal.origin, deal.destination]) else { return nil }
         let audience = self.audience
         let origins = [deal.origin] + (metro(of: deal.origin).map { [$0] } ?? [])

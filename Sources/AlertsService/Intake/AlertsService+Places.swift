@@ -40,6 +40,21 @@ extension AlertsService {
         return true
     }
 
+    /// Learns the city and metro of a deal's ends from the deal itself
+    /// (search's directory, passed on by scoring in `Deal`), so that deciding
+    /// it asks search nothing. A deal from before they were carried names no
+    /// city: its ends are left for ``learnPlaces(_:)`` to ask.
+    func learnPlaces(of deal: Deal) {
+        if !deal.originCity.isEmpty {
+            cities[deal.origin] = deal.originCity
+            metros[deal.origin] = deal.originMetro
+        }
+        if !deal.destinationCity.isEmpty {
+            cities[deal.destination] = deal.destinationCity
+            metros[deal.destination] = deal.destinationMetro
+        }
+    }
+
     /// The metro of `code` (LCY → LON) once ``learnPlaces(_:)`` has learnt it; nil when none.
     func metro(of code: String) -> String? {
         guard let metro = metros[code], !metro.isEmpty, metro != code else { return nil }

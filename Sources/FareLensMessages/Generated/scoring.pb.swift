@@ -917,6 +917,30 @@ public nonisolated struct Deal: @unchecked Sendable {
     set {_uniqueStorage()._preferredAirportWeight = newValue}
   }
 
+  /// From the FareObserved it was made of (search's directory): each end's
+  /// city and metro code (empty when none). Alerts words and groups an
+  /// exceptional deal with them, asking search nothing; empty in a deal from
+  /// before they were added (alerts then asks the directory).
+  public var originCity: String {
+    get {_storage._originCity}
+    set {_uniqueStorage()._originCity = newValue}
+  }
+
+  public var destinationCity: String {
+    get {_storage._destinationCity}
+    set {_uniqueStorage()._destinationCity = newValue}
+  }
+
+  public var originMetro: String {
+    get {_storage._originMetro}
+    set {_uniqueStorage()._originMetro = newValue}
+  }
+
+  public var destinationMetro: String {
+    get {_storage._destinationMetro}
+    set {_uniqueStorage()._destinationMetro = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1912,7 +1936,7 @@ nonisolated extension FareForecastResponse: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Deal: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Deal"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}deal_id\0\u{1}origin\0\u{1}destination\0\u{3}origin_country\0\u{3}destination_country\0\u{3}departure_date\0\u{3}return_date\0\u{1}cabin\0\u{1}carrier\0\u{1}stops\0\u{3}duration_minutes\0\u{1}price\0\u{1}provider\0\u{1}simulated\0\u{3}offer_id\0\u{3}observed_at_unix_ms\0\u{3}expires_at_unix_ms\0\u{1}score\0\u{3}queue_score\0\u{3}matched_watchlist_id\0\u{3}preferred_airport_weight\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}deal_id\0\u{1}origin\0\u{1}destination\0\u{3}origin_country\0\u{3}destination_country\0\u{3}departure_date\0\u{3}return_date\0\u{1}cabin\0\u{1}carrier\0\u{1}stops\0\u{3}duration_minutes\0\u{1}price\0\u{1}provider\0\u{1}simulated\0\u{3}offer_id\0\u{3}observed_at_unix_ms\0\u{3}expires_at_unix_ms\0\u{1}score\0\u{3}queue_score\0\u{3}matched_watchlist_id\0\u{3}preferred_airport_weight\0\u{3}origin_city\0\u{3}destination_city\0\u{3}origin_metro\0\u{3}destination_metro\0")
 
   fileprivate class _StorageClass {
     var _dealID: String = String()
@@ -1936,6 +1960,10 @@ nonisolated extension Deal: SwiftProtobuf.Message, SwiftProtobuf._MessageImpleme
     var _queueScore: Double = 0
     var _matchedWatchlistID: String = String()
     var _preferredAirportWeight: Double = 0
+    var _originCity: String = String()
+    var _destinationCity: String = String()
+    var _originMetro: String = String()
+    var _destinationMetro: String = String()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1967,6 +1995,10 @@ nonisolated extension Deal: SwiftProtobuf.Message, SwiftProtobuf._MessageImpleme
       _queueScore = source._queueScore
       _matchedWatchlistID = source._matchedWatchlistID
       _preferredAirportWeight = source._preferredAirportWeight
+      _originCity = source._originCity
+      _destinationCity = source._destinationCity
+      _originMetro = source._originMetro
+      _destinationMetro = source._destinationMetro
     }
   }
 
@@ -2006,6 +2038,10 @@ nonisolated extension Deal: SwiftProtobuf.Message, SwiftProtobuf._MessageImpleme
         case 19: try { try decoder.decodeSingularDoubleField(value: &_storage._queueScore) }()
         case 20: try { try decoder.decodeSingularStringField(value: &_storage._matchedWatchlistID) }()
         case 21: try { try decoder.decodeSingularDoubleField(value: &_storage._preferredAirportWeight) }()
+        case 22: try { try decoder.decodeSingularStringField(value: &_storage._originCity) }()
+        case 23: try { try decoder.decodeSingularStringField(value: &_storage._destinationCity) }()
+        case 24: try { try decoder.decodeSingularStringField(value: &_storage._originMetro) }()
+        case 25: try { try decoder.decodeSingularStringField(value: &_storage._destinationMetro) }()
         default: break
         }
       }
@@ -2081,6 +2117,18 @@ nonisolated extension Deal: SwiftProtobuf.Message, SwiftProtobuf._MessageImpleme
       if _storage._preferredAirportWeight.bitPattern != 0 {
         try visitor.visitSingularDoubleField(value: _storage._preferredAirportWeight, fieldNumber: 21)
       }
+      if !_storage._originCity.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._originCity, fieldNumber: 22)
+      }
+      if !_storage._destinationCity.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._destinationCity, fieldNumber: 23)
+      }
+      if !_storage._originMetro.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._originMetro, fieldNumber: 24)
+      }
+      if !_storage._destinationMetro.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._destinationMetro, fieldNumber: 25)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -2111,6 +2159,10 @@ nonisolated extension Deal: SwiftProtobuf.Message, SwiftProtobuf._MessageImpleme
         if _storage._queueScore != rhs_storage._queueScore {return false}
         if _storage._matchedWatchlistID != rhs_storage._matchedWatchlistID {return false}
         if _storage._preferredAirportWeight != rhs_storage._preferredAirportWeight {return false}
+        if _storage._originCity != rhs_storage._originCity {return false}
+        if _storage._destinationCity != rhs_storage._destinationCity {return false}
+        if _storage._originMetro != rhs_storage._originMetro {return false}
+        if _storage._destinationMetro != rhs_storage._destinationMetro {return false}
         return true
       }
       if !storagesAreEqual {return false}

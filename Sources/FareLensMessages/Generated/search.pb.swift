@@ -1007,6 +1007,31 @@ public nonisolated struct FareObserved: @unchecked Sendable {
     set {_uniqueStorage()._purpose = newValue}
   }
 
+  /// The directory's city of each end ("London"), and its metro code ("LON";
+  /// empty when none): what a consumer needs to word and group a route
+  /// without asking search (scoring passes them on in each Deal). Empty in
+  /// an event from before they were added, or for a code the directory does
+  /// not know.
+  public var originCity: String {
+    get {_storage._originCity}
+    set {_uniqueStorage()._originCity = newValue}
+  }
+
+  public var destinationCity: String {
+    get {_storage._destinationCity}
+    set {_uniqueStorage()._destinationCity = newValue}
+  }
+
+  public var originMetro: String {
+    get {_storage._originMetro}
+    set {_uniqueStorage()._originMetro = newValue}
+  }
+
+  public var destinationMetro: String {
+    get {_storage._destinationMetro}
+    set {_uniqueStorage()._destinationMetro = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -2447,7 +2472,7 @@ nonisolated extension ProviderQuotaResponse: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension FareObserved: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".FareObserved"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}origin\0\u{1}destination\0\u{3}origin_country\0\u{3}destination_country\0\u{3}departure_date\0\u{3}return_date\0\u{1}cabin\0\u{1}price\0\u{1}travellers\0\u{1}provider\0\u{1}simulated\0\u{3}observed_at_unix_ms\0\u{1}carrier\0\u{1}stops\0\u{3}duration_minutes\0\u{3}offer_id\0\u{1}purpose\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}origin\0\u{1}destination\0\u{3}origin_country\0\u{3}destination_country\0\u{3}departure_date\0\u{3}return_date\0\u{1}cabin\0\u{1}price\0\u{1}travellers\0\u{1}provider\0\u{1}simulated\0\u{3}observed_at_unix_ms\0\u{1}carrier\0\u{1}stops\0\u{3}duration_minutes\0\u{3}offer_id\0\u{1}purpose\0\u{3}origin_city\0\u{3}destination_city\0\u{3}origin_metro\0\u{3}destination_metro\0")
 
   fileprivate class _StorageClass {
     var _origin: String = String()
@@ -2467,6 +2492,10 @@ nonisolated extension FareObserved: SwiftProtobuf.Message, SwiftProtobuf._Messag
     var _durationMinutes: Int32 = 0
     var _offerID: String = String()
     var _purpose: SearchPurpose = .unspecified
+    var _originCity: String = String()
+    var _destinationCity: String = String()
+    var _originMetro: String = String()
+    var _destinationMetro: String = String()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -2494,6 +2523,10 @@ nonisolated extension FareObserved: SwiftProtobuf.Message, SwiftProtobuf._Messag
       _durationMinutes = source._durationMinutes
       _offerID = source._offerID
       _purpose = source._purpose
+      _originCity = source._originCity
+      _destinationCity = source._destinationCity
+      _originMetro = source._originMetro
+      _destinationMetro = source._destinationMetro
     }
   }
 
@@ -2529,6 +2562,10 @@ nonisolated extension FareObserved: SwiftProtobuf.Message, SwiftProtobuf._Messag
         case 15: try { try decoder.decodeSingularInt32Field(value: &_storage._durationMinutes) }()
         case 16: try { try decoder.decodeSingularStringField(value: &_storage._offerID) }()
         case 17: try { try decoder.decodeSingularEnumField(value: &_storage._purpose) }()
+        case 18: try { try decoder.decodeSingularStringField(value: &_storage._originCity) }()
+        case 19: try { try decoder.decodeSingularStringField(value: &_storage._destinationCity) }()
+        case 20: try { try decoder.decodeSingularStringField(value: &_storage._originMetro) }()
+        case 21: try { try decoder.decodeSingularStringField(value: &_storage._destinationMetro) }()
         default: break
         }
       }
@@ -2592,6 +2629,18 @@ nonisolated extension FareObserved: SwiftProtobuf.Message, SwiftProtobuf._Messag
       if _storage._purpose != .unspecified {
         try visitor.visitSingularEnumField(value: _storage._purpose, fieldNumber: 17)
       }
+      if !_storage._originCity.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._originCity, fieldNumber: 18)
+      }
+      if !_storage._destinationCity.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._destinationCity, fieldNumber: 19)
+      }
+      if !_storage._originMetro.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._originMetro, fieldNumber: 20)
+      }
+      if !_storage._destinationMetro.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._destinationMetro, fieldNumber: 21)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -2618,6 +2667,10 @@ nonisolated extension FareObserved: SwiftProtobuf.Message, SwiftProtobuf._Messag
         if _storage._durationMinutes != rhs_storage._durationMinutes {return false}
         if _storage._offerID != rhs_storage._offerID {return false}
         if _storage._purpose != rhs_storage._purpose {return false}
+        if _storage._originCity != rhs_storage._originCity {return false}
+        if _storage._destinationCity != rhs_storage._destinationCity {return false}
+        if _storage._originMetro != rhs_storage._originMetro {return false}
+        if _storage._destinationMetro != rhs_storage._destinationMetro {return false}
         return true
       }
       if !storagesAreEqual {return false}

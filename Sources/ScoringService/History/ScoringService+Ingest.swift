@@ -109,6 +109,10 @@ extension ScoringService {
         deal.destination = fare.destination
         deal.originCountry = fare.originCountry
         deal.destinationCountry = fare.destinationCountry
+        deal.originCity = fare.originCity
+        deal.destinationCity = fare.destinationCity
+        deal.originMetro = fare.originMetro
+        deal.destinationMetro = fare.destinationMetro
         deal.departureDate = fare.departureDate
         if fare.hasReturnDate { deal.returnDate = fare.returnDate }
         deal.cabin = fare.cabin == .unspecified ? .economy : fare.cabin

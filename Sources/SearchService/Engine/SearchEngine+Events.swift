@@ -37,8 +37,17 @@ extension SearchEngine {
             var fare = FareObserved()
             fare.origin = first.fromAirport
             fare.destination = last.toAirport
-            fare.originCountry = directory.airport(first.fromAirport)?.country ?? ""
-            fare.destinationCountry = directory.airport(last.toAirport)?.country ?? ""
+            // Each end's country, city and metro, so that consumers need not ask the directory.
+            if let from = directory.airport(first.fromAirport) {
+                fare.originCountry = from.country
+                fare.originCity = from.city
+                fare.originMetro = from.metro
+            }
+            if let to = directory.airport(last.toAirport) {
+                fare.destinationCountry = to.country
+                fare.destinationCity = to.city
+                fare.destinationMetro = to.metro
+            }
             if let date = CalendarDate(iso: first.departureLocal.prefix(10)) { fare.departureDate = date.message }
             if let back = offer.inbound.segments.first, let date = CalendarDate(iso: back.departureLocal.prefix(10)) { fare.returnDate = date.message }
             fare.cabin = offer.cabin
