@@ -24,6 +24,8 @@ public enum WatchlistServiceEntry {
         // Alerts keeps who watches which route from WatchlistChanged since this release (issue #64): announced once
         // more, so it learns the watchlists made before (search, which keeps them too, applies the same state again).
         migrations.registerPendingAnnouncement(named: "watchlist-006-announce-watchlists-to-alerts", announcement: WatchlistService.watchlistsAnnouncement)
+        // Each route's cities and metros, carried in the checks' events so that alerts need not ask search (issue #64).
+        migrations.register("watchlist-007-places", WatchlistRecord.migrateForPlaces)
         return migrations
     }
 }

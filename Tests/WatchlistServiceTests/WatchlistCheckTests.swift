@@ -63,6 +63,38 @@ struct WatchlistCheckTests {
         }
     }
 
+    @Test("a check's events carry each end's city and metro as search's directory gave them when the route was set, and a new route's after an update (alerts words the alert with them, asking search nothing)")
+    func eventsCarryPlaces() async throws {
+        let bus = MessageBus()
+        let fixture = try WatchlistFixture(bus: bus)
+        let crossings = bus.subscribe(ThresholdCrossed.self)
+        let changes = bus.subscribe(PriceChanged.self)
+        try await fixture.running {
+            let user = try await fixture.user()
+            let id = try await fixture.watchlists.create(addRequest(user) { $0.priceThreshold = usd(45_000) }).watchlist.watchlistID
+            fixture.search.setPrice("JFK-NRT", 44_000)
+            #expect(try await fixture.watchlists.checkNow(checkRequest(user, id)).thresholdCrossed)
+            let crossing = try #require(try await firstEvents(1, of: crossings).first)
+            let change = try #require(try await firstEvents(1, of: changes).first)
+            for (city, metro, destinationCity, destinationMetro) in [
+                (crossing.originCity, crossing.originMetro, crossing.destinationCity, crossing.destinationMetro),
+                (change.originCity, change.originMetro, change.destinationCity, change.destinationMetro),
+            ] {
+                // The test directory knows JFK's city and metro; NRT it knows with neither.
+                #expect(city == "New York" && metro == "NYC" && destinationCity == "" && destinationMetro == "")
+            }
+            var update = UpdateWatchlistRequest()
+            update.userID = user
+            update.watchlistID = id
+            update.origin = "LHR"
+            _ = try await fixture.watchlists.update(update)
+            fixture.search.setPrice("LHR-NRT", 44_000)
+            _ = try await fixture.watchlists.checkNow(checkRequest(user, id))
+            let moved = try #require(try await firstEvents(1, of: changes).first)
+            #expect(moved.origin == "LHR" && moved.originCity == "London" && moved.originMetro == "LON")
+        }
+    }
+
     @Test("a check that fails (provider down, quota, no fares) publishes nothing and keeps the last price")
     func failedCheck() async throws {
         let bus = MessageBus()

@@ -27,6 +27,7 @@ extension AlertsService {
         pending.reserveCapacity(batch.count)
         for delivery in batch {
             let key = InboxKey(delivery.metadata.id)
+            learnPlaces(carriedBy: delivery.event)
             if let event = Self.pendingUserEvent(delivery.event, key: key) {
                 pending.append(event)
             } else if let deal = delivery.event as? ExceptionalDeal {
@@ -52,6 +53,7 @@ extension AlertsService {
     /// One event's candidates, as ``pendingEvents(_:)`` makes them (for a
     /// retried set-aside event).
     func pendingEvent(for event: any BusEvent, key: InboxKey) async -> PendingEventOutcome {
+        learnPlaces(carriedBy: event)
         if let pending = Self.pendingUserEvent(event, key: key) { return .pending(pending) }
         guard let deal = event as? ExceptionalDeal else { return .notAnInput }
         return await pendingEvent(for: deal, key: key).map { .pending($0) } ?? .cancelled
@@ -90,14 +92,13 @@ extension AlertsService {
     /// (``KeptAudience``): neither is asked. A watchlist matches either end
     /// as its airport or its metro (a watchlist LON→NRT watches a deal LHR→NRT).
     ///
-    /// The deal's ends' cities and metros come with it (``learnPlaces(of:)``);
+    /// The deal's ends' cities and metros come with it (its caller learnt them: ``learnPlaces(carriedBy:)``);
     /// for a deal from before they did, while search's directory cannot
     /// answer, or while alerts' own database cannot be read, this waits and
     /// tries again every second; nil when cancelled meanwhile (the batch is
     /// decided later).
     func pendingEvent(for event: ExceptionalDeal, key: InboxKey) async -> PendingEvent? {
         let deal = event.deal
-        learnPlaces(of: deal)
         guard await learnPlaces([deal.origin, deal.destination]) else { return nil }
         let audience = self.audience
         let origins = [deal.origin] + (metro(of: deal.origin).map { [$0] } ?? [])

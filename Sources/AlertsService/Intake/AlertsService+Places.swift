@@ -40,19 +40,34 @@ extension AlertsService {
         return true
     }
 
-    /// Learns the city and metro of a deal's ends from the deal itself
-    /// (search's directory, passed on by scoring in `Deal`), so that deciding
-    /// it asks search nothing. A deal from before they were carried names no
-    /// city: its ends are left for ``learnPlaces(_:)`` to ask.
-    func learnPlaces(of deal: Deal) {
-        if !deal.originCity.isEmpty {
-            cities[deal.origin] = deal.originCity
-            metros[deal.origin] = deal.originMetro
+    /// Learns the city and metro of an event's route ends from the event
+    /// itself, so that deciding it asks search nothing: an exceptional deal
+    /// carries them (search's `FareObserved`, passed on by scoring), and so
+    /// do a watchlist's price changes and crossings (the directory's answer
+    /// when the route was set). An event from before they were carried, or
+    /// about a route set before, names no city: its ends are left for
+    /// ``learnPlaces(_:)`` to ask.
+    func learnPlaces(carriedBy event: any BusEvent) {
+        switch event {
+        case let deal as ExceptionalDeal:
+            learnPlace(deal.deal.origin, city: deal.deal.originCity, metro: deal.deal.originMetro)
+            learnPlace(deal.deal.destination, city: deal.deal.destinationCity, metro: deal.deal.destinationMetro)
+        case let crossing as ThresholdCrossed:
+            learnPlace(crossing.origin, city: crossing.originCity, metro: crossing.originMetro)
+            learnPlace(crossing.destination, city: crossing.destinationCity, metro: crossing.destinationMetro)
+        case let change as PriceChanged:
+            learnPlace(change.origin, city: change.originCity, metro: change.originMetro)
+            learnPlace(change.destination, city: change.destinationCity, metro: change.destinationMetro)
+        default:
+            break
         }
-        if !deal.destinationCity.isEmpty {
-            cities[deal.destination] = deal.destinationCity
-            metros[deal.destination] = deal.destinationMetro
-        }
+    }
+
+    /// Keeps `code`'s city and metro as an event named them; nothing when it names no city.
+    private func learnPlace(_ code: String, city: String, metro: String) {
+        guard !code.isEmpty, !city.isEmpty else { return }
+        cities[code] = city
+        metros[code] = metro
     }
 
     /// The metro of `code` (LCY → LON) once ``learnPlaces(_:)`` has learnt it; nil when none.

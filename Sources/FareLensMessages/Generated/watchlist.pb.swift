@@ -1017,6 +1017,18 @@ public nonisolated struct PriceChanged: Sendable {
   /// Clears the value of `check`. Subsequent reads from it will return its default value.
   public mutating func clearCheck() {self._check = nil}
 
+  /// Each end's city ("London") and metro code ("LON"; the code itself for a
+  /// metro code; empty when none), from search's directory when the route was
+  /// set: alerts words and groups the alert with them, asking search nothing.
+  /// Empty for a watchlist whose route was set before they were kept.
+  public var originCity: String = String()
+
+  public var destinationCity: String = String()
+
+  public var originMetro: String = String()
+
+  public var destinationMetro: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1067,6 +1079,15 @@ public nonisolated struct ThresholdCrossed: Sendable {
   public var hasCheck: Bool {self._check != nil}
   /// Clears the value of `check`. Subsequent reads from it will return its default value.
   public mutating func clearCheck() {self._check = nil}
+
+  /// As in PriceChanged.
+  public var originCity: String = String()
+
+  public var destinationCity: String = String()
+
+  public var originMetro: String = String()
+
+  public var destinationMetro: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -2473,7 +2494,7 @@ nonisolated extension RouteWatchersResponse: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension PriceChanged: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".PriceChanged"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}check_id\0\u{3}watchlist_id\0\u{3}user_id\0\u{1}origin\0\u{1}destination\0\u{1}cabin\0\u{3}alert_mode\0\u{3}mute_until_unix_ms\0\u{3}previous_price\0\u{1}check\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}check_id\0\u{3}watchlist_id\0\u{3}user_id\0\u{1}origin\0\u{1}destination\0\u{1}cabin\0\u{3}alert_mode\0\u{3}mute_until_unix_ms\0\u{3}previous_price\0\u{1}check\0\u{3}origin_city\0\u{3}destination_city\0\u{3}origin_metro\0\u{3}destination_metro\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2491,6 +2512,10 @@ nonisolated extension PriceChanged: SwiftProtobuf.Message, SwiftProtobuf._Messag
       case 8: try { try decoder.decodeSingularInt64Field(value: &self.muteUntilUnixMs) }()
       case 9: try { try decoder.decodeSingularMessageField(value: &self._previousPrice) }()
       case 10: try { try decoder.decodeSingularMessageField(value: &self._check) }()
+      case 11: try { try decoder.decodeSingularStringField(value: &self.originCity) }()
+      case 12: try { try decoder.decodeSingularStringField(value: &self.destinationCity) }()
+      case 13: try { try decoder.decodeSingularStringField(value: &self.originMetro) }()
+      case 14: try { try decoder.decodeSingularStringField(value: &self.destinationMetro) }()
       default: break
       }
     }
@@ -2531,6 +2556,18 @@ nonisolated extension PriceChanged: SwiftProtobuf.Message, SwiftProtobuf._Messag
     try { if let v = self._check {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
     } }()
+    if !self.originCity.isEmpty {
+      try visitor.visitSingularStringField(value: self.originCity, fieldNumber: 11)
+    }
+    if !self.destinationCity.isEmpty {
+      try visitor.visitSingularStringField(value: self.destinationCity, fieldNumber: 12)
+    }
+    if !self.originMetro.isEmpty {
+      try visitor.visitSingularStringField(value: self.originMetro, fieldNumber: 13)
+    }
+    if !self.destinationMetro.isEmpty {
+      try visitor.visitSingularStringField(value: self.destinationMetro, fieldNumber: 14)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2545,6 +2582,10 @@ nonisolated extension PriceChanged: SwiftProtobuf.Message, SwiftProtobuf._Messag
     if lhs.muteUntilUnixMs != rhs.muteUntilUnixMs {return false}
     if lhs._previousPrice != rhs._previousPrice {return false}
     if lhs._check != rhs._check {return false}
+    if lhs.originCity != rhs.originCity {return false}
+    if lhs.destinationCity != rhs.destinationCity {return false}
+    if lhs.originMetro != rhs.originMetro {return false}
+    if lhs.destinationMetro != rhs.destinationMetro {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2552,7 +2593,7 @@ nonisolated extension PriceChanged: SwiftProtobuf.Message, SwiftProtobuf._Messag
 
 nonisolated extension ThresholdCrossed: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ThresholdCrossed"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}check_id\0\u{3}watchlist_id\0\u{3}user_id\0\u{1}origin\0\u{1}destination\0\u{1}cabin\0\u{3}alert_mode\0\u{3}mute_until_unix_ms\0\u{3}price_threshold\0\u{1}check\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}check_id\0\u{3}watchlist_id\0\u{3}user_id\0\u{1}origin\0\u{1}destination\0\u{1}cabin\0\u{3}alert_mode\0\u{3}mute_until_unix_ms\0\u{3}price_threshold\0\u{1}check\0\u{3}origin_city\0\u{3}destination_city\0\u{3}origin_metro\0\u{3}destination_metro\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2570,6 +2611,10 @@ nonisolated extension ThresholdCrossed: SwiftProtobuf.Message, SwiftProtobuf._Me
       case 8: try { try decoder.decodeSingularInt64Field(value: &self.muteUntilUnixMs) }()
       case 9: try { try decoder.decodeSingularMessageField(value: &self._priceThreshold) }()
       case 10: try { try decoder.decodeSingularMessageField(value: &self._check) }()
+      case 11: try { try decoder.decodeSingularStringField(value: &self.originCity) }()
+      case 12: try { try decoder.decodeSingularStringField(value: &self.destinationCity) }()
+      case 13: try { try decoder.decodeSingularStringField(value: &self.originMetro) }()
+      case 14: try { try decoder.decodeSingularStringField(value: &self.destinationMetro) }()
       default: break
       }
     }
@@ -2610,6 +2655,18 @@ nonisolated extension ThresholdCrossed: SwiftProtobuf.Message, SwiftProtobuf._Me
     try { if let v = self._check {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
     } }()
+    if !self.originCity.isEmpty {
+      try visitor.visitSingularStringField(value: self.originCity, fieldNumber: 11)
+    }
+    if !self.destinationCity.isEmpty {
+      try visitor.visitSingularStringField(value: self.destinationCity, fieldNumber: 12)
+    }
+    if !self.originMetro.isEmpty {
+      try visitor.visitSingularStringField(value: self.originMetro, fieldNumber: 13)
+    }
+    if !self.destinationMetro.isEmpty {
+      try visitor.visitSingularStringField(value: self.destinationMetro, fieldNumber: 14)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2624,6 +2681,10 @@ nonisolated extension ThresholdCrossed: SwiftProtobuf.Message, SwiftProtobuf._Me
     if lhs.muteUntilUnixMs != rhs.muteUntilUnixMs {return false}
     if lhs._priceThreshold != rhs._priceThreshold {return false}
     if lhs._check != rhs._check {return false}
+    if lhs.originCity != rhs.originCity {return false}
+    if lhs.destinationCity != rhs.destinationCity {return false}
+    if lhs.originMetro != rhs.originMetro {return false}
+    if lhs.destinationMetro != rhs.destinationMetro {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

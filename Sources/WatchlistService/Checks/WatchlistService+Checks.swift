@@ -241,6 +241,8 @@ extension WatchlistService {
         changed.muteUntilUnixMs = record.muteUntilUnixMs
         if let previous { changed.previousPrice = previous }
         changed.check = check
+        (changed.originCity, changed.originMetro) = (record.originCity, record.originMetro)
+        (changed.destinationCity, changed.destinationMetro) = (record.destinationCity, record.destinationMetro)
         return changed
     }
 
@@ -258,6 +260,8 @@ extension WatchlistService {
         crossing.muteUntilUnixMs = changed.muteUntilUnixMs
         crossing.priceThreshold = threshold
         crossing.check = changed.check
+        (crossing.originCity, crossing.originMetro) = (changed.originCity, changed.originMetro)
+        (crossing.destinationCity, crossing.destinationMetro) = (changed.destinationCity, changed.destinationMetro)
         return crossing
     }
 

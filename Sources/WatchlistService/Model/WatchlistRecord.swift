@@ -60,6 +60,13 @@ struct WatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, Persistab
     /// The latest check's scanned trips (``ScannedPairsText``) and how many trips the range held.
     var lastScannedPairs: String = ""
     var lastRangePairs: Int = 0
+    /// Each end's city and metro code, from search's directory when the
+    /// route was set (migration `watchlist-007-places`); empty for a route
+    /// set before. Carried in the checks' events for alerts' wording.
+    var originCity: String = ""
+    var originMetro: String = ""
+    var destinationCity: String = ""
+    var destinationMetro: String = ""
 
     var threshold: Money? {
         thresholdMinorUnits.map { Money(minorUnits: $0, currency: thresholdCurrency) }
@@ -127,6 +134,22 @@ struct WatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, Persistab
         let start = CalendarDate(LocalDateNumber.message(rangeStart)), end = CalendarDate(LocalDateNumber.message(rangeEnd))
         guard hasRange, let start, let end else { return [] }
         return DatePairs.candidates(from: start, to: end, minNights: minTripDays, maxNights: maxTripDays, weekendsOnly: weekendsOnly, today: today)
+    }
+
+    /// Keeps what search's directory said of the route's two ends.
+    mutating func setPlaces(origin: KnownPlace, destination: KnownPlace) {
+        (originCity, originMetro) = (origin.city, origin.metroCode)
+        (destinationCity, destinationMetro) = (destination.city, destination.metroCode)
+    }
+
+    /// Migration `watchlist-007-places`: each end's city and metro.
+    static func migrateForPlaces(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: "originCity", .text).notNull().defaults(to: "")
+            table.add(column: "originMetro", .text).notNull().defaults(to: "")
+            table.add(column: "destinationCity", .text).notNull().defaults(to: "")
+            table.add(column: "destinationMetro", .text).notNull().defaults(to: "")
+        }
     }
 
     /// Migration `watchlist-005-date-ranges`: flexible watchlists' ranges and what their checks scanned.

@@ -20,7 +20,7 @@ extension WatchlistService {
         let mode = try WatchlistValidator.alertMode(request.alertMode)
         let now = clock.now()
         let nowMs = Self.unixMs(now)
-        let record = WatchlistRecord(
+        var made = WatchlistRecord(
             watchlistID: Self.newID("w-"), userID: owner.userID, origin: origin, destination: destination,
             flexible: dates.flexible, minTripDays: dates.minTripDays, maxTripDays: dates.maxTripDays,
             departureDate: dates.departure, returnDate: dates.return, cabin: cabin.rawValue,
@@ -28,6 +28,8 @@ extension WatchlistService {
             muteUntilUnixMs: 0, active: true, inactiveReason: 0, createdAtUnixMs: nowMs, updatedAtUnixMs: nowMs,
             rangeStart: dates.rangeStart, rangeEnd: dates.rangeEnd, weekendsOnly: dates.weekendsOnly
         )
+        made.setPlaces(origin: from, destination: to)
+        let record = made
         try write { db throws(WatchlistError) in
             try Self.catching { try Self.save(owner, in: db) }
             // The trip first: "you already watch it" says more than the limit would.
@@ -45,14 +47,15 @@ extension WatchlistService {
         return response
     }
 
-    /// The route after `request`: the stored one, or the new ends checked
-    /// as a pair (the unchanged end is looked up too: the two must not be one city).
-    private func updatedRoute(_ request: UpdateWatchlistRequest, _ current: WatchlistRecord) async throws(WatchlistError) -> (String, String) {
-        guard request.hasOrigin || request.hasDestination else { return (current.origin, current.destination) }
+    /// The route after `request`: the stored one (no places: nil), or the
+    /// new ends checked as a pair (the unchanged end is looked up too: the
+    /// two must not be one city), with what the directory said of each.
+    private func updatedRoute(_ request: UpdateWatchlistRequest, _ current: WatchlistRecord) async throws(WatchlistError) -> (String, String, (KnownPlace, KnownPlace)?) {
+        guard request.hasOrigin || request.hasDestination else { return (current.origin, current.destination, nil) }
         let from = try await validator.airport(request.hasOrigin ? request.origin : current.origin, field: "origin")
         let to = try await validator.airport(request.hasDestination ? request.destination : current.destination, field: "destination")
         try WatchlistValidator.route(origin: from, destination: to)
-        return (from.code, to.code)
+        return (from.code, to.code, (from, to))
     }
 
     /// One of the user's watchlists.
@@ -68,7 +71,7 @@ extension WatchlistService {
     /// the tier allows no more. Publishes `WatchlistChanged`.
     func update(_ request: UpdateWatchlistRequest, context: RequestContext? = nil) async throws(WatchlistError) -> UpdateWatchlistResponse {
         let current = try owned(request.watchlistID, by: request.userID)
-        let (origin, destination) = try await updatedRoute(request, current)
+        let (origin, destination, places) = try await updatedRoute(request, current)
         let activating = request.hasActive && request.active && !current.active
         // Fresh from the subscription service when it matters: the time zone for dates, the limit for activation.
         let owner = request.hasDates || activating ? try await currentOwner(request.userID) : nil
@@ -94,6 +97,7 @@ extension WatchlistService {
                 || cabin.map { $0.rawValue != record.cabin } ?? false
             record.origin = origin
             record.destination = destination
+            if let (from, to) = places { record.setPlaces(origin: from, destination: to) }
             if let dates { record.storedDates = dates }
             if let cabin { record.cabin = cabin.rawValue }
             if tripChanged {

@@ -39,4 +39,23 @@ import Testing
         #expect(await fixture.wire.waitUntilSleeping(1), "the old deal waits for search's directory")
         #expect(try fixture.rows(user).count == 1)
     }
+
+    @Test("a watchlist crossing carrying its places is decided and worded with its own city while search's directory is away")
+    func crossingWithItsOwnPlaces() async throws {
+        let alertsBus = MessageBus()
+        let fixture = try AlertsFixture(alertsBus: alertsBus, wireStart: Date(timeIntervalSince1970: 1_800_000_000))
+        let user = try await fixture.user("lea@example.com", tier: .pro, airports: ["JFK"])
+        let running = Task { try await fixture.alerts.run() }
+        defer { running.cancel() }
+        var crossing = fixture.crossingEvent(user, "JFK", "HND")
+        (crossing.originCity, crossing.originMetro) = ("New York", "NYC")
+        (crossing.destinationCity, crossing.destinationMetro) = ("Tokyo", "TYO")
+        try await alertsBus.publish(crossing)
+        try await waitUntil("the crossing decided without asking the directory") { ((try? fixture.rows(user)) ?? []).count == 1 }
+        let row = try #require(try fixture.rows(user).first)
+        #expect(row.decisionValue == .sent)
+        #expect(row.title.hasPrefix("Tokyo"), "\(row.title)")
+        #expect(await fixture.alerts.metro(of: "HND") == "TYO")
+        #expect(fixture.wire.sleeping == 0, "no retry waits: nothing was asked")
+    }
 }
