@@ -86,7 +86,8 @@ struct MetricsExpositionProcessTests {
         }
         let unspecified = parsed.samples.filter { $0.labels.values.contains { $0.lowercased() == "unspecified" } }
         #expect(unspecified.isEmpty, "\(unspecified.map(\.name))")
-        #expect(try Self.missing(from: parsed.names) == [], "named in docs/runbook.md, absent at start")
+        let missing = try Self.missing(from: parsed.names)
+        #expect(missing == [], "named in docs/runbook.md, absent at start: \(missing)")
         // The ones issue #63 found absent: the quota with only the simulated market, errors before the first.
         #expect(parsed.samples.contains(PrometheusText.Sample(name: "farelens_search_quota_used", labels: ["provider": "simulated"], value: 0)))
         #expect(parsed.samples.contains { $0.name == "farelens_bus_request_errors_total" && $0.labels["kind"] == "timeout" && $0.value == 0 })
