@@ -58,23 +58,23 @@ public struct BusClock: Sendable {
         BusInstant(now())
     }
 
-    /// `instant` on this clock moved onto the continuous clock: the same
-    /// time left before it (what leaves the process). Unchanged on ``continuous``.
+    /// `instant` on this clock moved onto real time (the continuous clock):
+    /// the same time left before it (what leaves the process). Unchanged on ``continuous``.
     @inlinable
-    func continuous(_ instant: BusInstant) -> BusInstant {
+    func onRealTime(_ instant: BusInstant) -> BusInstant {
         isContinuous ? instant : BusInstant.now.advanced(by: instant - self.instant)
     }
 
     /// The same time left before `dueAt` as a moment of real time: what a
     /// wait outside the bus (an HTTP call a handler makes) is bounded by.
     public func realDeadline(_ dueAt: BusInstant) -> ContinuousClock.Instant {
-        continuous(dueAt).continuous
+        onRealTime(dueAt).continuous
     }
 
-    /// `instant` on the continuous clock moved onto this one: the same
-    /// time left before it (what arrives from another process). Unchanged on ``continuous``.
+    /// `instant` in real time (the continuous clock) moved onto this clock:
+    /// the same time left before it (what arrives from another process). Unchanged on ``continuous``.
     @inlinable
-    func fromContinuous(_ instant: BusInstant) -> BusInstant {
+    func fromRealTime(_ instant: BusInstant) -> BusInstant {
         isContinuous ? instant : self.instant.advanced(by: instant - BusInstant.now)
     }
 }

@@ -25,7 +25,7 @@ final class DeadlineWatchdog: Sendable {
     /// What the timer reads and waits on.
     let clock: BusClock
 
-    init(clock: BusClock = .continuous) {
+    init(clock: BusClock) {
         self.clock = clock
     }
 

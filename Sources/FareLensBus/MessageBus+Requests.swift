@@ -21,7 +21,7 @@ extension MessageBus {
     @inlinable
     public nonisolated(nonsending) func request<R: BusRequest>(_ request: R, timeout: Duration? = nil, parent: RequestContext? = nil, to address: ServiceAddress? = nil) async throws(BusError) -> R.Response {
         // One clock read serves the deadline and the start of the latency metric.
-        let now = onContinuousClock ? BusInstant.now : readClock()
+        let now = self.now
         let context = makeContext(now: now, timeout: timeout, parent: parent)
         let address = address ?? R.address
         if let route = localRoute(for: ObjectIdentifier(R.self), at: address) {
@@ -29,6 +29,14 @@ extension MessageBus {
             return try await unsafeDowncast(route, to: TypedRoute<R>.self).call(request, context: context, start: now)
         }
         return try await requestElsewhere(request, to: address, context: context)
+    }
+
+    /// Now on the bus's clock (``BusConfiguration/clock``), what a request's
+    /// deadline is made on: the continuous clock read directly, any other
+    /// through ``readClock()``.
+    @inlinable
+    public var now: BusInstant {
+        onContinuousClock ? BusInstant.now : readClock()
     }
 
     /// Now on the bus's clock when it is not the continuous one. Not
@@ -55,7 +63,7 @@ extension MessageBus {
         if let transport = transports.withLockedValue({ $0.first { $0.hosts(address) } }) {
             // The time left, spent on the wire in real time: the other process cannot see this bus's clock.
             var leaving = context
-            leaving.dueAt = configuration.clock.continuous(context.dueAt)
+            leaving.dueAt = configuration.clock.onRealTime(context.dueAt)
             return try await transport.send(request, to: address, context: leaving)
         }
         if routes.withLockedValue({ $0.slots[address] != nil }) {
@@ -155,7 +163,7 @@ extension MessageBus {
         }
         // Its deadline as the time left on this bus's clock (a test's clock may be far from real time).
         var arrived = context
-        arrived.dueAt = configuration.clock.fromContinuous(context.dueAt)
+        arrived.dueAt = configuration.clock.fromRealTime(context.dueAt)
         return await route.handleWire(payload, context: arrived)
     }
 }

@@ -28,7 +28,7 @@ struct GatewayAPI: Sendable {
     /// The context of a request the gateway makes for the app: the bus's deadline from now on the bus's clock, the HTTP request's trace.
     func requestContext() -> FareLensBus.RequestContext {
         FareLensBus.RequestContext(
-            dueAt: bus.configuration.clock.instant.advanced(by: bus.configuration.defaultDeadline), traceID: RequestTrace.current ?? .random(), isAdmin: false)
+            dueAt: bus.now.advanced(by: bus.configuration.defaultDeadline), traceID: RequestTrace.current ?? .random(), isAdmin: false)
     }
 
     /// Sends `request` with the bus's deadline; a bus error becomes its problem.
