@@ -73,7 +73,24 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
     /// Where a graceful leave is, for tests (`nil`: not leaving).
     var leavingStep: Leaving? { state.withLock { $0.leaving } }
 
-    /// Connects to NATS and makes sure the namespace's durable stream exists.
+    /// Connects to NATS and makes sure the namespace's durable stream
+    /// exists, on a thread of its own (``onOwnThread(_:)``): libnats'
+    /// connect and a JetStream cluster's election (up to 60 s) block their
+    /// thread, which must not be one of the concurrency pool's.
+    ///
+    /// - Throws: ``NATSError`` as ``init(bus:settings:identity:logger:metricsFactory:onJoined:)``.
+    public static func connect(
+        bus: MessageBus, settings: NATSSettings, identity: NodeIdentity, logger: Logger,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory, onJoined: @escaping @Sendable () -> Void = {}
+    ) async throws(NATSError) -> NATSTransport {
+        try await onOwnThread { () throws(NATSError) -> NATSTransport in
+            try NATSTransport(bus: bus, settings: settings, identity: identity, logger: logger, metricsFactory: metricsFactory, onJoined: onJoined)
+        }
+    }
+
+    /// Connects to NATS and makes sure the namespace's durable stream
+    /// exists, blocking the calling thread meanwhile: from a task, call
+    /// ``connect(bus:settings:identity:logger:metricsFactory:onJoined:)``.
     ///
     /// - Throws: ``NATSError`` when no server answers (`nats.urls`), the
     ///   credentials are refused, or JetStream is unavailable.

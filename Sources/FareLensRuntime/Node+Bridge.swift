@@ -11,13 +11,13 @@ extension Node {
     /// What joins this node to others: the bridge end (``makeBridge(servicesReady:bridgeReady:)``)
     /// and, with `bus.transport = nats`, the NATS transport beside it (the
     /// socket then serves local admin clients such as `farelensctl`).
-    func makeTransports(servicesReady: ReadinessBoard, bridgeReady: ReadinessBoard) throws -> [any Service] {
+    func makeTransports(servicesReady: ReadinessBoard, bridgeReady: ReadinessBoard) async throws -> [any Service] {
         let (bridge, hub) = try makeBridge(servicesReady: servicesReady, bridgeReady: bridgeReady)
         guard configuration.transport == .nats, let settings = configuration.nats else { return [bridge] }
         #if NATS
         let transport: NATSTransport
         do {
-            transport = try NATSTransport(bus: bus, settings: settings, identity: nodeIdentity(), logger: logger) { bridgeReady.markReady("nats") }
+            transport = try await NATSTransport.connect(bus: bus, settings: settings, identity: nodeIdentity(), logger: logger) { bridgeReady.markReady("nats") }
         } catch {
             throw ConfigurationError.required(key: error.key ?? "nats.urls", error.message)
         }

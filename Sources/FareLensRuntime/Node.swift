@@ -106,7 +106,7 @@ public final class Node: Sendable {
         try serveNodeAdmin(databases: databases)
         // Ready also waits for the metrics endpoint, when there is one, to listen.
         let bridgeReady = ReadinessBoard(expecting: ["bridge"] + (configuration.metricsListen == nil ? [] : ["metrics"]) + (configuration.transport == .nats ? ["nats"] : []))
-        let transports = try makeTransports(servicesReady: readiness, bridgeReady: bridgeReady)
+        let transports = try await makeTransports(servicesReady: readiness, bridgeReady: bridgeReady)
         let report: @Sendable () -> NodeReadyReport = { [configuration, services, bridgeDescription] in
             NodeReadyReport(nodeName: configuration.nodeName, services: services.map(\.name), pid: getpid(), startup: .now - start, bridge: bridgeDescription)
         }

@@ -7,11 +7,11 @@ import FareLensWire
 /// both buses join the shared test server in a namespace of their own and
 /// the body runs once each has heard the other's heartbeat.
 func withNATSMesh(serverBus: MessageBus, clientBus: MessageBus, body: @escaping @Sendable (TestMesh) async throws -> Void) async throws {
-    let server = try TestNATSServer.shared()
+    let server = try await TestNATSServer.shared()
     var settings = NATSSettings(urls: [server.url], namespace: "t\(UInt32.random(in: 0 ... .max))")
     settings.heartbeat = .milliseconds(500)
-    let hub = try NATSTransport(bus: serverBus, settings: settings, identity: testIdentity("hub"), logger: quietLogger())
-    let spoke = try NATSTransport(bus: clientBus, settings: settings, identity: testIdentity("spoke"), logger: quietLogger())
+    let hub = try await NATSTransport.connect(bus: serverBus, settings: settings, identity: testIdentity("hub"), logger: quietLogger())
+    let spoke = try await NATSTransport.connect(bus: clientBus, settings: settings, identity: testIdentity("spoke"), logger: quietLogger())
     serverBus.attach(hub)
     clientBus.attach(spoke)
     let mesh = TestMesh(serverBus: serverBus, clientBus: clientBus, socketPath: "", hub: nil, spoke: nil)

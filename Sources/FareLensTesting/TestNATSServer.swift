@@ -1,3 +1,4 @@
+import FareLensNATS
 import Foundation
 import Synchronization
 
@@ -21,31 +22,41 @@ public final class TestNATSServer: Sendable {
         self.process = Mutex(process)
     }
 
+    /// Started on first use, by whichever test asks first; the others await it.
+    private static let sharedStart = Task<TestNATSServer, any Error> {
+        let server = try await start()
+        atexit { TestNATSServer.sharedServer.withLock { $0?.kill() } }
+        sharedServer.withLock { $0 = server }
+        return server
+    }
     private static let sharedServer = Mutex<TestNATSServer?>(nil)
 
     /// The process's shared server, started on first use and stopped when
     /// the test process exits.
-    public static func shared() throws -> TestNATSServer {
-        try sharedServer.withLock { current in
-            if let current { return current }
-            let server = try start()
-            current = server
-            atexit { TestNATSServer.sharedServer.withLock { $0?.kill() } }
-            return server
-        }
+    public static func shared() async throws -> TestNATSServer {
+        try await sharedStart.value
     }
 
     /// Starts a server with JetStream (its store in a fresh directory, or
     /// `storeDirectory` to restart on an earlier one's data, on `port` when
     /// given; without it when `jetStream` is false; `environment` added to
     /// the server's, for a configuration file's variables) and waits, at
-    /// most 30 s, until it accepts connections.
+    /// most 30 s and on a thread of its own (never the concurrency pool's),
+    /// until it accepts connections.
     ///
     /// - Throws: ``TestNATSServerError`` when `nats-server` is not installed
     ///   or does not start listening.
     public static func start(
         port: Int? = nil, storeDirectory: String? = nil, extraArguments: [String] = [], environment: [String: String] = [:],
         jetStream: Bool = true
+    ) async throws -> TestNATSServer {
+        try await onOwnThread {
+            try startBlocking(port: port, storeDirectory: storeDirectory, extraArguments: extraArguments, environment: environment, jetStream: jetStream)
+        }
+    }
+
+    private static func startBlocking(
+        port: Int?, storeDirectory: String?, extraArguments: [String], environment: [String: String], jetStream: Bool
     ) throws -> TestNATSServer {
         guard let executable = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw TestNATSServerError(message: "nats-server is not installed (apt-get install nats-server; ops/install-deps.sh does it)")

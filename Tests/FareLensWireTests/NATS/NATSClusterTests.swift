@@ -14,7 +14,7 @@ import Testing
 struct NATSClusterTests {
     @Test("kill -9 of the durable stream's leader during a publish run loses no durable event and repeats none; publishing resumes after the election")
     func leaderKilledDuringPublishing() async throws {
-        let cluster = try Cluster()
+        let cluster = try await Cluster()
         defer { cluster.stopAll() }
         var settings = NATSSettings(urls: cluster.urls, namespace: "cluster")
         settings.heartbeat = .milliseconds(500)
@@ -22,8 +22,8 @@ struct NATSClusterTests {
         settings.ackWait = .seconds(2)
         // Made at once, while the cluster may still be electing its JetStream
         // leader: the transport waits for it (up to 60 s) instead of failing.
-        let publisher = try NATSTransportTests.Node(name: "publisher", settings: settings)
-        let consumer = try NATSTransportTests.Node(name: "consumer", settings: settings) { $0.subscribe(PriceDropped.self, bufferSize: 1024) }
+        let publisher = try await NATSTransportTests.Node(name: "publisher", settings: settings)
+        let consumer = try await NATSTransportTests.Node(name: "consumer", settings: settings) { $0.subscribe(PriceDropped.self, bufferSize: 1024) }
         defer { publisher.stop(); consumer.stop() }
         try await waitUntil("the publisher heard the consumer") { publisher.transport.knownNodes["consumer"] != nil }
         let leader = try await cluster.streamLeader("cluster_durable")
@@ -68,16 +68,18 @@ struct NATSClusterTests {
         let monitorPorts: [Int]
         var urls: [String] { servers.map(\.url) }
 
-        init() throws {
+        init() async throws {
             let routePorts = try (0..<3).map { _ in try TestNATSServer.freeLoopbackPort() }
             let monitorPorts = try (0..<3).map { _ in try TestNATSServer.freeLoopbackPort() }
             let routes = routePorts.map { "nats://127.0.0.1:\($0)" }.joined(separator: ",")
-            servers = try (0..<3).map { index in
-                try TestNATSServer.start(extraArguments: [
+            var servers: [TestNATSServer] = []
+            for index in 0..<3 {
+                servers.append(try await TestNATSServer.start(extraArguments: [
                     "--server_name", "n\(index + 1)", "--cluster_name", "farelens-test", "--cluster", "nats://127.0.0.1:\(routePorts[index])",
                     "--routes", routes, "-m", "\(monitorPorts[index])",
-                ])
+                ]))
             }
+            self.servers = servers
             self.monitorPorts = monitorPorts
         }
 

@@ -17,8 +17,8 @@ struct NATSPermissionsTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// A server started with the shipped permissions file `file` (under ops/nats) and the passwords it reads.
-    static func server(_ file: String, passwords: [String: String]) throws -> TestNATSServer {
-        try TestNATSServer.start(extraArguments: ["-c", repository.appendingPathComponent("ops/nats/" + file).path], environment: passwords)
+    static func server(_ file: String, passwords: [String: String]) async throws -> TestNATSServer {
+        try await TestNATSServer.start(extraArguments: ["-c", repository.appendingPathComponent("ops/nats/" + file).path], environment: passwords)
     }
 
     /// A node's settings on `server`'s `farelens` namespace as `user`.
@@ -31,11 +31,11 @@ struct NATSPermissionsTests {
 
     @Test("with ops/nats/permissions.conf a 'node' user's request to an admin address is forbidden at once and never handled, and it cannot serve one; an 'admin' user reaches it; ordinary requests work for both, and a 'node' replies only to requests delivered to it and cannot delete the stream or a consumer")
     func adminAddressesNeedAdminCredentials() async throws {
-        let server = try Self.server("permissions.conf", passwords: ["FARELENS_NATS_ADMIN_PASSWORD": "admin-secret-1", "FARELENS_NATS_NODE_PASSWORD": "node-secret-2"])
+        let server = try await Self.server("permissions.conf", passwords: ["FARELENS_NATS_ADMIN_PASSWORD": "admin-secret-1", "FARELENS_NATS_NODE_PASSWORD": "node-secret-2"])
         defer { server.kill() }
         func settings(_ user: String, _ password: String) -> NATSSettings { Self.settings(server, user, password) }
         let adminHandled = Locked(0)
-        let core = try NATSTransportTests.Node(name: "core", settings: settings("admin", "admin-secret-1")) { bus in
+        let core = try await NATSTransportTests.Node(name: "core", settings: settings("admin", "admin-secret-1")) { bus in
             try bus.serve(EchoRequest.self, at: "admin.echo") { _, _ in
                 adminHandled.update { $0 += 1 }
                 return EchoResponse(text: "admin")
@@ -44,13 +44,13 @@ struct NATSPermissionsTests {
             return nil
         }
         defer { core.stop() }
-        let edge = try NATSTransportTests.Node(name: "edge", settings: settings("node", "node-secret-2")) { bus in
+        let edge = try await NATSTransportTests.Node(name: "edge", settings: settings("node", "node-secret-2")) { bus in
             try bus.serve(EchoRequest.self, at: "admin.edge") { _, _ in EchoResponse(text: "edge") }
             try bus.serve(ShoutRequest.self) { request, _ in EchoResponse(text: "edge " + request.text) }
             return nil
         }
         defer { edge.stop() }
-        let ops = try NATSTransportTests.Node(name: "ops", settings: settings("admin", "admin-secret-1"))
+        let ops = try await NATSTransportTests.Node(name: "ops", settings: settings("admin", "admin-secret-1"))
         defer { ops.stop() }
         try await waitUntil("the three nodes heard each other") {
             [core, edge, ops].allSatisfy { $0.transport.knownNodes.count == 2 }
@@ -87,10 +87,10 @@ struct NATSPermissionsTests {
 
     @Test("with ops/nats/permissions.conf a 'node' user may not update the durable stream (a shorter age limit would drop events): the server refuses the update, and a node of that user whose retention differs from the stream's starts and says the stream is used as it is")
     func streamUpdatesAreAdmins() async throws {
-        let server = try Self.server("permissions.conf", passwords: ["FARELENS_NATS_ADMIN_PASSWORD": "admin-secret-1", "FARELENS_NATS_NODE_PASSWORD": "node-secret-2"])
+        let server = try await Self.server("permissions.conf", passwords: ["FARELENS_NATS_ADMIN_PASSWORD": "admin-secret-1", "FARELENS_NATS_NODE_PASSWORD": "node-secret-2"])
         defer { server.kill() }
         // The admin node makes the stream with the default seven days.
-        let core = try NATSTransportTests.Node(name: "core", settings: Self.settings(server, "admin", "admin-secret-1"))
+        let core = try await NATSTransportTests.Node(name: "core", settings: Self.settings(server, "admin", "admin-secret-1"))
         defer { core.stop() }
         // A node user's node asking for one hour: refused the update, it starts all the same and says so.
         let lines = Locked<[String]>([])
@@ -98,7 +98,7 @@ struct NATSPermissionsTests {
         logger.logLevel = .warning
         var shorter = Self.settings(server, "node", "node-secret-2")
         shorter.retention = .seconds(3600)
-        let edge = try NATSTransportTests.Node(name: "edge", settings: shorter, logger: logger)
+        let edge = try await NATSTransportTests.Node(name: "edge", settings: shorter, logger: logger)
         defer { edge.stop() }
         #expect(lines.get().contains { $0.contains("the stream is used as it is") }, "\(lines.get())")
         try await waitUntil("the two nodes heard each other") { core.transport.knownNodes.count == 1 && edge.transport.knownNodes.count == 1 }
@@ -116,24 +116,24 @@ struct NATSPermissionsTests {
         adminLogger.logLevel = .warning
         var adminShorter = Self.settings(server, "admin", "admin-secret-1")
         adminShorter.retention = .seconds(2 * 24 * 3600)
-        let ops = try NATSTransportTests.Node(name: "ops", settings: adminShorter, logger: adminLogger)
+        let ops = try await NATSTransportTests.Node(name: "ops", settings: adminShorter, logger: adminLogger)
         defer { ops.stop() }
         #expect(!adminLines.get().contains { $0.contains("used as it is") }, "\(adminLines.get())")
     }
 
     @Test("with per-node users (ops/nats/permissions-per-node.conf) a node cannot speak for another: its forged goodbye on the other's subject and its forged reply on the other's reply subject are refused by the server, so are deleting and purging the stream and pulling from the other's consumer, and a goodbye on its own subject naming the other is ignored; requests, replies and durable events still pass both ways")
     func nodesSpeakOnlyForThemselves() async throws {
-        let server = try Self.server("permissions-per-node.conf", passwords: ["FARELENS_NATS_CORE_PASSWORD": "core-secret-1", "FARELENS_NATS_EDGE_PASSWORD": "edge-secret-2"])
+        let server = try await Self.server("permissions-per-node.conf", passwords: ["FARELENS_NATS_CORE_PASSWORD": "core-secret-1", "FARELENS_NATS_EDGE_PASSWORD": "edge-secret-2"])
         defer { server.kill() }
         func settings(_ user: String, _ password: String) -> NATSSettings { Self.settings(server, user, password) }
-        let core = try NATSTransportTests.Node(name: "core", settings: settings("core", "core-secret-1")) { bus in
+        let core = try await NATSTransportTests.Node(name: "core", settings: settings("core", "core-secret-1")) { bus in
             try bus.serve(SlowRequest.self) { _, _ in EchoResponse(text: "core") }
             return bus.subscribe(PriceDropped.self, bufferSize: 16)
         }
         defer { core.stop() }
         let edgeLog = Locked<[String]>([])
         let edgeLogger = Logger(label: "edge") { _ in CapturingLogHandler(lines: edgeLog) }
-        let edge = try NATSTransportTests.Node(name: "edge", settings: settings("edge", "edge-secret-2"), logger: edgeLogger) { bus in
+        let edge = try await NATSTransportTests.Node(name: "edge", settings: settings("edge", "edge-secret-2"), logger: edgeLogger) { bus in
             try bus.serve(EchoRequest.self) { request, _ in EchoResponse(text: "edge " + request.text) }
             return bus.subscribe(PriceDropped.self, bufferSize: 16)
         }

@@ -20,7 +20,7 @@ struct NATSProcessTests {
 
     @Test("two farelens processes over NATS serve all six services between them; farelensctl on one node's socket searches on the other and lists both nodes; kill -9 of the search node fails searches as service-unavailable, and its restart answers again")
     func twoNodesOverNATS() async throws {
-        let server = try TestNATSServer.start()
+        let server = try await TestNATSServer.start()
         defer { server.kill() }
         let directory = Self.scratchDirectory()
         let environment = Self.natsEnvironment(server, namespace: "two-nodes")
@@ -70,7 +70,7 @@ struct NATSProcessTests {
 
     @Test("a consumer killed between its effect and its acknowledgement while events keep coming: after its restart every durable event is applied exactly once (inbox), none lost")
     func consumerKilledUnderLoad() async throws {
-        let server = try TestNATSServer.start()
+        let server = try await TestNATSServer.start()
         defer { server.kill() }
         let dataDirectory = Self.scratchDirectory() + "/consumer"
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
@@ -79,7 +79,7 @@ struct NATSProcessTests {
         var busConfiguration = BusConfiguration()
         busConfiguration.nodeName = "publisher"
         let bus = MessageBus(configuration: busConfiguration)
-        let publisher = try NATSTransport(bus: bus, settings: settings, identity: testIdentity("publisher"), logger: quietLogger())
+        let publisher = try await NATSTransport.connect(bus: bus, settings: settings, identity: testIdentity("publisher"), logger: quietLogger())
         bus.attach(publisher)
         let running = Task { try await publisher.run() }
         defer { running.cancel() }

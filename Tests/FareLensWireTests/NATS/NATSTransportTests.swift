@@ -15,40 +15,40 @@ import Testing
 @Suite("The bus over NATS")
 struct NATSTransportTests {
     @Test("no server at nats.urls: start-up fails with 'unreachable', naming nats.urls")
-    func unreachable() {
+    func unreachable() async {
         let settings = NATSSettings(urls: ["nats://127.0.0.1:1"], namespace: "unreachable")
-        let error = #expect(throws: NATSError.self) {
-            _ = try NATSTransport(bus: MessageBus(), settings: settings, identity: testIdentity("n"), logger: quietLogger())
+        let error = await #expect(throws: NATSError.self) {
+            _ = try await NATSTransport.connect(bus: MessageBus(), settings: settings, identity: testIdentity("n"), logger: quietLogger())
         }
         #expect(error?.code == "unreachable")
         #expect(error?.key == "nats.urls")
     }
 
     @Test("credentials the server refuses: start-up fails with 'authentication', naming nats.user, never showing the password")
-    func refusedCredentials() throws {
-        let server = try TestNATSServer.start(extraArguments: ["--user", "node", "--pass", "right-password"])
+    func refusedCredentials() async throws {
+        let server = try await TestNATSServer.start(extraArguments: ["--user", "node", "--pass", "right-password"])
         defer { server.kill() }
         var settings = NATSSettings(urls: [server.url], namespace: "auth")
         settings.user = "node"
         settings.password = "wrong-password-371"
-        let error = #expect(throws: NATSError.self) {
-            _ = try NATSTransport(bus: MessageBus(), settings: settings, identity: testIdentity("n"), logger: quietLogger())
+        let error = await #expect(throws: NATSError.self) {
+            _ = try await NATSTransport.connect(bus: MessageBus(), settings: settings, identity: testIdentity("n"), logger: quietLogger())
         }
         #expect(error?.code == "authentication")
         #expect(error?.key == "nats.user")
         #expect(error?.message.contains("wrong-password-371") == false)
         settings.password = "right-password"
-        _ = try NATSTransport(bus: MessageBus(), settings: settings, identity: testIdentity("n"), logger: quietLogger())
+        _ = try await NATSTransport.connect(bus: MessageBus(), settings: settings, identity: testIdentity("n"), logger: quietLogger())
     }
 
     @Test("a server without JetStream: start-up fails with 'jetstream' saying so, without waiting as for an election")
-    func serverWithoutJetStream() throws {
-        let server = try TestNATSServer.start(jetStream: false)
+    func serverWithoutJetStream() async throws {
+        let server = try await TestNATSServer.start(jetStream: false)
         defer { server.kill() }
         let lines = Locked<[String]>([])
         let logger = Logger(label: "n") { _ in CapturingLogHandler(lines: lines) }
-        let error = #expect(throws: NATSError.self) {
-            _ = try NATSTransport(bus: MessageBus(), settings: NATSSettings(urls: [server.url], namespace: "nojs"), identity: testIdentity("n"), logger: logger)
+        let error = await #expect(throws: NATSError.self) {
+            _ = try await NATSTransport.connect(bus: MessageBus(), settings: NATSSettings(urls: [server.url], namespace: "nojs"), identity: testIdentity("n"), logger: logger)
         }
         #expect(error?.code == "jetstream", "\(String(describing: error))")
         #expect(error?.message.contains("nats-server -js") == true)
@@ -178,12 +178,12 @@ struct NATSTransportTests {
 
     @Test("durable events published while a node is away reach it when it comes back under its name, each once, in order")
     func durableWhileAway() async throws {
-        let server = try TestNATSServer.shared()
+        let server = try await TestNATSServer.shared()
         let settings = Self.settings(server)
-        let publisher = try Node(name: "publisher", settings: settings)
+        let publisher = try await Node(name: "publisher", settings: settings)
         defer { publisher.stop() }
         // First life of "away": it hears 1...50.
-        let away = try Node(name: "away", settings: settings) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
+        let away = try await Node(name: "away", settings: settings) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
         try await waitUntil("the publisher knows the subscriber") { publisher.transport.knownNodes["away"] != nil }
         for sequence in 1...50 { try await publisher.bus.publish(PriceDropped(route: "LIS-NYC", sequence: sequence)) }
         #expect(try await away.receive(50).map(\.sequence) == Array(1...50))
@@ -196,7 +196,7 @@ struct NATSTransportTests {
         for sequence in 51...100 { try await publisher.bus.publish(PriceDropped(route: "LIS-NYC", sequence: sequence)) }
         // Its second life, in a new bus (nothing remembered in memory).
         let metrics = TestMetrics()
-        let back = try Node(name: "away", settings: settings, metrics: metrics) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
+        let back = try await Node(name: "away", settings: settings, metrics: metrics) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
         defer { back.stop() }
         // The lag it came back to: the 50 events that waited for it.
         try await waitUntil("it rejoined") { (try? metrics.expectGauge("farelens_nats_durable_lag", [("node", "away")])) != nil }
@@ -212,12 +212,12 @@ struct NATSTransportTests {
 
     @Test("backpressure: JetStream hands a node no more than nats.maxAckPending unsettled durable events; the rest wait in the stream and arrive, in order, once it settles")
     func maxAckPendingBoundsWhatIsHandedOut() async throws {
-        var settings = Self.settings(try TestNATSServer.shared())
+        var settings = Self.settings(try await TestNATSServer.shared())
         settings.maxAckPending = 8
-        let publisher = try Node(name: "publisher", settings: settings)
+        let publisher = try await Node(name: "publisher", settings: settings)
         defer { publisher.stop() }
         // It subscribes but reads nothing yet: what it is handed stays unsettled.
-        let slow = try Node(name: "slow", settings: settings) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
+        let slow = try await Node(name: "slow", settings: settings) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
         defer { slow.stop() }
         try await waitUntil("the publisher knows the subscriber") { publisher.transport.knownNodes["slow"] != nil }
         for sequence in 1...50 { try await publisher.bus.publish(PriceDropped(route: "LIS-NYC", sequence: sequence)) }
@@ -233,14 +233,14 @@ struct NATSTransportTests {
 
     @Test("a node away longer than nats.retentionHours: the events that expired meanwhile are counted and named in a warning when it returns, never silently; it gets what was kept")
     func awayLongerThanRetention() async throws {
-        let server = try TestNATSServer.shared()
+        let server = try await TestNATSServer.shared()
         var settings = Self.settings(server)
         settings.retention = .seconds(2)
-        let publisher = try Node(name: "publisher", settings: settings)
+        let publisher = try await Node(name: "publisher", settings: settings)
         defer { publisher.stop() }
         // Its first life only makes its consumer (nothing is delivered: no
         // event has to beat the 2 s age limit on a loaded machine).
-        let away = try Node(name: "away", settings: settings) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
+        let away = try await Node(name: "away", settings: settings) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
         try await waitUntil("the publisher knows the subscriber") { publisher.transport.knownNodes["away"] != nil }
         await away.stopAndWait()
         for sequence in 1...5 { try await publisher.bus.publish(PriceDropped(route: "LIS-NYC", sequence: sequence)) }
@@ -253,7 +253,7 @@ struct NATSTransportTests {
         let metrics = TestMetrics()
         var logger = Logger(label: "away") { _ in CapturingLogHandler(lines: lines) }
         logger.logLevel = .info
-        let back = try Node(name: "away", settings: settings, logger: logger, metrics: metrics) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
+        let back = try await Node(name: "away", settings: settings, logger: logger, metrics: metrics) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
         defer { back.stop() }
         // Said when it binds its consumer again, before anything is delivered.
         try await waitUntil("it rejoined") { (try? metrics.expectCounter("farelens_nats_durable_expired_total", [("node", "away")])) != nil }
@@ -281,14 +281,14 @@ struct NATSTransportTests {
         init(
             name: String, settings: NATSSettings, logger: Logger = quietLogger(), metrics: any MetricsFactory = TestMetrics(),
             configure: (MessageBus) throws -> EventSubscription<PriceDropped>? = { _ in nil }
-        ) throws {
+        ) async throws {
             var configuration = BusConfiguration()
             configuration.nodeName = name
             configuration.defaultDeadline = .seconds(30)
             bus = MessageBus(configuration: configuration)
             subscription = try configure(bus)
             bus.registerEventTypes([PriceDropped.self])
-            transport = try NATSTransport(bus: bus, settings: settings, identity: testIdentity(name), logger: logger, metricsFactory: metrics)
+            transport = try await NATSTransport.connect(bus: bus, settings: settings, identity: testIdentity(name), logger: logger, metricsFactory: metrics)
             bus.attach(transport)
             task = Task { [transport] in try await transport.run() }
         }
@@ -320,8 +320,10 @@ struct NATSTransportTests {
         _ names: [String], configure: (MessageBus, String) throws -> Void = { _, _ in },
         body: @escaping @Sendable ([Node]) async throws -> Void
     ) async throws {
-        let settings = Self.settings(try TestNATSServer.shared())
-        let nodes = try names.map { name in try Node(name: name, settings: settings) { bus in try configure(bus, name); return nil } }
+        let settings = Self.settings(try await TestNATSServer.shared())
+        var started: [Node] = []
+        for name in names { started.append(try await Node(name: name, settings: settings) { bus in try configure(bus, name); return nil }) }
+        let nodes = started
         defer { nodes.forEach { $0.stop() } }
         try await waitUntil("every node heard every other") {
             nodes.allSatisfy { node in names.allSatisfy { $0 == node.bus.configuration.nodeName || node.transport.knownNodes[$0] != nil } }
