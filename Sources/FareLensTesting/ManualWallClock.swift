@@ -70,4 +70,14 @@ extension BusClock {
                 try await manual.sleep(until: start.addingTimeInterval((instant - base).timeInterval), floor: .zero)  // safe: ends when the test moves the clock past `instant`, or on cancellation
             })
     }
+
+    /// A bus clock nobody moves: no request on it times out and no
+    /// gathering window on it ends, however long a loaded machine keeps
+    /// them waiting. For tests of answers, bounds and cancellation, whose
+    /// deadlines are not what they test (in place of a deadline raised "long
+    /// enough for a loaded run"); a test of deadlines or windows keeps its
+    /// ``ManualWallClock`` and moves it.
+    public static func standing() -> BusClock {
+        BusClock(following: ManualWallClock())
+    }
 }

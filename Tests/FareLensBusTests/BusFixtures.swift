@@ -4,10 +4,11 @@ import Foundation
 import MetricsTestKit
 
 /// A bus with test metrics and short deadlines.
-func makeBus(deadline: Duration = .seconds(5), maxInFlight: Int = 1024, buffer: Int = 4096) -> (MessageBus, TestMetrics) {
+func makeBus(deadline: Duration = .seconds(5), maxInFlight: Int = 1024, buffer: Int = 4096, clock: BusClock = .continuous) -> (MessageBus, TestMetrics) {
     let metrics = TestMetrics()
     var configuration = BusConfiguration()
     configuration.defaultDeadline = deadline
+    configuration.clock = clock
     configuration.maxInFlightPerService = maxInFlight
     configuration.subscriberBufferSize = buffer
     configuration.metricsFactory = metrics

@@ -12,10 +12,10 @@ import Testing
 struct WatchlistConcurrentCreateTests {
     @Test("sixteen concurrent creates of one trip: exactly one is stored, the others are refused with watchlist-exists")
     func concurrentCreates() async throws {
-        // Each create asks subscription first: a deadline long enough for a loaded
-        // run (the full suite on 2 cores timed out 5 of 20 lookups at the default 5 s).
+        // Each create asks subscription first: on a clock that stands no lookup times out,
+        // however loaded the run (the full suite on 2 cores timed out 5 of 20 at the default 5 s).
         var configuration = BusConfiguration()
-        configuration.defaultDeadline = .seconds(30)
+        configuration.clock = .standing()
         let fixture = try WatchlistFixture(bus: MessageBus(configuration: configuration))
         try await fixture.running {
             let user = try await fixture.user()

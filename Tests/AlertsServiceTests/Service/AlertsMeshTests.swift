@@ -14,12 +14,14 @@ import Testing
     final class Holder: Sendable {
         let fixture = Locked<AlertsFixture?>(nil)
         let delivered = Locked<EventSubscription<AlertDelivered>?>(nil)
+        let crossings = Locked<EventSubscription<ThresholdCrossed>?>(nil)
     }
 
     @Test("crossings published on the server are decided once by alerts on the client (Free cap 3, the 4th capped), delivered once each, and answer history and mutes over the bus", arguments: MeshShape.allCases)
     func crossingsToDeliveries(shape: MeshShape) async throws {
         let holder = Holder()
-        try await withTestMesh(shape, deadline: .seconds(20)) { server, client in
+        // A clock that stands: the decisions are what is tested, not the bus's deadlines.
+        try await withTestMesh(shape, clock: .standing()) { server, client in
             // Subscription and the directory on the server (the hub when split); alerts on the client.
             holder.fixture.set(try AlertsFixture(bus: server, alertsBus: client))
             // Subscribed before the spoke's hello, so the topic is routed to the hub from the start.
@@ -98,18 +100,26 @@ import Testing
     @Test("a drop and a crossing for one Free user, published on the server on two topics, compete on the client for the cap's last place: the crossing wins", arguments: MeshShape.allCases)
     func dropAndCrossingCompete(shape: MeshShape) async throws {
         let holder = Holder()
-        try await withTestMesh(shape, deadline: .seconds(20)) { server, client in
-            // A 5 s window: with 1.5 s, in a fresh-clone CI run among suites starting together on 2 cores, the split shape's
-            // second event once arrived after the window had closed.
+        // The window is on the buses' clock, which only this test moves: the crossing reaches the client while the
+        // drop's window stands open, and the batch closes when the test moves the clock past it. (With the machine's
+        // clock this test slept 50 ms inside a 5 s window, which had been 1.5 s until, in a fresh-clone CI run on
+        // 2 cores, the split shape's second event arrived after it closed.)
+        let busTime = ManualWallClock()
+        try await withTestMesh(shape, clock: BusClock(following: busTime)) { server, client in
             holder.fixture.set(try AlertsFixture(bus: server, alertsBus: client, gathering: .seconds(5)))
+            // Subscribed after alerts' own stream: the client hands an event to its subscribers in that order.
+            holder.crossings.set(client.subscribe(ThresholdCrossed.self))
         } body: { mesh in
             let fixture = try #require(holder.fixture.get())
+            let crossings = try #require(holder.crossings.get())
             let user = try await CompetingTopicsTests.userWithOnePlaceLeft(fixture)
             let task = Task { try await fixture.alerts.run() }
             defer { task.cancel() }
             try await mesh.serverBus.publish(CompetingTopicsTests.drop(user, "JFK", "LHR"))
-            try await Task.sleep(for: .milliseconds(50))  // safe: the gap between the two events, well inside the 5 s window
+            #expect(await busTime.waitUntilSleeping(1), "the drop's window waits on the bus's clock")
             try await mesh.serverBus.publish(CompetingTopicsTests.crossing(user, "JFK", "NRT"))
+            _ = try await firstEvents(1, of: crossings)
+            busTime.advance(by: 5)
             var history = AlertHistoryRequest()
             history.userID = user
             try await waitUntil("both decided") { ((try? await mesh.serverBus.request(history))?.alerts.count ?? 0) == 4 }
