@@ -27,9 +27,10 @@ struct SearchServiceMeshTests {
 
     @Test("autocomplete and a simulated search answer through the bus", arguments: MeshShape.allCases)
     func answers(shape: MeshShape) async throws {
-        // On a clock that stands: the answers are what is tested, and at the start of a full parallel run the
-        // process was busy enough that a search's 5 s ran out (every run of 2026-11-28).
-        try await withTestMesh(shape, clock: .standing()) { server, _ in
+        // The answers are what is tested, and at the start of a full parallel run the process was busy enough that a
+        // search's 5 s ran out (every run of 2026-11-28): on a clock that stands no deadline passes in this process,
+        // and 30 s bound the time a request spends on the wire, in real time, when split.
+        try await withTestMesh(shape, deadline: .seconds(30), clock: .standing()) { server, _ in
             try Self.behaviour(on: server, clock: Self.clock).register(on: server)
         } body: { mesh in
             var autocomplete = AirportAutocompleteRequest()

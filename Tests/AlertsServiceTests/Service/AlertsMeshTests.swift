@@ -20,8 +20,9 @@ import Testing
     @Test("crossings published on the server are decided once by alerts on the client (Free cap 3, the 4th capped), delivered once each, and answer history and mutes over the bus", arguments: MeshShape.allCases)
     func crossingsToDeliveries(shape: MeshShape) async throws {
         let holder = Holder()
-        // A clock that stands: the decisions are what is tested, not the bus's deadlines.
-        try await withTestMesh(shape, clock: .standing()) { server, client in
+        // The decisions are what is tested, not the bus's deadlines: no deadline passes in a process on a clock that
+        // stands, and 20 s bound a request's time on the wire (real time) when split.
+        try await withTestMesh(shape, deadline: .seconds(20), clock: .standing()) { server, client in
             // Subscription and the directory on the server (the hub when split); alerts on the client.
             holder.fixture.set(try AlertsFixture(bus: server, alertsBus: client))
             // Subscribed before the spoke's hello, so the topic is routed to the hub from the start.
@@ -105,7 +106,7 @@ import Testing
         // clock this test slept 50 ms inside a 5 s window, which had been 1.5 s until, in a fresh-clone CI run on
         // 2 cores, the split shape's second event arrived after it closed.)
         let busTime = ManualWallClock()
-        try await withTestMesh(shape, clock: BusClock(following: busTime)) { server, client in
+        try await withTestMesh(shape, deadline: .seconds(20), clock: BusClock(following: busTime)) { server, client in
             holder.fixture.set(try AlertsFixture(bus: server, alertsBus: client, gathering: .seconds(5)))
             // Subscribed after alerts' own stream: the client hands an event to its subscribers in that order.
             holder.crossings.set(client.subscribe(ThresholdCrossed.self))
