@@ -190,6 +190,15 @@ struct KeptAudience: Sendable {
         }
     }
 
+    /// Users subscription answered for because no event had told alerts of
+    /// them (``AlertsService/recipientsKept(_:)``: an alerts node that joined
+    /// after they were created). Each is kept as an announcement at time 0,
+    /// so that any event of subscription's about them, which comes later or
+    /// is already on its way, supersedes the answer.
+    func keep(answered users: [GetUserResponse]) async {
+        for answer in users { await apply(UserPreferencesChanged(announcing: answer, atUnixMs: 0)) }
+    }
+
     /// A user's tier and daily cap after `event`, unless newer ones were applied.
     func apply(_ event: TierChanged) async {
         await write("tier change", ["user": "\(event.userID)"]) { db in

@@ -80,10 +80,10 @@ import Testing
             try await mesh.serverBus.publish(crossing)
             var request = RouteTrackRecordRequest()
             (request.origin, request.destination) = ("JFK", "NRT")
-            try await waitUntil("analytics heard the decision", limit: .seconds(8)) { ((try? await analytics.trackRecord(request))?.windows[1].alertsSent ?? 0) == 1 }
+            try await waitUntil("analytics heard the decision") { ((try? await analytics.trackRecord(request))?.windows[1].alertsSent ?? 0) == 1 }
             #expect(await analytics.tellTrackRecords() == 1)
             let summary = try await analytics.trackRecord(request).windows[1].summary
-            try await waitUntil("alerts keeps the told record", limit: .seconds(8)) {
+            try await waitUntil("alerts keeps the told record") {
                 let kept = try? await fixture.database.writer.read { db in try RouteTrackRecordRow.fetchOne(db, key: ["origin": "JFK", "destination": "NRT"]) }
                 return kept?.summary == summary
             }
@@ -92,7 +92,7 @@ import Testing
             var next = fixture.crossingEvent(ana, cents: 60_000)
             next.checkID = "c-2"
             try await mesh.serverBus.publish(next)
-            try await waitUntil("both pushes delivered", limit: .seconds(8)) { push.received.get().count == 2 }
+            try await waitUntil("both pushes delivered") { push.received.get().count == 2 }
             let payloads = try push.received.get().map(Self.payload)
             #expect(payloads.map { $0["track_record"] as? String } == [nil, summary])
         }

@@ -286,9 +286,29 @@ import Testing
         #expect(fixture.wire.sleeping == 0, "nothing waited for")
     }
 
-    @Test("a user alerts has not heard of yet (watchlist's event arrived before subscription's) is waited for on the transport clock and decided once their settings arrive; one no service knows is skipped after 30 s of it")
-    func unheardUserWaitedFor() async throws {
+    @Test("a user alerts has not heard of (its node joined after they were created) is asked of subscription, kept, and decided at once; one subscription does not know is skipped at once, nothing waited for")
+    func unheardUserAskedOfSubscription() async throws {
         let fixture = try AlertsFixture(wireStart: Date(timeIntervalSince1970: 1_800_000_000), handsAudience: false)
+        var create = CreateUserRequest()
+        (create.email, create.timeZone) = ("joined-before@example.com", "Europe/Paris")
+        let before = try await fixture.subscription.createUser(create).user.userID
+        #expect(try fixture.alerts.audience.counts().users == 0, "no event told alerts of the user")
+        let rows = try await withTimeLimit("the user's crossing decided") { await fixture.alerts.decide([fixture.crossing(before, sequence: 1)]) }
+        #expect(rows.map(\.userID) == [before] && rows.first?.decisionValue == .sent)
+        #expect(try fixture.alerts.audience.counts().users == 1, "the answer is kept: the next batch asks nothing")
+        let kept = try #require(try await fixture.alerts.audience.users([before]).known.first)
+        #expect(kept.timeZone == "Europe/Paris" && kept.preferencesAtUnixMs == 0, "kept as an announcement any event of subscription's supersedes")
+        let ghost = try await withTimeLimit("the unknown user's crossing handled") { await fixture.alerts.decide([fixture.crossing("u-ghost", sequence: 2)]) }
+        #expect(ghost.isEmpty)
+        #expect(fixture.wire.sleeping == 0, "nothing waited for")
+    }
+
+    @Test("while subscription cannot be asked, a user alerts has not heard of is waited for on the transport clock and decided once their settings arrive; one never heard of is skipped after 30 s of it")
+    func unheardUserWaitedFor() async throws {
+        // Alerts on a bus of its own, where only search's directory answers: nothing there answers GetUsers (subscription away).
+        let alertsBus = AlertsFixture.patientBus()
+        let fixture = try AlertsFixture(alertsBus: alertsBus, wireStart: Date(timeIntervalSince1970: 1_800_000_000), handsAudience: false)
+        try fixture.directory.serve(on: alertsBus)
         var create = CreateUserRequest()
         (create.email, create.timeZone) = ("late@example.com", "America/New_York")
         let late = try await fixture.subscription.createUser(create).user.userID

@@ -188,16 +188,7 @@ struct AlertsFixture {
         var request = GetUserRequest()
         request.userID = userID
         guard let answer = try? await subscription.user(request) else { return }
-        var event = UserPreferencesChanged()
-        event.userID = answer.user.userID
-        event.timeZone = answer.user.timeZone
-        event.preferredAirports = answer.user.preferredAirports
-        if answer.user.hasQuietHours { event.quietHours = answer.user.quietHours }
-        event.tier = answer.user.tier
-        event.entitlements = answer.entitlements
-        event.currency = answer.user.currency
-        event.atUnixMs = clock.now().unixMilliseconds
-        await alerts.audience.apply(event)
+        await alerts.audience.apply(UserPreferencesChanged(announcing: answer, atUnixMs: clock.now().unixMilliseconds))
     }
 
     /// Hands alerts `watchlist` as watchlist's `WatchlistChanged` states it.

@@ -61,6 +61,29 @@ import Testing
         }
     }
 
+    @Test("a user created before alerts' node heard of them (no event told it) is asked of subscription across the mesh when a crossing names them, and decided with their settings", arguments: MeshShape.allCases)
+    func userNeverHeardOfIsAsked(shape: MeshShape) async throws {
+        let holder = Holder()
+        try await withTestMesh(shape, deadline: .seconds(20), clock: .standing()) { server, client in
+            // Subscription on the server; alerts on the client. Subscription's outbox does not run, so
+            // no event tells alerts of the user: as for a node that joined after the user was created.
+            holder.fixture.set(try AlertsFixture(bus: server, alertsBus: client, handsAudience: false))
+        } body: { mesh in
+            let fixture = try #require(holder.fixture.get())
+            let user = try await fixture.user("before@example.com", timeZone: "America/Chicago", tier: .pro)
+            #expect(try fixture.alerts.audience.counts().users == 0)
+            let task = Task { try await fixture.alerts.run() }
+            defer { task.cancel() }
+            try await mesh.serverBus.publish(CompetingTopicsTests.crossing(user, "JFK", "NRT"))
+            var history = AlertHistoryRequest()
+            history.userID = user
+            try await waitUntil("the crossing decided") { ((try? await mesh.serverBus.request(history))?.alerts.count ?? 0) == 1 }
+            #expect(try await mesh.serverBus.request(history).alerts.first?.decision == .sent)
+            let kept = try #require(try await fixture.alerts.audience.users([user]).known.first)
+            #expect(kept.timeZone == "America/Chicago" && kept.tier == Tier.pro.rawValue)
+        }
+    }
+
     @Test("an exceptional deal published on the server is ranked by alerts on the client with the watchlist factor, who prefers its origin and who watches its route kept from subscription's and watchlist's events across the bridge", arguments: MeshShape.allCases)
     func exceptionalDealWithTheWatchlistFactor(shape: MeshShape) async throws {
         let holder = Holder()
