@@ -75,10 +75,32 @@ public struct FinishedProcess: Sendable {
         }
     }
 
-    /// SIGKILL to `pid` and every process it started, descendants first: a
-    /// script's children would otherwise keep its pipes open (and, on Linux,
-    /// Foundation's `waitUntilExit` waiting) after the script itself is killed.
+    /// SIGKILL to `pid` and every process it started: a script's children
+    /// would otherwise keep its pipes open (and, on Linux, Foundation's
+    /// `waitUntilExit` waiting) after the script itself is killed.
+    ///
+    /// Each is stopped (SIGSTOP) before the next look for its children, and
+    /// all are killed once no running one is left to start another: read
+    /// and killed in one pass, a shell that forked its `sleep 600 &` just
+    /// after the tree was read left that child alive, holding the pipes
+    /// (`FinishedProcessTests.limitKillsTheTree` gave up waiting, several
+    /// loaded runs on 2026-11-29 and 11-30).
     private static func killTree(_ pid: Int32) {
+        kill(pid, SIGSTOP)
+        var stopped: Set<Int32> = [pid]
+        while true {
+            let parents = processParents()
+            func descendants(of pid: Int32) -> [Int32] { (parents[pid] ?? []).flatMap { descendants(of: $0) + [$0] } }
+            let found = Set(descendants(of: pid)).subtracting(stopped)
+            guard !found.isEmpty else { break }
+            for process in found { kill(process, SIGSTOP) }
+            stopped.formUnion(found)
+        }
+        for process in stopped { kill(process, SIGKILL) }
+    }
+
+    /// Every process's children, by parent id, from /proc.
+    private static func processParents() -> [Int32: [Int32]] {
         var parents: [Int32: [Int32]] = [:]
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         for entry in entries {
@@ -89,8 +111,6 @@ public struct FinishedProcess: Sendable {
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             if fields.count > 1, let parent = Int32(fields[1]) { parents[parent, default: []].append(child) }
         }
-        func descendants(of pid: Int32) -> [Int32] { (parents[pid] ?? []).flatMap { descendants(of: $0) + [$0] } }
-        for descendant in descendants(of: pid) { kill(descendant, SIGKILL) }
-        kill(pid, SIGKILL)
+        return parents
     }
 }

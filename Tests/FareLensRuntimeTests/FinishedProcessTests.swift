@@ -49,4 +49,36 @@ struct FinishedProcessTests {
         let state = (try? String(contentsOfFile: "/proc/\(grandchild)/stat", encoding: .utf8))?.split(separator: ")").last?.split(separator: " ").first
         #expect(state == nil || state == "Z", "the grandchild \(grandchild) is still running (state \(state.map(String.init) ?? "?"))")
     }
+
+    @Test("a child that keeps starting processes until its limit is killed with every one of them: none started while the tree is killed escapes")
+    func limitKillsAForkingTree() async throws {
+        // Each sleep is marked by its own duration, so that one which escaped can be found after the run.
+        let marker = "600.\(Int.random(in: 100_000 ... 999_999))"
+        let script = "while :; do sleep \(marker) >/dev/null 2>&1 & sleep 0.005; done"
+        // Not awaited inside the test's time limit: a run that never returns (a survivor holding its pipes, as
+        // before the fix) cannot be cancelled, so the limit is a wait for its outcome.
+        let outcome = Locked<FinishedProcess?>(nil)
+        Task { outcome.set(try await FinishedProcess.run("/bin/sh", ["-c", script], limit: .milliseconds(500))) }
+        defer { for survivor in Self.running(withArgument: marker) { kill(survivor, SIGKILL) } }
+        try await waitUntil("the run returned", limit: .seconds(20)) { outcome.get() != nil }
+        let result = try #require(outcome.get())
+        #expect(result.status != 0)
+        let survivors = Self.running(withArgument: marker)
+        #expect(survivors.isEmpty, "\(survivors.count) of the child's processes outlived the kill")
+    }
+
+    /// The processes, neither exited nor zombies, one of whose arguments holds `marker` (the sleeps and the
+    /// shell that starts them).
+    static func running(withArgument marker: String) -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry -> Int32? in
+            guard let pid = Int32(entry),
+                let commandLine = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline"),
+                commandLine.split(separator: 0).contains(where: { String(decoding: $0, as: UTF8.self).contains(marker) }),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")"),
+                stat[stat.index(after: close)...].split(separator: " ").first != "Z"
+            else { return nil }
+            return pid
+        }
+    }
 }
