@@ -68,32 +68,11 @@ public struct FinishedProcess: Sendable {
                 // The pipes end when the child and everything it started
                 // exit (at the latest at the limit, which kills them all).
                 ends.wait()  // safe: a thread of its own, never the pool; bounded by the limit
-                let status = exitStatus(of: pid) ?? {
-                    process.waitUntilExit()
-                    return process.terminationStatus
-                }()
+                let status = process.waitForExit()
                 exited.signal()
                 continuation.resume(returning: FinishedProcess(status: status, stdout: stdout.get(), stderr: stderr?.get() ?? ""))
             }
         }
-    }
-
-    /// Waits on this thread until the child `pid` has exited, and returns its
-    /// status as Foundation reports it (the exit code, or the signal that
-    /// ended it), leaving it for Foundation to reap (`WNOWAIT`); nil when
-    /// Foundation reaped it first.
-    ///
-    /// Not `Process.waitUntilExit()`: on Linux it spins a run loop until
-    /// Foundation's monitor, a libdispatch source, has seen the exit, and in
-    /// a loaded test run that source ran late by more than 20 s
-    /// (`FinishedProcessTests` gave up waiting for runs whose child had long
-    /// been killed, the waiting thread at a full core meanwhile).
-    private static func exitStatus(of pid: Int32) -> Int32? {
-        var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 {
-            guard errno == EINTR else { return nil }
-        }
-        return info._sifields._sigchld.si_status
     }
 
     /// SIGKILL to `pid` and every process it started: a script's children

@@ -99,7 +99,7 @@ public final class TestNATSServer: Sendable {
             return current
         }) else { return }
         if process.isRunning { Glibc.kill(process.processIdentifier, number) }
-        process.waitUntilExit()
+        process.waitForExit()
     }
 
     /// A loopback port free now (for a cluster's route ports, known before its servers start).

@@ -291,7 +291,7 @@ struct ChildProcess {
     func kill() {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.waitForExit()
     }
 
     /// Runs to completion, returning exit status and output. A child still
