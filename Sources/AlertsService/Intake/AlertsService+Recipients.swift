@@ -28,7 +28,7 @@ extension AlertsService {
         guard !userIDs.isEmpty else { return [:] }
         var waited = 0
         var unknownToSubscription = Set<String>()
-        var askedThisSecond = false
+        var askedAt: Int?  // the second of waiting subscription was last asked at
         while true {
             let audience = self.audience
             let read = await retryingEverySecond("users' alert settings unreadable; alert decisions wait", level: .error, metadata: ["users": "\(userIDs.count)"]) {
@@ -51,12 +51,13 @@ extension AlertsService {
                 }
                 return recipients
             }
-            if !askedThisSecond, waited % 5 == 0, let unknown = await askSubscription(about: unheard) {
-                unknownToSubscription.formUnion(unknown)
-                askedThisSecond = true
-                continue  // read again: the answered users are kept now
+            if waited % 5 == 0, askedAt != waited {
+                askedAt = waited
+                if let unknown = await askSubscription(about: unheard) {
+                    unknownToSubscription.formUnion(unknown)
+                    continue  // read again: the answered users are kept now
+                }
             }
-            askedThisSecond = false
             if waited >= Self.unheardUserPatience {
                 logger.warning("alerts for users alerts has not heard of skipped", metadata: ["users": "\(unheard.prefix(5).joined(separator: ","))", "count": "\(unheard.count)"])
                 return recipients
