@@ -20,7 +20,8 @@ struct WatchlistScheduleTests {
     @Test("a Free user's watchlists are checked at 09:00 local plus their jitter, not a second earlier, and the next check is planned for the next day")
     func freeAtNine() async throws {
         let fixture = try WatchlistFixture(bus: MessageBus())
-        try await fixture.running {
+        // Not `running`: the service's own loop would race these calls for the due checks.
+        try await withTimeLimit("the checks ran") {
             let user = try await fixture.user(tier: .free)
             fixture.search.setPrice("JFK-NRT", 70_000)
             _ = try await fixture.watchlists.create(addRequest(user))
@@ -90,7 +91,8 @@ struct WatchlistScheduleTests {
     @Test("a Pro user is checked at 09:00 and 18:00 local")
     func proTwiceADay() async throws {
         let fixture = try WatchlistFixture(bus: MessageBus())
-        try await fixture.running {
+        // Not `running`: the service's own loop would race these calls for the due checks.
+        try await withTimeLimit("the checks ran") {
             let user = try await fixture.user(timeZone: "Asia/Kolkata", tier: .pro)
             fixture.search.setPrice("DEL-LHR", 50_000)
             _ = try await fixture.watchlists.create(addRequest(user, "DEL", "LHR"))
@@ -152,7 +154,8 @@ struct WatchlistScheduleTests {
     func newYorkFallBack() async throws {
         // 2026-10-31T12:00:00Z: the morning before the change (EDT).
         let fixture = try WatchlistFixture(bus: MessageBus(), start: Date(timeIntervalSince1970: 1_793_448_000))
-        try await fixture.running {
+        // Not `running`: the service's own loop would race these calls for the due checks.
+        try await withTimeLimit("the checks ran") {
             let user = try await fixture.user(tier: .free)
             fixture.search.setPrice("JFK-NRT", 70_000)
             _ = try await fixture.watchlists.create(addRequest(user))
