@@ -147,7 +147,13 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
     func connectionEvent(_ event: NATSConnection.ConnectionEvent) {
         let node = identity.nodeName
         switch event {
-        case .disconnected: logger.warning("lost the NATS server; reconnecting", metadata: ["node": "\(node)"])
+        case .disconnected:
+            // Closing the connection at the end of a graceful leave reports a disconnection too: not a loss.
+            if state.withLock({ $0.leaving == .closing }) {
+                logger.debug("disconnected from NATS: leaving", metadata: ["node": "\(node)"])
+            } else {
+                logger.warning("lost the NATS server; reconnecting", metadata: ["node": "\(node)"])
+            }
         case .reconnected(let url): logger.notice("reconnected to NATS", metadata: ["node": "\(node)", "url": "\(url)"])
         case .notPermitted(let subject, let publish):
             if publish, let address = subjects.address(ofRequestSubject: subject) {

@@ -176,6 +176,23 @@ struct NATSTransportTests {
         }
     }
 
+    @Test("a graceful leave warns of nothing: closing its own connection is not 'lost the NATS server'")
+    func gracefulLeaveIsQuiet() async throws {
+        let server = try await TestNATSServer.shared()
+        let settings = Self.settings(server)
+        let lines = Locked<[String]>([])
+        var logger = Logger(label: "leaving") { _ in CapturingLogHandler(lines: lines) }
+        logger.logLevel = .debug
+        let other = try await Node(name: "other", settings: settings)
+        defer { other.stop() }
+        let leaving = try await Node(name: "leaving", settings: settings, logger: logger) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
+        try await waitUntil("the nodes heard each other") { other.transport.knownNodes["leaving"] != nil && leaving.transport.knownNodes["other"] != nil }
+        await leaving.stopAndWait()
+        #expect(lines.get().contains { $0.hasPrefix("debug disconnected from NATS: leaving") }, "\(lines.get())")
+        let warnings = lines.get().filter { $0.hasPrefix("warning") || $0.hasPrefix("error") }
+        #expect(warnings.isEmpty, "\(warnings)")
+    }
+
     @Test("durable events published while a node is away reach it when it comes back under its name, each once, in order")
     func durableWhileAway() async throws {
         let server = try await TestNATSServer.shared()
