@@ -43,15 +43,25 @@ struct SubscriptionFixture {
         database = try ServiceDatabase.inMemory(service: "subscription", migrations: migrations)
         // bcrypt's least cost: the tests check the hashing, not its strength.
         service = SubscriptionService(
-            database: database, airports: KnownAirports(), clock: clock, bus: bus, bcryptCost: 4, sessionClock: sessionClock, appStore: appStore,
-            logger: quietLogger())
+            database: database, airports: KnownAirports(), clock: clock, bus: bus, trialCheckInterval: Self.checkInterval, bcryptCost: 4,
+            sessionClock: sessionClock, appStore: appStore, logger: quietLogger())
     }
 
-    /// Runs the service (its event publisher and trial checks) around `body`.
+    /// How often the running service checks trials and paid periods on its own: longer than any test moves
+    /// the clock, so only the tests' own calls (`advanceTrials()`, `endPaidPeriods()`) check. With the
+    /// production minute, every step of a day woke the loop, which then raced the test's call for the
+    /// same trial (`TrialTests`, a single-phase run: the test's call found it taken).
+    static let checkInterval = Duration.seconds(1_000 * 86_400)
+
+    /// Runs the service (its event publisher and trial checks) around `body`, which starts once the
+    /// service's check loop has made its first pass and waits on the clock.
     func running<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let task = Task { try await service.run() }
         defer { task.cancel() }
-        return try await withTimeLimit("the test body finished") { try await body() }
+        return try await withTimeLimit("the test body finished") {
+            guard await clock.waitUntilSleeping(1) else { throw WaitTimedOut(what: "the service's first check pass") }
+            return try await body()
+        }
     }
 
     func userCount() throws -> Int {
