@@ -264,7 +264,6 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
     private func subscribeAll() throws(NATSError) {
         var subscriptions: [NATSSubscription] = []
         var requestSubscriptions: [NATSSubscription] = []
-        subscriptions.append(try connection.subscribe(subjects.heartbeats) { [weak self] in self?.heard($0) })
         subscriptions.append(try connection.subscribe(subjects.replies(to: identity.nodeName)) { [weak self] in self?.replied($0) })
         for address in bus.localAddresses {
             requestSubscriptions.append(try connection.subscribe(subjects.request(address.name), queue: address.name) { [weak self] in self?.asked($0) })
@@ -283,6 +282,14 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
             $0.inbound = InboundEvents(bus: bus, capacity: 4096, logger: logger)
         }
         durable?.start()
+        // Heard last: hearing a new node is answered with this node's heartbeat at once, and that heartbeat
+        // names its addresses and topics, so it may go out only once their subscriptions exist and the
+        // server has them (the flush above) and events have somewhere to go (`inbound`). Subscribed first,
+        // a heartbeat heard while the JetStream consumer was being made was answered early, and the plain
+        // events a node sent on that answer were lost (NATSTransportTests.announcedOnlyWhenJoined, 4 of 10).
+        // Its SUB precedes this node's first heartbeat on the connection, so every answer to it is heard.
+        let heartbeats = try connection.subscribe(subjects.heartbeats) { [weak self] in self?.heard($0) }
+        state.withLock { $0.subscriptions.append(heartbeats) }
         announce()
         onJoined()
         logger.info("joined NATS", metadata: ["node": "\(identity.nodeName)", "nats": "\(settings)"])

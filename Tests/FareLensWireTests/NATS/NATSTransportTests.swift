@@ -1,5 +1,6 @@
 #if NATS
 import FareLensBus
+import FareLensMessages
 @testable import FareLensNATS
 import FareLensTesting
 import FareLensWire
@@ -174,6 +175,50 @@ struct NATSTransportTests {
             }
             try await waitUntil("the caller heard search-1 leave") { nodes[2].transport.knownNodes["search-1"] == nil }
         }
+    }
+
+    @Test("a joining node is announced only once it takes what it announces: plain events sent the moment another node hears of it all arrive")
+    func announcedOnlyWhenJoined() async throws {
+        let settings = Self.settings(try await TestNATSServer.shared())
+        let sender = try await Node(name: "sender", settings: settings)
+        defer { sender.stop() }
+        // A third node's heartbeat every millisecond: the joining node hears it, and answers with its own
+        // heartbeat at once, while it is still joining (subscribing, making its JetStream consumer).
+        let beacon = Task { [connection = sender.transport.connection, subjects = sender.transport.subjects] in
+            let hello = try WireHello(identity: testIdentity("beacon"), services: [ServiceAddress](), topics: [String]()).serializedBytes() as [UInt8]
+            while !Task.isCancelled {
+                try connection.publish(subjects.heartbeat(of: "beacon"), payload: hello)
+                try await Task.sleep(for: .milliseconds(1))  // safe: paces the beacon; ends on cancellation
+            }
+        }
+        defer { beacon.cancel() }
+        let count = 50
+        // The sender publishes the moment it hears of the receiver (no polling interval).
+        let sending = Task {
+            let end = ContinuousClock.now + .seconds(30)
+            while sender.transport.knownNodes["receiver"] == nil {
+                guard ContinuousClock.now < end else { throw WaitTimedOut(what: "the sender heard of the receiver") }
+                await Task.yield()
+            }
+            for sequence in 1...count { try await sender.bus.publish(Tick(sequence: sequence)) }
+        }
+        let ticks = Locked<EventSubscription<Tick>?>(nil)
+        let receiver = try await Node(name: "receiver", settings: settings) { bus in
+            ticks.set(bus.subscribe(Tick.self))
+            return nil
+        }
+        defer { receiver.stop() }
+        try await sending.value
+        let subscription = try #require(ticks.get())
+        let received = try await withTimeLimit("\(count) ticks arrived") {
+            var received: [Int] = []
+            for await delivery in subscription {
+                received.append(delivery.event.sequence)
+                if received.count == count { break }
+            }
+            return received
+        }
+        #expect(received == Array(1...count))
     }
 
     @Test("a graceful leave warns of nothing: closing its own connection is not 'lost the NATS server'")
