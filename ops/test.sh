@@ -35,68 +35,28 @@ limit="${FARELENS_TEST_LIMIT_SECONDS:-1500}"
 # Every node the tests start serves the gateway on a port the system
 # chooses, so nodes started side by side never contend for 127.0.0.1:8080.
 export FARELENS_GATEWAY_LISTEN="${FARELENS_GATEWAY_LISTEN:-127.0.0.1:0}"
-# The suites that start many real processes (whole meshes on a fast-forwarded
-# demo clock, the systemd units' and compose file's commands, the backup
-# scripts) keep both cores busy: they run after the others, on their own, so
-# they neither starve the in-process bridge tests (whose waits are bounded)
-# nor are starved. BridgeLateHelloTests holds every thread of the concurrency
-# pool for 600 ms on purpose: it runs last, alone, so no other test holds a
-# thread it needs or waits behind it. SQLiteProcessSettingsTests needs its
-# database to be the first use of SQLite in the process (docs/decisions/0018):
-# it runs in that last phase too, away from the suites that open SQLite
-# directly. BusyWriterTests holds a database's writer thread on purpose (up
-# to 2 s); among the other suites that stalled the whole process (a request
-# elsewhere timed out after 5 s in 1 of 3 runs), so it runs there as well.
-# WatchlistConcurrentCreateTests sends 16 creates at once, each asking the
-# subscription service first: among the suites starting together on 2
-# cores, 5 of 20 such lookups once took over the bus's 5 s, so it runs
-# there too.
-# The gateway's suites start whole nodes (every service, the airport
-# directory and fare data loaded) for each test: beside the main phase they
-# starved its bounded waits (3 timeouts in one run), so they run with the
-# heavy suites. So does WebhookReceiverProcessTests: a demo on its fast
-# clock beside a Python webhook receiver, and farelensctl polled meanwhile.
-# Nothing in a test may wait for a child process on a thread of the pool
-# (FinishedProcess.run waits on a thread of its own): three suites that did
-# (the compose commands, systemd-analyze, the backup scripts) stopped the
-# whole test process's pool for up to 12.5 s at a time in this phase (a
-# probe's 20 ms sleeps, 2026-11-30), and a NATS test's 90 requests outlasted
-# their 30 s bound in CI. Fixed, the probe's longest stall there was 3.7 s.
-# The NATS suites (NATSTransportTests, NATSProcessTests, NATSClusterTests)
-# start nats-servers of their own, clusters and processes: heavy too.
-# The suites that start real farelens processes and kill them
-# (TwoProcessTests, ServiceProcessTests, ProcessCrashTests,
-# CtlProcessTests) run there too: in the first phase,
-# with every other suite starting at once, the process start-ups held both
-# cores for half a minute and requests with 5 s deadlines elsewhere timed
-# out (6 to 12 failures in each of 7 runs on 2026-11-28; none in 3 runs since).
-# AlertsProcessTests (an alerts process killed mid-stream, restarted, and
-# every decision's AlertDecided awaited within 60 s) gave up once in 4 runs
-# beside the heavy suites: it runs in the last phase.
-# The last phase ("alone") runs its suites one after another
-# (--no-parallel): each is alone.
-# The suites that compute for seconds without awaiting anything (the
-# simulated market's rules over many routes, dates and seeds; calibration;
-# the quiet-hours comparison; 200,000 alert ids) hold a thread of the
-# two-thread concurrency pool while they run: beside the others they starved
-# tests that wait, within a bound, for work to pass through several services
-# (two such waits gave up after 10 s in 4 of 16 runs). They run in a phase of
-# their own, after the others. So do the generated concurrency cases (the
-# durable-delivery and relay properties, 5,000 events with a request each,
-# a simulated week of alerts), tens of seconds of work on both cores.
-# The push suites (issue #62): those driving the APNs stub (TLS and HTTP/2,
-# 100 pushes at once) run with the compute phase, and the push process suites
-# (a demo week, a SIGKILLed alerts process) in the last phase: added to the
-# first and heavy phases, a fresh-clone CI run on 2026-11-29 had a 5 s bus
-# deadline in the first phase and a demo test's wait in the heavy phase give up.
-compute='MarketCarrierTests|MarketPriceLevelTests|MarketCurrencyTests|SimulatedMarketTests|MarketSweepTests|CalibrationTests|QuietHoursEndTests|AlertIDTests|DurableDeliveryPropertyTests|DurableRelayPropertyTests|BridgeRequestBehindEventsTests|SimulatedWeekTests|ApnsChannelTests|PushOutboxTests|SilentPushTests'
+# One `swift test` runs every suite in parallel, six tests at a time
+# (Swift Testing's SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH; it
+# starts every test at once otherwise, and on 2 cores 114 of 1,077 once
+# failed together, bounded waits giving up in one stall of both cores).
+# Time in the tests is a clock they move, or real time with a bound for
+# real processes and servers, so the run does not depend on how busy the
+# machine is (docs/architecture.md, Known gaps, "Time"). The suites after it run one
+# after another (--no-parallel), each alone, because:
+# - BridgeLateHelloTests holds every thread of the concurrency pool for 600 ms on purpose;
+# - SQLiteProcessSettingsTests needs the first use of SQLite in its process (docs/decisions/0018);
+# - BusyWriterTests holds a database's writer thread for up to 2 s, which stalls its process;
+# - WatchlistConcurrentCreateTests races 16 creates, each asking subscription, to prove one is kept;
+# - AlertsProcessTests, PushProcessTests and DemoPushProcessTests SIGKILL real node processes mid-delivery
+#   and wait, bounded, for every decision after the restart: beside the parallel run's own processes
+#   their bounds gave up (1 run in 4, 2026-11-29).
+width="${FARELENS_TEST_WIDTH:-6}"
 alone='BridgeLateHelloTests|SQLiteProcessSettingsTests|BusyWriterTests|WatchlistConcurrentCreateTests|AlertsProcessTests|PushProcessTests|DemoPushProcessTests'
-heavy='GatewayTests\.|GatewayProcessTests|DemoProcessTests|WebhookReceiverProcessTests|EndToEndTests|SystemdUnitTests|ComposeCommandsTests|BackupScriptsTests|ConfigExampleTests|NodeAdminProcessTests|TwoProcessTests|ServiceProcessTests|ProcessCrashTests|CtlProcessTests|PaymentsProcessTests|NATSTransportTests|NATSPermissionsTests|NATSProcessTests|NATSClusterTests'
 log="$(mktemp -t farelens-tests.XXXXXX)"
 start=$SECONDS
 
 # Runs `swift test` with the given selection under what is left of the
-# limit, streaming its output; every phase appends to one log.
+# limit, streaming its output; both runs append to one log.
 run_phase() {
   local left=$((limit - (SECONDS - start)))
   [ "$left" -gt 0 ] || return 124
@@ -113,14 +73,8 @@ run_phase() {
 }
 
 set +e
-run_phase --skip "$heavy|$alone|$compute"
+SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="$width" run_phase --skip "$alone"
 status=$?
-run_phase --filter "$compute"
-compute_status=$?
-[ "$status" -ne 0 ] || status=$compute_status
-run_phase --filter "$heavy"
-heavy_status=$?
-[ "$status" -ne 0 ] || status=$heavy_status
 run_phase --filter "$alone" --no-parallel
 alone_status=$?
 [ "$status" -ne 0 ] || status=$alone_status

@@ -3,8 +3,8 @@ import Foundation
 import GRDB
 import Testing
 
-/// SQLite's process-wide settings (docs/decisions/0018). Runs in the test
-/// command's last phase, in a process of its own with one other suite, so
+/// SQLite's process-wide settings (docs/decisions/0018). Runs after the test
+/// command's parallel run, in a process of its own with the other alone suites, so
 /// that opening a service database is the first use of SQLite in it: a
 /// test elsewhere that opened a `DatabaseQueue` directly would come first.
 @Suite struct SQLiteProcessSettingsTests {

@@ -14,7 +14,7 @@ import Glibc
 /// read. (A CI run on 2 loaded cores lost in-process split meshes this way:
 /// the connection was closed right after the handshake, "connection closed".)
 ///
-/// Runs alone, in the test command's last phase (ops/test.sh): it holds every
+/// Runs alone, after the test command's parallel run (ops/test.sh): it holds every
 /// thread of the cooperative pool for 600 ms, which would stall other
 /// suites, and another suite holding a thread would spoil its setup.
 @Suite("A hello read after the hello timeout")

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 @testable import WatchlistService
 
-/// The same rule raced: alone in ops/test.sh's last phase, since each
+/// The same rule raced: alone after ops/test.sh's parallel run, since each
 /// create asks subscription first and, among the other suites starting at
 /// once on 2 cores, 5 of 20 such lookups once took over the bus's 5 s.
 @Suite("One watchlist per trip, raced")

@@ -6,7 +6,7 @@ import Testing
 
 /// The service's writes are awaited: while the database's writer is busy
 /// (a batch of decisions takes up to about 20 ms), a request's write does
-/// not hold the actor. Runs in ops/test.sh's last phase, alone: holding a
+/// not hold the actor. Runs alone after ops/test.sh's parallel run: holding a
 /// writer thread for up to 2 s stalled the other suites running beside it.
 @Suite struct BusyWriterTests {
     @Test("a request waiting for a busy writer leaves the actor free for other work")
