@@ -105,6 +105,7 @@ public struct ConfigKeyCatalog: Sendable {
         ("FARELENS_WIRE_TIMELINE", "a directory where each process records a request's path (a diagnostic)"),
         ("FARELENS_PYTHON", "the python the tests run the gateway's tools with (ops/test.sh)"),
         ("FARELENS_TEST_LIMIT_SECONDS", "ops/test.sh's time limit for the test suites"),
+        ("FARELENS_TEST_WIDTH", "how many tests ops/test.sh runs at once (Swift Testing's parallelization width)"),
         ("FARELENS_PROTOC_SCRATCH", "ops/gen-protos.sh's scratch directory"),
         ("FARELENS_BENCH_ONLY", "which part of a benchmark runs"),
         ("FARELENS_BENCH_GATHER_MS", "the alerts benchmark's gathering window"),
