@@ -74,6 +74,30 @@ struct WatchlistLimitTests {
         }
     }
 
+    @Test("a tier change older than what the watchlists know leaves the newer tier: a trial's TierChanged arriving after the user was set to Free keeps them Free")
+    func staleTierChangeKeepsTheNewer() async throws {
+        let bus = MessageBus()
+        let fixture = try WatchlistFixture(bus: bus)
+        let changes = bus.subscribe(TierChanged.self)
+        let subscriptionTask = Task { try await fixture.subscription.run() }
+        defer { subscriptionTask.cancel() }
+        try await withTimeLimit("the test body finished") {
+            // Created on a trial, then set to Free; the watchlist is created as Free's (subscription's answer).
+            let user = try await fixture.user(tier: .free)
+            _ = try await fixture.watchlists.create(addRequest(user))
+            #expect(try fixture.owner(user)?.tierValue == .free)
+            var iterator = changes.makeAsyncIterator()
+            var started: Delivery<TierChanged>?
+            while let delivery = await iterator.next() {
+                if delivery.event.current == .trial { started = delivery; break }
+            }
+            // The trial's start, delivered late.
+            _ = await fixture.watchlists.apply(try #require(started))
+            let owner = try #require(try fixture.owner(user))
+            #expect(owner.tierValue == .free && owner.datePairLimit == 8 && owner.activeLimit == 5)
+        }
+    }
+
     @Test("a redelivered TierChanged is applied once (the inbox)")
     func tierChangeOnce() async throws {
         let bus = MessageBus()

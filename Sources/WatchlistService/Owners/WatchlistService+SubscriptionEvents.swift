@@ -12,13 +12,27 @@ extension WatchlistService {
     /// never deleted; on an upgrade those come back, oldest first, as far as
     /// the new limit allows. Watchlists the user switched off stay off.
     ///
+    ///
+    /// The tier applied is the user's tier now, asked of subscription
+    /// (`GetUser`), not the event's: the owner row may already hold a newer
+    /// tier than the event's, learned from subscription's answer when the
+    /// watchlist was created. A user made a trial and set to Free at once
+    /// had their watchlist created as Free's, then the trial's TierChanged
+    /// arrived and made it a trial's until the Free one followed; a range
+    /// check in between scanned a trial's 31 trips (`WatchlistRangeTests`,
+    /// a loaded run). When subscription cannot be asked, or no longer knows
+    /// the user (a `UserDeleted` follows), the event's tier is applied.
+    ///
     /// - Returns: the watchlists that changed, or nil when the event was
     ///   applied before (a redelivery) or the user has no watchlists here.
     @discardableResult
-    func apply(_ delivery: Delivery<TierChanged>) -> [WatchlistRecord]? {
+    func apply(_ delivery: Delivery<TierChanged>) async -> [WatchlistRecord]? {
         let event = delivery.event
         let key = InboxKey(delivery.metadata.id)
-        let limit = event.entitlements.hasActiveWatchlists ? Int(event.entitlements.activeWatchlists) : nil
+        let current = try? await GetUserRequest.user(event.userID, on: bus)
+        let tier = current.map(\.user.tier) ?? event.current
+        let entitlements = current.map(\.entitlements) ?? event.entitlements
+        let limit = entitlements.hasActiveWatchlists ? Int(entitlements.activeWatchlists) : nil
         let now = clock.now()
         let nowMs = Self.unixMs(now)
         let changed: [WatchlistRecord]??
@@ -26,9 +40,9 @@ extension WatchlistService {
             changed = try database.applyOnce(key, consumer: Self.tierConsumer, at: now) { db -> [WatchlistRecord]? in
                 guard var owner = try OwnerRecord.fetchOne(db, key: event.userID) else { return nil }
                 let wasPro = owner.isPro
-                owner.tier = event.current.rawValue
+                owner.tier = tier.rawValue
                 owner.activeLimit = limit
-                owner.datePairLimit = Self.datePairLimit(event.entitlements)
+                owner.datePairLimit = Self.datePairLimit(entitlements)
                 if owner.isPro != wasPro { owner.nextCheckAtUnixMs = Self.unixMs(owner.schedule.next(after: now, in: owner.zone)) }
                 try owner.update(db)
                 let changed = try Self.fitToLimit(event.userID, limit: limit, at: nowMs, in: db)
@@ -42,7 +56,7 @@ extension WatchlistService {
         }
         guard let changed, let changed else { return nil }
         if !changed.isEmpty {
-            logger.info("watchlists fitted to a new tier", metadata: ["user": "\(event.userID)", "tier": "\(event.current)", "changed": "\(changed.count)"])
+            logger.info("watchlists fitted to a new tier", metadata: ["user": "\(event.userID)", "tier": "\(tier)", "changed": "\(changed.count)"])
         }
         return changed
     }
