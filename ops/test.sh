@@ -85,6 +85,8 @@ if [ -n "$leftovers" ]; then
   echo "ops/test.sh: killing processes the tests left running: $(echo $leftovers)"
   kill -KILL $leftovers 2>/dev/null || true
 fi
+# The test nats-servers' JetStream stores (TestNATSServer): none is running now.
+rm -rf /tmp/flt-nats-* 2>/dev/null || true
 if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
   echo "ops/test.sh: the tests did not finish within ${limit}s; started but not finished:"
   grep -oE '^[^ ]+ Test "[^"]*" started' "$log" | grep -oE 'Test "[^"]*"' | sort -u >"$log.started"

@@ -22,6 +22,11 @@ final class GatewayService: ServiceBehaviour {
     let now: @Sendable () -> Date
     let monotonicSeconds: @Sendable () -> Double
     let onListening: @Sendable (Int) -> Void
+    /// Made with the service, before the node says it is ready: `/metrics`
+    /// shows the counters known in advance from then on. Made in `run()`, a
+    /// scrape right after "farelens ready" could come before them
+    /// (`MetricsExpositionProcessTests.oneNodeAtStart`, a loaded run).
+    let metrics = GatewayMetrics()
 
     init(
         bus: MessageBus, settings: GatewaySettings, keys: SessionKeys.Loaded, tls: TLSConfiguration? = nil, logger: Logger,
@@ -42,7 +47,6 @@ final class GatewayService: ServiceBehaviour {
     /// Serves HTTP until the task is cancelled or the node shuts down.
     func run() async throws {
         let keys = try await SessionKeys.make(loadedKeys)
-        let metrics = GatewayMetrics()
         let api = GatewayAPI(
             bus: bus, keys: keys, settings: settings,
             signInLimiter: RateLimiter(burst: settings.signInBurst, perSecond: settings.signInPerMinute / 60, now: monotonicSeconds),

@@ -12,7 +12,6 @@ extension WatchlistService {
     /// never deleted; on an upgrade those come back, oldest first, as far as
     /// the new limit allows. Watchlists the user switched off stay off.
     ///
-    ///
     /// The tier applied is the user's tier now, asked of subscription
     /// (`GetUser`), not the event's: the owner row may already hold a newer
     /// tier than the event's, learned from subscription's answer when the
@@ -29,7 +28,10 @@ extension WatchlistService {
     func apply(_ delivery: Delivery<TierChanged>) async -> [WatchlistRecord]? {
         let event = delivery.event
         let key = InboxKey(delivery.metadata.id)
-        let current = try? await GetUserRequest.user(event.userID, on: bus)
+        // Asked only for a user with watchlists here (the others' events change nothing).
+        let hasOwner = (try? read { db in try OwnerRecord.exists(db, key: event.userID) }) ?? true
+        var current: GetUserResponse?
+        if hasOwner { current = try? await GetUserRequest.user(event.userID, on: bus) }
         let tier = current.map(\.user.tier) ?? event.current
         let entitlements = current.map(\.entitlements) ?? event.entitlements
         let limit = entitlements.hasActiveWatchlists ? Int(entitlements.activeWatchlists) : nil

@@ -340,6 +340,8 @@ struct NATSTransportTests {
         let transport: NATSTransport
         let task: Task<Void, any Error>
         let subscription: EventSubscription<PriceDropped>?
+        /// Set once its transport has subscribed to everything (its replies first) and announced itself.
+        let joined: Locked<Bool>
 
         init(
             name: String, settings: NATSSettings, logger: Logger = quietLogger(), metrics: any MetricsFactory = TestMetrics(),
@@ -351,7 +353,10 @@ struct NATSTransportTests {
             bus = MessageBus(configuration: configuration)
             subscription = try configure(bus)
             bus.registerEventTypes([PriceDropped.self])
-            transport = try await NATSTransport.connect(bus: bus, settings: settings, identity: testIdentity(name), logger: logger, metricsFactory: metrics)
+            let joined = Locked(false)
+            self.joined = joined
+            transport = try await NATSTransport.connect(
+                bus: bus, settings: settings, identity: testIdentity(name), logger: logger, metricsFactory: metrics, onJoined: { joined.set(true) })
             bus.attach(transport)
             task = Task { [transport] in try await transport.run() }
         }
@@ -388,8 +393,12 @@ struct NATSTransportTests {
         for name in names { started.append(try await Node(name: name, settings: settings) { bus in try configure(bus, name); return nil }) }
         let nodes = started
         defer { nodes.forEach { $0.stop() } }
-        try await waitUntil("every node heard every other") {
-            nodes.allSatisfy { node in names.allSatisfy { $0 == node.bus.configuration.nodeName || node.transport.knownNodes[$0] != nil } }
+        // Joined first: a lone node "hears every other" at once, and a request it sent before subscribing to its
+        // replies never heard NATS's "no responders" (noResponders gave up at 30 s in a loaded run).
+        try await waitUntil("every node joined and heard every other") {
+            nodes.allSatisfy { node in
+                node.joined.get() && names.allSatisfy { $0 == node.bus.configuration.nodeName || node.transport.knownNodes[$0] != nil }
+            }
         }
         try await withTimeLimit("the test body finished") { try await body(nodes) }
     }
