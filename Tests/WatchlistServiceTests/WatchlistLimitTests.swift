@@ -74,25 +74,32 @@ struct WatchlistLimitTests {
         }
     }
 
-    @Test("a tier change older than what the watchlists know leaves the newer tier: a trial's TierChanged arriving after the user was set to Free keeps them Free")
-    func staleTierChangeKeepsTheNewer() async throws {
+    /// Runs `body` with subscription publishing its events and watchlist's own loop not running: the test
+    /// applies the tier changes it hears (`changes`) itself.
+    func withTierChanges(_ body: @escaping @Sendable (WatchlistFixture, EventSubscription<TierChanged>) async throws -> Void) async throws {
         let bus = MessageBus()
         let fixture = try WatchlistFixture(bus: bus)
         let changes = bus.subscribe(TierChanged.self)
         let subscriptionTask = Task { try await fixture.subscription.run() }
         defer { subscriptionTask.cancel() }
-        try await withTimeLimit("the test body finished") {
+        try await withTimeLimit("the test body finished") { try await body(fixture, changes) }
+    }
+
+    /// The first change to `tier` that `changes` hears.
+    static func firstChange(to tier: Tier, in changes: EventSubscription<TierChanged>) async throws -> Delivery<TierChanged> {
+        for await delivery in changes where delivery.event.current == tier { return delivery }
+        throw WaitTimedOut(what: "a change to \(tier)")
+    }
+
+    @Test("a tier change older than what the watchlists know leaves the newer tier: a trial's TierChanged arriving after the user was set to Free keeps them Free")
+    func staleTierChangeKeepsTheNewer() async throws {
+        try await withTierChanges { fixture, changes in
             // Created on a trial, then set to Free; the watchlist is created as Free's (subscription's answer).
             let user = try await fixture.user(tier: .free)
             _ = try await fixture.watchlists.create(addRequest(user))
             #expect(try fixture.owner(user)?.tierValue == .free)
-            var iterator = changes.makeAsyncIterator()
-            var started: Delivery<TierChanged>?
-            while let delivery = await iterator.next() {
-                if delivery.event.current == .trial { started = delivery; break }
-            }
             // The trial's start, delivered late.
-            _ = await fixture.watchlists.apply(try #require(started))
+            _ = await fixture.watchlists.apply(try await Self.firstChange(to: .trial, in: changes))
             let owner = try #require(try fixture.owner(user))
             #expect(owner.tierValue == .free && owner.datePairLimit == 8 && owner.activeLimit == 5)
         }
@@ -100,24 +107,14 @@ struct WatchlistLimitTests {
 
     @Test("a redelivered TierChanged is applied once (the inbox)")
     func tierChangeOnce() async throws {
-        let bus = MessageBus()
-        let fixture = try WatchlistFixture(bus: bus)
-        let changes = bus.subscribe(TierChanged.self)
-        let subscriptionTask = Task { try await fixture.subscription.run() }
-        defer { subscriptionTask.cancel() }
-        try await withTimeLimit("the test body finished") {
+        try await withTierChanges { fixture, changes in
             let user = try await fixture.user()
             for trip in 0 ..< 6 { _ = try await fixture.watchlists.create(tripRequest(user, trip)) }
             var set = SetTierRequest()
             set.userID = user
             set.tier = .free
             _ = try await fixture.subscription.setTier(set)
-            var iterator = changes.makeAsyncIterator()
-            var downgrade: Delivery<TierChanged>?
-            while let delivery = await iterator.next() {
-                if delivery.event.current == .free { downgrade = delivery; break }
-            }
-            let delivery = try #require(downgrade)
+            let delivery = try await Self.firstChange(to: .free, in: changes)
             #expect(await fixture.watchlists.apply(delivery)?.count == 1)
             #expect(await fixture.watchlists.apply(delivery) == nil, "the second delivery of the same event changes nothing")
             #expect(try fixture.rows(user).count(where: \.active) == 5)
