@@ -31,6 +31,14 @@ export FARELENS_PYTHON="$PWD/.build/python-venv/bin/python"
 # chart: ASCII without UTF-8) is tested in UTF-8, whatever the caller's locale.
 export LC_ALL=C.UTF-8
 
+# Every file the tests make (sockets, stores, databases, temporary
+# directories: about 3 GB and a thousand directories a run) goes in a
+# scratch directory of this run's own, removed when the script ends however
+# it ends. Short, because the tests put Unix sockets in it (103 bytes).
+scratch="$(mktemp -d /tmp/flt-run.XXXXXX)"
+trap 'rm -rf "$scratch"' EXIT
+export TMPDIR="$scratch"
+
 limit="${FARELENS_TEST_LIMIT_SECONDS:-1500}"
 # Every node the tests start serves the gateway on a port the system
 # chooses, so nodes started side by side never contend for 127.0.0.1:8080.
@@ -80,13 +88,11 @@ alone_status=$?
 [ "$status" -ne 0 ] || status=$alone_status
 set -e
 
-leftovers="$(pgrep -f "^$PWD/\.build/.*/farelens(ctl|-test-node)? |nats-server .*-sd /tmp/flt-nats-" || true)"
+leftovers="$(pgrep -f "^$PWD/\.build/.*/farelens(ctl|-test-node)? |nats-server .*-sd $scratch/" || true)"
 if [ -n "$leftovers" ]; then
   echo "ops/test.sh: killing processes the tests left running: $(echo $leftovers)"
   kill -KILL $leftovers 2>/dev/null || true
 fi
-# The test nats-servers' JetStream stores (TestNATSServer): none is running now.
-rm -rf /tmp/flt-nats-* 2>/dev/null || true
 if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
   echo "ops/test.sh: the tests did not finish within ${limit}s; started but not finished:"
   grep -oE '^[^ ]+ Test "[^"]*" started' "$log" | grep -oE 'Test "[^"]*"' | sort -u >"$log.started"

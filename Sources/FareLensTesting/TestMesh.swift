@@ -93,9 +93,22 @@ func withRunningEnds(
     }
 }
 
-/// A short socket path in a fresh directory (socket paths are limited to 103 bytes).
+/// Where tests make their files: `$TMPDIR` when it is short, else `/tmp`.
+///
+/// `ops/test.sh` gives each run a scratch directory of its own in `TMPDIR`
+/// and removes it after the run, so what the tests leave (sockets, stores,
+/// databases: 3 GB and a thousand directories a run) does not pile up.
+/// A long `TMPDIR` is not used: socket paths are limited to 103 bytes.
+public let testScratchRoot: String = {
+    var root = ProcessInfo.processInfo.environment["TMPDIR"] ?? ""
+    while root.count > 1, root.hasSuffix("/") { root.removeLast() }
+    return root.hasPrefix("/") && root.utf8.count <= 32 ? root : "/tmp"
+}()
+
+/// A short socket path in a fresh directory under `testScratchRoot`
+/// (socket paths are limited to 103 bytes).
 public func temporarySocketPath() -> String {
-    let directory = "/tmp/flt-\(UInt32.random(in: 0 ... .max))"
+    let directory = "\(testScratchRoot)/flt-\(UInt32.random(in: 0 ... .max))"
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     return directory + "/bus.sock"
 }

@@ -62,7 +62,7 @@ public final class TestNATSServer: Sendable {
             throw TestNATSServerError(message: "nats-server is not installed (apt-get install nats-server; ops/install-deps.sh does it)")
         }
         let port = try port ?? freeLoopbackPort()
-        let store = storeDirectory ?? "/tmp/flt-nats-\(UInt32.random(in: 0 ... .max))"
+        let store = storeDirectory ?? "\(testScratchRoot)/flt-nats-\(UInt32.random(in: 0 ... .max))"
         try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
