@@ -239,11 +239,19 @@ struct OutboxPublisher: AsyncParsableCommand {
 /// log is checkpointed after every commit by its checkpointer
 /// (docs/decisions/0023), so that checkpoints run all the while and a kill
 /// may land in one. Prints `committed N checkpointed K` every 100 rows (row
-/// N committed, K checkpoints done since it started) until killed; a
-/// restarted writer goes on from the last row it finds.
+/// N committed, K checkpoints done since it started); a restarted writer
+/// goes on from the last row it finds.
+///
+/// With `--kill-at-row N` it sends itself SIGKILL right after committing
+/// row N (after printing that row's line), while its checkpointer copies
+/// that commit's log: the crash comes at a row the test chose, not when a
+/// loaded test process gets round to it. (Killed from outside, the writer
+/// wrote on until the test's next poll: up to 1 GB, and every other test's
+/// commits stalled behind its checkpoints, in a loaded parallel run.)
 struct CheckpointWrites: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Write rows while the log is checkpointed off the writer, until killed.")
     @Option(help: "The database's directory.") var dataDir: String
+    @Option(help: "Send this process SIGKILL right after committing this row (0: write until killed from outside).") var killAtRow = 0
 
     static let migrations: ServiceMigrations = {
         var migrations = ServiceMigrations()
@@ -266,7 +274,10 @@ struct CheckpointWrites: AsyncParsableCommand {
         while ContinuousClock.now < end {
             sequence += 1
             try database.write { [sequence] db in try db.execute(sql: "INSERT INTO row (sequence, bytes) VALUES (?, ?)", arguments: [sequence, bytes]) }
-            if sequence % 100 == 0 { report("committed \(sequence) checkpointed \(database.checkpointStatistics?.byCheckpointer ?? 0)") }
+            if sequence % 100 == 0 || sequence == killAtRow {
+                report("committed \(sequence) checkpointed \(database.checkpointStatistics?.byCheckpointer ?? 0)")
+            }
+            if sequence == killAtRow { kill(getpid(), SIGKILL) }
         }
     }
 }
