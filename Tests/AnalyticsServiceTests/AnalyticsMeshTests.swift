@@ -19,7 +19,7 @@ struct AnalyticsMeshTests {
     )
     func story(shape: MeshShape) async throws {
         let holder = Holder()
-        try await withTestMesh(shape, deadline: .seconds(10)) { server, client in
+        try await withTestMesh(shape, deadline: .seconds(20), clock: .standing()) { server, client in
             let clock = ManualWallClock(AnalyticsFixture.start)
             holder.fixture.set(try AnalyticsFixture(bus: server, clock: clock))
             // Subscription's stand-in on the other node: an opt-out's user is asked across the socket.

@@ -24,7 +24,7 @@ struct ScoringMeshTests {
     )
     func simulatedMonth(shape: MeshShape) async throws {
         let holder = Holder()
-        try await withTestMesh(shape, deadline: .seconds(20)) { server, client in
+        try await withTestMesh(shape, deadline: .seconds(20), clock: .standing()) { server, client in
             // Search and the fake subscription/watchlist answers on the server (the hub when split); scoring on the client.
             let fixture = try ScoringFixture(bus: client, neighboursOn: server, fakeAirports: false, start: Date(timeIntervalSince1970: 1_795_348_800))
             var values: [AbsoluteConfigKey: ConfigValue] = [:]

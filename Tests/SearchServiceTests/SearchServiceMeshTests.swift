@@ -79,7 +79,7 @@ struct SearchServiceMeshTests {
             ]
             // 20 s, not the default 5 s: the token fetch and the search are two HTTP round trips to a
             // stub on the shared event loops, and in a full parallel run on 2 cores the 5 s ran out (3 of 5 runs, 2026-11-24).
-            try await withTestMesh(shape, deadline: .seconds(20)) { bus, _ in
+            try await withTestMesh(shape, deadline: .seconds(20), clock: .standing()) { bus, _ in
                 try Self.behaviour(on: bus, clock: Self.clock, config: config).register(on: bus)
             } body: { mesh in
                 let response = try await mesh.clientBus.request(SearchEngineFixture.request { $0.origin = "LHR" })

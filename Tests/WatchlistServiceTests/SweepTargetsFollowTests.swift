@@ -54,7 +54,7 @@ struct SweepTargetsFollowTests {
     )
     func keptEqualsAsked(shape: MeshShape) async throws {
         let holder = Holder()
-        try await withTestMesh(shape, deadline: .seconds(20)) { server, client in
+        try await withTestMesh(shape, deadline: .seconds(20), clock: .standing()) { server, client in
             // Subscription, watchlists (and the fake search they ask) on the client's node; search's kept targets on the server's.
             holder.fixture.set(try WatchlistFixture(bus: client))
             holder.kept.set(try Self.keptTargets(on: server))

@@ -17,7 +17,7 @@ struct WatchlistCurrencyTests {
     @Test("a EUR threshold on a USD market: $100.00 (91.30 EUR at the ECB's 1.0953) stays above 90.00 EUR, $98.00 (89.47 EUR) crosses it once, and each check shows the converted price and the rate", arguments: MeshShape.allCases)
     func eurThresholdOnUSDMarket(shape: MeshShape) async throws {
         let holder = Holder()
-        try await withTestMesh(shape, deadline: .seconds(20)) { server, client in
+        try await withTestMesh(shape, deadline: .seconds(20), clock: .standing()) { server, client in
             holder.fixture.set(try WatchlistFixture(bus: server, watchlistBus: client))
         } body: { mesh in
             let fixture = try #require(holder.fixture.get())

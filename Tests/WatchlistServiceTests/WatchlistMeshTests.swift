@@ -20,7 +20,7 @@ struct WatchlistMeshTests {
     )
     func wholeStory(shape: MeshShape) async throws {
         let holder = Holder()
-        try await withTestMesh(shape, deadline: .seconds(20)) { server, client in
+        try await withTestMesh(shape, deadline: .seconds(20), clock: .standing()) { server, client in
             // Subscription and search on the server (the hub when split); watchlists on the client's bus.
             holder.fixture.set(try WatchlistFixture(bus: server, watchlistBus: client))
         } body: { mesh in

@@ -108,7 +108,7 @@ struct WatchlistRangeTests {
     @Test("a Free check scans 8 of the range's 31 trips, each a search of its own for that trip with the watchlist's purpose; the cheapest is the price; the next check scans the next 8", arguments: MeshShape.allCases)
     func freeScan(shape: MeshShape) async throws {
         let holder = WatchlistCurrencyTests.Holder()
-        try await withTestMesh(shape, deadline: .seconds(20)) { server, client in
+        try await withTestMesh(shape, deadline: .seconds(20), clock: .standing()) { server, client in
             holder.fixture.set(try WatchlistFixture(bus: server, watchlistBus: client))
         } body: { _ in
             let fixture = try #require(holder.fixture.get())

@@ -58,7 +58,7 @@ import Testing
         }
         let holder = Holder()
         let push = RecordingChannel(.push)
-        try await withTestMesh(shape, deadline: .seconds(20)) { server, client in
+        try await withTestMesh(shape, deadline: .seconds(20), clock: .standing()) { server, client in
             // Subscription, watchlist, the directory and analytics on the server; alerts on the client.
             let fixture = try AlertsFixture(bus: server, alertsBus: client, channels: [push])
             holder.fixture.set(fixture)

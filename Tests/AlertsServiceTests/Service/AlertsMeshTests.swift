@@ -87,7 +87,7 @@ import Testing
     @Test("an exceptional deal published on the server is ranked by alerts on the client with the watchlist factor, who prefers its origin and who watches its route kept from subscription's and watchlist's events across the bridge", arguments: MeshShape.allCases)
     func exceptionalDealWithTheWatchlistFactor(shape: MeshShape) async throws {
         let holder = Holder()
-        try await withTestMesh(shape, deadline: .seconds(20)) { server, client in
+        try await withTestMesh(shape, deadline: .seconds(20), clock: .standing()) { server, client in
             // Subscription, watchlist and the directory on the server (the hub when split); alerts on the client, which
             // learns who prefers which airport and who watches which route from their events alone.
             holder.fixture.set(try AlertsFixture(bus: server, alertsBus: client, handsAudience: false))

@@ -84,7 +84,7 @@ struct AudienceFollowTests {
     )
     func keptEqualsAsked(shape: MeshShape) async throws {
         let holder = Holder()
-        try await withTestMesh(shape, deadline: .seconds(20)) { server, client in
+        try await withTestMesh(shape, deadline: .seconds(20), clock: .standing()) { server, client in
             // Subscription and watchlist on the client's node; alerts' kept audience on the server's.
             holder.fixture.set(try AlertsFixture(bus: client, handsAudience: false))
             holder.kept.set(try Self.keptAudience(on: server))

@@ -176,7 +176,7 @@ import Testing
     @Test("on the running service, in one process and split: a poisoned crossing published on the server is set aside by alerts on the client, listed over the bus, and decided by a retry over the bus once fixed", arguments: MeshShape.allCases)
     func retriedOverTheBus(shape: MeshShape) async throws {
         let holder = AlertsMeshTests.Holder()
-        try await withTestMesh(shape, deadline: .seconds(20)) { server, client in
+        try await withTestMesh(shape, deadline: .seconds(20), clock: .standing()) { server, client in
             holder.fixture.set(try AlertsFixture(bus: server, alertsBus: client))
         } body: { mesh in
             let fixture = try #require(holder.fixture.get())
