@@ -58,7 +58,12 @@ struct NATSClusterTests {
         let firstHundred = ContinuousClock.now - started
         cluster.kill(leader)
         try await publishing.value
-        #expect(try await consumer.receive(count).map(\.sequence) == Array(1 ... count))
+        let received = try await consumer.receive(count).map(\.sequence)
+        // On a failure, what differs: missing, repeated and out-of-order sequences.
+        let repeated = Dictionary(grouping: received, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
+        let missing = Set(1 ... count).subtracting(received).sorted()
+        let outOfOrder = zip(received, received.dropFirst()).filter { $0 >= $1 }.map { "\($0)→\($1)" }
+        #expect(received == Array(1 ... count), "missing \(missing), repeated \(repeated), out of order \(outOfOrder)")
         print("NATSClusterTests: stream leader \(leader) killed after event 100+ (the first 100 took \(firstHundred)); longest publish (the election's gap) \(longest.get())")
     }
 
