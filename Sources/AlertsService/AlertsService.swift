@@ -83,6 +83,9 @@ actor AlertsService: ServiceBehaviour, AlertsTables {
     private let trackRecordEvents: EventSubscription<RouteTrackRecordChanged>
     /// `PriceChanged` and `WatchlistChanged`, for silent pushes; nil without a push channel.
     private let watchlistUpdates: EventSubscription<any BusEvent>?
+    /// Returns once the node has joined the others: the audience's wanted
+    /// announcements are asked for then (``WantedAnnouncements``).
+    let joined: @Sendable () async -> Void
 
     /// Inbox consumer names.
     static let dealConsumer = "alerts.exceptional-deal"
@@ -107,8 +110,10 @@ actor AlertsService: ServiceBehaviour, AlertsTables {
     init(
         database: ServiceDatabase, bus: MessageBus, clock: any WallClock, transport: TransportClock = .system, channels: [any AlertDeliveryChannel],
         backoff: @escaping AlertDelivery.Backoff, recheck: AlertDelivery.PriceRecheck? = nil, deliveryTick: Duration = .seconds(1),
-        retention: TimeInterval = 90 * 86_400, gathering: Duration = AlertDeliverySettings.defaultGatheringWindow, logger: Logger
+        retention: TimeInterval = 90 * 86_400, gathering: Duration = AlertDeliverySettings.defaultGatheringWindow,
+        joined: @escaping @Sendable () async -> Void = {}, logger: Logger
     ) {
+        self.joined = joined
         self.database = database
         self.bus = bus
         self.clock = clock
@@ -167,6 +172,10 @@ actor AlertsService: ServiceBehaviour, AlertsTables {
             group.addTask { await self.follow(self.decisionStream) }
             group.addTask { for await delivery in self.deletions { await self.erase(delivery.event.userID) } }
             group.addTask { await self.audience.follow(self.audienceEvents) }
+            // Started without the audience (a new database: this node may have joined after it was made): asked for.
+            group.addTask {
+                await WantedAnnouncements.ask(consumer: "alerts", database: self.database, bus: self.bus, joined: self.joined, logger: self.logger)
+            }
             group.addTask { await self.trackRecords.follow(self.trackRecordEvents) }
             if let updates = self.watchlistUpdates { group.addTask { await self.delivery.followWatchlistUpdates(updates) } }
             group.addTask { await self.delivery.followPokes() }

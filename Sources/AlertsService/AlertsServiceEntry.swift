@@ -1,4 +1,5 @@
 public import FareLensServiceKit
+import FareLensMessages
 import FareLensStore
 import Foundation
 
@@ -17,7 +18,8 @@ public enum AlertsServiceEntry {
         return AlertsService(
             database: context.database, bus: context.bus, clock: context.clock, channels: channels,
             backoff: { attempt, retryAfter in policy.delay(afterAttempt: attempt, retryAfter: retryAfter) },
-            retention: TimeInterval(settings.retentionDays) * 86_400, gathering: settings.gatheringWindow, logger: context.logger)
+            retention: TimeInterval(settings.retentionDays) * 86_400, gathering: settings.gatheringWindow, joined: context.joined,
+            logger: context.logger)
     }
 
     /// The channels `settings` configure: the log always, the webhook and
@@ -62,6 +64,10 @@ public enum AlertsServiceEntry {
         migrations.register("alerts-010-fare-expiry", AlertRow.migrateExpiry)
         migrations.register("alerts-011-kept-audience", AudienceTables.migrate)
         migrations.register("alerts-012-route-track-records", RouteTrackRecordRow.migrate)
+        // Who prefers which airport and who watches which route, kept from events: a new database (this node may
+        // join after they were made) asks subscription and watchlist to announce them (WantedAnnouncements).
+        migrations.registerWantedAnnouncements(
+            named: "alerts-013-want-announcements", announcements: [AnnouncementWanted.userPreferences, AnnouncementWanted.watchlists])
         return migrations
     }
 }

@@ -29,5 +29,7 @@ public enum MessageCatalog {
         DeviceRemoved.self,
         // analytics
         RouteTrackRecordChanged.self,
+        // alerts and search, which keep subscription's and watchlist's state from their events
+        AnnouncementWanted.self,
     ]
 }

@@ -21,6 +21,8 @@ struct HostedService: Service {
     /// The node's whole configuration; the service reads its own section (its name) and the sections it owns (``ServiceContext/section(_:)``).
     let configuration: ConfigReader
     let databases: NodeDatabases
+    /// Returns once the node's bridge (and NATS transport) has started and joined (``ServiceContext/joined``).
+    let joined: @Sendable () async -> Void
 
     func run() async throws {
         var logger = self.logger
@@ -34,7 +36,7 @@ struct HostedService: Service {
         let run = try ServiceRuns.recordStart(in: database, node: nodeName, at: clock.now())
         let behaviour = try descriptor.make(ServiceContext(
             bus: bus, database: database, logger: logger, clock: clock, configuration: configuration.scoped(to: ConfigKey(descriptor.name)),
-            node: configuration))
+            node: configuration, joined: joined))
         try behaviour.register(on: bus)
         logger.debug("service ready", metadata: ["address": "\(descriptor.address)"])
         readiness.markReady(descriptor.name)

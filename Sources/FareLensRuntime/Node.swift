@@ -96,16 +96,16 @@ public final class Node: Sendable {
         if let listen = configuration.metricsListen, listen.port != 0 { try await MetricsHTTPServer.probe(host: listen.host, port: listen.port) }
         try DataDirectory.prepare(configuration.dataDirectory)
         let readiness = ReadinessBoard(expecting: services.map(\.name))
+        // Ready also waits for the metrics endpoint, when there is one, to listen.
+        let bridgeReady = ReadinessBoard(expecting: ["bridge"] + (configuration.metricsListen == nil ? [] : ["metrics"]) + (configuration.transport == .nats ? ["nats"] : []))
         let hosted = services.map {
             HostedService(
                 descriptor: $0, bus: bus, dataDirectory: configuration.dataDirectory,
                 nodeName: configuration.nodeName, clock: clock, readiness: readiness, logger: logger,
-                configuration: configuration.reader, databases: databases
+                configuration: configuration.reader, databases: databases, joined: { await bridgeReady.waitUntilAllReady() }
             )
         }
         try serveNodeAdmin(databases: databases)
-        // Ready also waits for the metrics endpoint, when there is one, to listen.
-        let bridgeReady = ReadinessBoard(expecting: ["bridge"] + (configuration.metricsListen == nil ? [] : ["metrics"]) + (configuration.transport == .nats ? ["nats"] : []))
         let transports = try await makeTransports(servicesReady: readiness, bridgeReady: bridgeReady)
         let report: @Sendable () -> NodeReadyReport = { [configuration, services, bridgeDescription] in
             NodeReadyReport(nodeName: configuration.nodeName, services: services.map(\.name), pid: getpid(), startup: .now - start, bridge: bridgeDescription)

@@ -18,12 +18,17 @@ public struct ServiceContext: Sendable {
     public let configuration: ConfigReader
     /// The node's whole configuration, for ``section(_:)``.
     private let node: ConfigReader
+    /// Returns once the node has joined the others: its bridge started
+    /// (a spoke journals what it publishes before it connects) and, over
+    /// NATS, its subscriptions and consumer made. At once for a node alone.
+    public let joined: @Sendable () async -> Void
 
     /// Creates a context; `node` is the whole configuration (by default the
     /// service's own section is all there is).
     public init(
         bus: MessageBus, database: ServiceDatabase, logger: Logger, clock: any WallClock,
-        configuration: ConfigReader = ConfigReader(provider: InMemoryProvider(values: [:])), node: ConfigReader? = nil
+        configuration: ConfigReader = ConfigReader(provider: InMemoryProvider(values: [:])), node: ConfigReader? = nil,
+        joined: @escaping @Sendable () async -> Void = {}
     ) {
         self.bus = bus
         self.database = database
@@ -31,6 +36,7 @@ public struct ServiceContext: Sendable {
         self.clock = clock
         self.configuration = configuration
         self.node = node ?? ConfigReader(provider: InMemoryProvider(values: [:]))
+        self.joined = joined
     }
 
     /// A section of the node's configuration that a service owns under

@@ -32,6 +32,16 @@ extension ServiceDatabase {
         return db.changesCount > 0
     }
 
+    /// Records that `announcement` is due again: a consumer that started
+    /// without the state it keeps asked for it (`AnnouncementWanted`). The
+    /// next ``makePendingAnnouncement(_:_:)`` makes it.
+    public func oweAnnouncement(_ announcement: String) throws {
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS pending_announcement (name TEXT PRIMARY KEY NOT NULL)")
+            try db.execute(sql: "INSERT OR IGNORE INTO pending_announcement (name) VALUES (?)", arguments: [announcement])
+        }
+    }
+
     /// Makes `announcement` if it is due: `announce` writes the announcing
     /// events (into the outbox) in the transaction that marks it made.
     ///

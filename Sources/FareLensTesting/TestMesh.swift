@@ -51,13 +51,30 @@ public func withTestMesh(
     let serverBus = MessageBus(configuration: busConfiguration)
     guard shape != .oneProcess else {
         try configure(serverBus, serverBus)
-        let mesh = TestMesh(serverBus: serverBus, clientBus: serverBus, socketPath: "", hub: nil, spoke: nil)
-        try await withTimeLimit("the test body finished") { try await body(mesh) }
-        return
+        return try await withJoinedBuses(shape, server: serverBus, client: serverBus, body: body)
     }
     busConfiguration.nodeName = "spoke"
     let clientBus = MessageBus(configuration: busConfiguration)
     try configure(serverBus, clientBus)
+    try await withJoinedBuses(shape, server: serverBus, client: clientBus, bridge: adjust, body: body)
+}
+
+/// Joins two buses that exist already in `shape` (`server` the hub, `client`
+/// a spoke or a second NATS node), waits until they have joined, runs
+/// `body`, then stops them: for a test whose client node joins after the
+/// server's services have made their state. In `.oneProcess`, `server` and
+/// `client` are one bus and `body` runs at once.
+public func withJoinedBuses(
+    _ shape: MeshShape, server serverBus: MessageBus, client clientBus: MessageBus,
+    bridge adjust: @Sendable (inout BridgeConfiguration) -> Void = { _ in },
+    body: @escaping @Sendable (TestMesh) async throws -> Void
+) async throws {
+    guard shape != .oneProcess else {
+        precondition(serverBus === clientBus, "one process is one bus")
+        let mesh = TestMesh(serverBus: serverBus, clientBus: clientBus, socketPath: "", hub: nil, spoke: nil)
+        try await withTimeLimit("the test body finished") { try await body(mesh) }
+        return
+    }
     #if NATS
     if shape == .nats { return try await withNATSMesh(serverBus: serverBus, clientBus: clientBus, body: body) }
     #endif

@@ -30,6 +30,9 @@ struct SearchBehaviour: ServiceBehaviour {
     var clock: any WallClock = SystemWallClock()
     /// The exchange rates (nil in tests of the rest).
     var rates: ExchangeRateKeeper? = nil
+    /// Asks for the announcements the sweep's targets want, if any
+    /// (``WantedAnnouncements``: a new database; nil in tests of the rest).
+    var askForWantedAnnouncements: (@Sendable () async -> Void)? = nil
 
     func register(on bus: MessageBus) throws {
         try bus.serve(AirportLookupRequest.self) { request, _ in
@@ -67,6 +70,7 @@ struct SearchBehaviour: ServiceBehaviour {
             if let (kept, subscriptions) = targets {
                 group.addTask { await kept.follow(subscriptions) }
             }
+            if let askForWantedAnnouncements { group.addTask { await askForWantedAnnouncements() } }
             if let sweep, settings.sweepInterval > .zero {
                 group.addTask { try await sweepForever(sweep) }
             }

@@ -1,4 +1,5 @@
 public import FareLensServiceKit
+import FareLensMessages
 import FareLensStore
 import Foundation
 import Logging
@@ -16,6 +17,10 @@ public enum SearchServiceEntry {
         migrations.register("search-001-provider-quota", QuotaLedger.migrate)
         migrations.register("search-002-sweep-targets", SweepTargetTables.migrate)
         migrations.register("search-003-exchange-rates", ExchangeRateFileRecord.migrate)
+        // The routes and airports the sweep keeps from events: a new database (this node may join after they were
+        // made) asks watchlist and subscription to announce them (WantedAnnouncements).
+        migrations.registerWantedAnnouncements(
+            named: "search-004-want-announcements", announcements: [AnnouncementWanted.userPreferences, AnnouncementWanted.watchlists])
         return migrations
     }
 
@@ -67,7 +72,10 @@ public enum SearchServiceEntry {
                 let country = place.hasAirport ? place.airport.country : place.metro.country
                 return simulated.currencies.currency(ofCountry: country).code
             },
-            clock: clock, rates: rates
+            clock: clock, rates: rates,
+            askForWantedAnnouncements: { [context] in
+                await WantedAnnouncements.ask(consumer: "search", database: context.database, bus: context.bus, joined: context.joined, logger: context.logger)
+            }
         )
     }
 }

@@ -44,6 +44,9 @@ actor SubscriptionService: ServiceBehaviour {
     /// Checks the App Store's signed payloads; nil when `appstore.bundleId`
     /// is not set (the App Store requests answer `appstore-not-configured`).
     let appStore: AppStoreVerifier?
+    /// Services that keep users' preferences from their events and started
+    /// without them (a node that joined later) ask for them again.
+    let announcementWants: EventSubscription<AnnouncementWanted>
 
     init(
         database: ServiceDatabase, airports: any AirportChecker, clock: any WallClock, bus: MessageBus,
@@ -62,6 +65,8 @@ actor SubscriptionService: ServiceBehaviour {
             logger: logger)
         self.trialCheckInterval = trialCheckInterval
         self.logger = logger
+        // Subscribed here, before the node's hello, so the topic is routed to this node from the start.
+        self.announcementWants = bus.subscribe(AnnouncementWanted.self)
     }
 
     nonisolated func register(on bus: MessageBus) throws {
@@ -97,12 +102,18 @@ actor SubscriptionService: ServiceBehaviour {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.events.run() }
             group.addTask {
+                await WantedAnnouncements.follow(
+                    self.announcementWants, announcement: Self.preferencesAnnouncement, database: self.database, logger: self.logger
+                ) { await self.announcePending() }
+            }
+            group.addTask {
                 while !Task.isCancelled {
                     await self.advanceTrials()
                     await self.endPaidPeriods()
                     await self.purgeExpiredRefreshTokens()
                     try? await self.clock.sleep(for: self.trialCheckInterval)  // safe: the clock's time, the trial schedule itself (tests call advanceTrials directly); ends on cancellation
                 }
+                self.announcementWants.cancel()
             }
         }
     }
@@ -234,54 +245,6 @@ actor SubscriptionService: ServiceBehaviour {
         var response = GetEntitlementsResponse()
         response.entitlements = TierEntitlements.of(try find(request.userID, email: nil).tierValue)
         return response
-    }
-
-    // MARK: Trials
-
-    /// Moves every trial along at the clock's now: one day before its end,
-    /// `TrialEnding(ONE_DAY_LEFT)`; at its end, `TrialEnding(EXPIRED)`, the
-    /// tier becomes Free and `TierChanged` (`TRIAL_EXPIRED`) follows. A
-    /// trial that ended while the service was down gets only the expiry.
-    ///
-    /// - Returns: how many users moved.
-    @discardableResult
-    func advanceTrials() -> Int {
-        let now = clock.now()
-        let nowMs = Self.unixMs(now)
-        let moved: [(UserRecord, TrialEnding.Stage)]
-        do {
-            moved = try database.write { db in
-                let due = try UserRecord
-                    .filter(Column("tier") == Tier.trial.rawValue && Column("trialStage") != UserRecord.TrialStage.over.rawValue)
-                    .filter(Column("trialEndsAtUnixMs") - 86_400_000 <= nowMs)
-                    .fetchAll(db)
-                var moved: [(UserRecord, TrialEnding.Stage)] = []
-                for var record in due {
-                    let stage: TrialEnding.Stage
-                    if record.trialEndsAtUnixMs <= nowMs {
-                        record.tier = Tier.free.rawValue
-                        record.trialStage = .over
-                        stage = .expired
-                    } else if record.trialStage == .running {
-                        record.trialStage = .reminded
-                        stage = .oneDayLeft
-                    } else {
-                        continue
-                    }
-                    try record.update(db)
-                    try self.appendTrialEnding(record, stage: stage, at: now, in: db)
-                    moved.append((record, stage))
-                }
-                return moved
-            }
-        } catch {
-            logger.error("trial check failed; retrying on the next one", metadata: ["error": "\(error)"])
-            return 0
-        }
-        for (record, stage) in moved {
-            logger.info("trial moved on", metadata: ["user": "\(record.userID)", "stage": "\(stage)"])
-        }
-        return moved.count
     }
 
     // MARK: Helpers

@@ -49,6 +49,9 @@ actor WatchlistService: ServiceBehaviour {
     private let tierChanges: EventSubscription<TierChanged>
     private let preferenceChanges: EventSubscription<UserPreferencesChanged>
     private let deletions: EventSubscription<UserDeleted>
+    /// Services that keep watchlists from their events and started without
+    /// them (a node that joined later) ask for them again.
+    private let announcementWants: EventSubscription<AnnouncementWanted>
 
     /// The inbox consumer name under which `TierChanged` effects are recorded.
     static let tierConsumer = "watchlist.tier-changed"
@@ -85,6 +88,7 @@ actor WatchlistService: ServiceBehaviour {
         self.tierChanges = bus.subscribe(TierChanged.self)
         self.preferenceChanges = bus.subscribe(UserPreferencesChanged.self)
         self.deletions = bus.subscribe(UserDeleted.self)
+        self.announcementWants = bus.subscribe(AnnouncementWanted.self)
     }
 
     nonisolated func register(on bus: MessageBus) throws {
@@ -125,6 +129,11 @@ actor WatchlistService: ServiceBehaviour {
             group.addTask { for await delivery in self.preferenceChanges { await self.apply(delivery.event) } }
             group.addTask { for await delivery in self.deletions { await self.apply(delivery.event) } }
             group.addTask {
+                await WantedAnnouncements.follow(
+                    self.announcementWants, announcement: Self.watchlistsAnnouncement, database: self.database, logger: self.logger
+                ) { await self.announcePending() }
+            }
+            group.addTask {
                 while !Task.isCancelled {
                     await self.runDueChecks()
                     try? await self.clock.sleep(for: self.checkTick)  // safe: the clock's time, the check schedule's tick (tests call runDueChecks directly); ends on cancellation
@@ -132,6 +141,7 @@ actor WatchlistService: ServiceBehaviour {
                 self.tierChanges.cancel()
                 self.preferenceChanges.cancel()
                 self.deletions.cancel()
+                self.announcementWants.cancel()
             }
         }
     }

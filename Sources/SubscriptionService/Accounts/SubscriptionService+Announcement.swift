@@ -6,8 +6,9 @@ import GRDB
 extension SubscriptionService {
     /// The pending announcement (migration `subscription-005-announce-preferences`)
     /// of every user's preferences as they stand, for the consumers that keep
-    /// them from `UserPreferencesChanged` (search's sweep targets).
-    static let preferencesAnnouncement = "user-preferences"
+    /// them from `UserPreferencesChanged` (search's sweep targets, alerts'
+    /// audience); due again when one of them wants it (`AnnouncementWanted`).
+    static let preferencesAnnouncement = AnnouncementWanted.userPreferences
 
     /// Writes `UserPreferencesChanged` with `announced` set for every user
     /// into the outbox, in the transaction that marks the announcement made,

@@ -6,8 +6,9 @@ import GRDB
 extension WatchlistService {
     /// The pending announcement (migration `watchlist-003-announce-watchlists`)
     /// of every watchlist as it stands, for the consumers that keep
-    /// watchlists from `WatchlistChanged` (search's sweep targets).
-    static let watchlistsAnnouncement = "watchlists"
+    /// watchlists from `WatchlistChanged` (search's sweep targets, alerts'
+    /// audience); due again when one of them wants it (`AnnouncementWanted`).
+    static let watchlistsAnnouncement = AnnouncementWanted.watchlists
 
     /// Writes `WatchlistChanged(ANNOUNCED)` for every watchlist into the
     /// outbox, in the transaction that marks the announcement made, if it is
