@@ -11,10 +11,11 @@ import Glibc
 #endif
 
 /// A bus for one test node.
-func makeNodeBus(_ name: String, deadline: Duration = .seconds(10)) -> MessageBus {
+func makeNodeBus(_ name: String, deadline: Duration = .seconds(10), clock: BusClock = .continuous) -> MessageBus {
     var configuration = BusConfiguration()
     configuration.nodeName = name
     configuration.defaultDeadline = deadline
+    configuration.clock = clock
     return MessageBus(configuration: configuration)
 }
 
