@@ -130,6 +130,18 @@ public func temporarySocketPath() -> String {
     return directory + "/bus.sock"
 }
 
+/// A bus for a test node named `name` whose requests never time out in
+/// the process, however busy the machine (``BusClock/standing()``): for
+/// tests of answers, not deadlines. A request that leaves it spends
+/// `deadline` in real time on the wire.
+public func standingBus(_ name: String, deadline: Duration = .seconds(20)) -> MessageBus {
+    var configuration = BusConfiguration()
+    configuration.clock = .standing()
+    configuration.defaultDeadline = deadline
+    configuration.nodeName = name
+    return MessageBus(configuration: configuration)
+}
+
 /// A node identity for tests.
 public func testIdentity(_ name: String, role: NodeIdentity.Role = .node) -> NodeIdentity {
     NodeIdentity(nodeName: name, role: role, softwareVersion: "test", startedAtUnixMs: 0)

@@ -17,21 +17,12 @@ import Testing
 /// two services would answer (docs/search.md, "Market sweep").
 @Suite("A search node that joins late asks for the sweep targets it missed")
 struct LateSweepTargetsTests {
-    /// A bus whose requests do not time out in the process (the time on the wire is real).
-    static func bus(_ name: String) -> MessageBus {
-        var configuration = BusConfiguration()
-        configuration.clock = .standing()
-        configuration.defaultDeadline = .seconds(20)
-        configuration.nodeName = name
-        return MessageBus(configuration: configuration)
-    }
-
     @Test(
         "watchlists and preferences made before search's node joined: its new database asks for them once, and it then keeps what watchlist and subscription answer",
         arguments: MeshShape.allCases
     )
     func lateNodeAsks(shape: MeshShape) async throws {
-        let servicesBus = Self.bus("hub")
+        let servicesBus = standingBus("hub")
         let fixture = try WatchlistFixture(bus: servicesBus)
         try await fixture.running {
             // The announcements the services' own migrations made due are made now, with nothing to announce
@@ -55,7 +46,7 @@ struct LateSweepTargetsTests {
             probe.cancel()
 
             // Search's node joins now, with a new database (its migrations want the announcements).
-            let searchBus = shape == .oneProcess ? servicesBus : Self.bus("spoke")
+            let searchBus = shape == .oneProcess ? servicesBus : standingBus("spoke")
             let database = try ServiceDatabase.inMemory(service: "search", migrations: SearchServiceEntry.migrations)
             #expect(try database.wantedAnnouncements() == [AnnouncementWanted.userPreferences, AnnouncementWanted.watchlists])
             let kept = KeptSweepTargets(database: database, watchedLimit: 10, airportLimit: 10, logger: quietLogger())

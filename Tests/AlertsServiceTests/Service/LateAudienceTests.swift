@@ -18,21 +18,12 @@ import Testing
 /// exceptional deal, and each user's settings").
 @Suite("An alerts node that joins late asks for the audience it missed")
 struct LateAudienceTests {
-    /// A bus whose requests do not time out in the process (the time on the wire is real).
-    static func bus(_ name: String) -> MessageBus {
-        var configuration = BusConfiguration()
-        configuration.clock = .standing()
-        configuration.defaultDeadline = .seconds(20)
-        configuration.nodeName = name
-        return MessageBus(configuration: configuration)
-    }
-
     @Test(
         "users and watchlists made before alerts' node joined: its new database asks for them once, and it then keeps what subscription and watchlist answer",
         arguments: MeshShape.allCases
     )
     func lateNodeAsks(shape: MeshShape) async throws {
-        let servicesBus = Self.bus("hub")
+        let servicesBus = standingBus("hub")
         let fixture = try AlertsFixture(bus: servicesBus, handsAudience: false)
         // Subscription and watchlist run (their outboxes, and they follow AnnouncementWanted).
         let running = [Task { try? await fixture.subscription.run() }, Task { try? await fixture.watchlists.run() }]
@@ -58,7 +49,7 @@ struct LateAudienceTests {
         probe.cancel()
 
         // Alerts' node joins now, with a new database (its migrations want the announcements).
-        let alertsBus = shape == .oneProcess ? servicesBus : Self.bus("spoke")
+        let alertsBus = shape == .oneProcess ? servicesBus : standingBus("spoke")
         let database = try AlertsFixture.database("alerts", AlertsServiceEntry.migrations)
         #expect(try database.wantedAnnouncements() == [AnnouncementWanted.userPreferences, AnnouncementWanted.watchlists])
         let kept = KeptAudience(database: database, transport: .system, logger: quietLogger())
@@ -82,7 +73,7 @@ struct LateAudienceTests {
 
     @Test("the alerts service asks at its start, once its node has joined; the want names what it keeps")
     func serviceAsksOnceJoined() async throws {
-        let bus = Self.bus("one")
+        let bus = standingBus("one")
         let wants = bus.subscribe(AnnouncementWanted.self)
         let (entered, joined) = (Locked(false), Locked(false))
         let database = try AlertsFixture.database("alerts", AlertsServiceEntry.migrations)
