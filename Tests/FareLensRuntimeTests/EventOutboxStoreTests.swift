@@ -17,8 +17,9 @@ struct EventOutboxStoreTests {
     final class ArrayStore: EventOutboxStore {
         let rows = Locked<[Int64]>([])
         let reads = Locked(0)
-        /// The last read: after which sequence, and whether it found fewer rows than it could take (all there were).
-        let lastRead = Locked<(after: Int64, foundAll: Bool)?>(nil)
+        /// The last read: the last sequence it found (or the one it read after, finding none), and whether
+        /// it found fewer rows than it could take (all there were).
+        let lastRead = Locked<(through: Int64, foundAll: Bool)?>(nil)
         let settled: Locked<Int64>
 
         init(settledThrough: Int64 = 0) { settled = Locked(settledThrough) }
@@ -28,7 +29,7 @@ struct EventOutboxStoreTests {
         func events(after sequence: Int64, limit: Int) async throws(StoreError) -> [OutboxEvent] {
             reads.update { $0 += 1 }
             let found = rows.get().filter { $0 > sequence }.prefix(limit)
-            lastRead.set((sequence, found.count < limit))
+            lastRead.set((found.last ?? sequence, found.count < limit))
             return found.map(Self.event)
         }
         func forget(through sequence: Int64) async throws(StoreError) { settled.update { $0 = max($0, sequence) } }
@@ -95,9 +96,11 @@ struct EventOutboxStoreTests {
         try Self.commit(1 ... 100, store, outbox, queue)
         try Self.commit(101 ... 200, store, outbox, queue)  // 200 > 128: memory emptied
         #expect(try await Self.received(200, subscription) == Array(1 ... 200))
-        // Caught up once a read past the 200th found nothing more: on a loaded machine that read came after
-        // the next commit when the test did not wait for it, and the relay then read those 10 from the store.
-        try await waitUntil("the relay caught up with the store") { store.lastRead.get().map { $0.after >= 200 && $0.foundAll } ?? false }
+        // Caught up once a read reached the 200th and found nothing after it (the read after 199 may find
+        // just 200: fewer than it could take): on a loaded machine that read came after the next commit when
+        // the test did not wait for it, and the relay then read those 10 from the store. (Waiting for a read
+        // past the 200th itself gave up when the catching-up read was the one after 199.)
+        try await waitUntil("the relay caught up with the store") { store.lastRead.get().map { $0.through >= 200 && $0.foundAll } ?? false }
         let readsAfterOverflow = store.reads.get()
         #expect(readsAfterOverflow > 1)
         try Self.commit(201 ... 210, store, outbox, queue)
