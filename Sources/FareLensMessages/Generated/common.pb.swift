@@ -242,29 +242,6 @@ public nonisolated struct TimeOfDay: Sendable {
   public init() {}
 }
 
-/// A service that keeps other services' state from their events started
-/// without it (a new database: its node joined after that state was made,
-/// and a durable event reaches only the nodes that had joined). The
-/// services that hold it announce it again, as the events that keep it
-/// (docs/architecture.md, "The event graph").
-public nonisolated struct AnnouncementWanted: Sendable {
-  // SwiftProtobuf.Message conformance is added in an extension below. See the
-  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
-  // methods supported on all messages.
-
-  /// The service that wants it ("alerts", "search"), for the logs.
-  public var consumer: String = String()
-
-  /// What it wants announced: "user-preferences" (every user's
-  /// UserPreferencesChanged, from subscription), "watchlists" (every
-  /// watchlist's WatchlistChanged, from watchlist).
-  public var announcements: [String] = []
-
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
-
-  public init() {}
-}
-
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "farelens.common.v1"
@@ -386,41 +363,6 @@ nonisolated extension TimeOfDay: SwiftProtobuf.Message, SwiftProtobuf._MessageIm
   public static func ==(lhs: TimeOfDay, rhs: TimeOfDay) -> Bool {
     if lhs.hour != rhs.hour {return false}
     if lhs.minute != rhs.minute {return false}
-    if lhs.unknownFields != rhs.unknownFields {return false}
-    return true
-  }
-}
-
-nonisolated extension AnnouncementWanted: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".AnnouncementWanted"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}consumer\0\u{1}announcements\0")
-
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularStringField(value: &self.consumer) }()
-      case 2: try { try decoder.decodeRepeatedStringField(value: &self.announcements) }()
-      default: break
-      }
-    }
-  }
-
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    if !self.consumer.isEmpty {
-      try visitor.visitSingularStringField(value: self.consumer, fieldNumber: 1)
-    }
-    if !self.announcements.isEmpty {
-      try visitor.visitRepeatedStringField(value: self.announcements, fieldNumber: 2)
-    }
-    try unknownFields.traverse(visitor: &visitor)
-  }
-
-  public static func ==(lhs: AnnouncementWanted, rhs: AnnouncementWanted) -> Bool {
-    if lhs.consumer != rhs.consumer {return false}
-    if lhs.announcements != rhs.announcements {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
