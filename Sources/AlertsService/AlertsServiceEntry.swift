@@ -68,6 +68,7 @@ public enum AlertsServiceEntry {
         // join after they were made) asks subscription and watchlist to announce them (WantedAnnouncements).
         migrations.registerWantedAnnouncements(
             named: "alerts-013-want-announcements", announcements: [AnnouncementWanted.userPreferences, AnnouncementWanted.watchlists])
+        migrations.register("alerts-014-deleted-watchlists", AudienceDeletedWatchlistRecord.migrate)
         return migrations
     }
 }

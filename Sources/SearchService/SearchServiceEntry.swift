@@ -21,6 +21,7 @@ public enum SearchServiceEntry {
         // made) asks watchlist and subscription to announce them (WantedAnnouncements).
         migrations.registerWantedAnnouncements(
             named: "search-004-want-announcements", announcements: [AnnouncementWanted.userPreferences, AnnouncementWanted.watchlists])
+        migrations.register("search-005-deleted-watchlists", SweptDeletedWatchlistRecord.migrate)
         return migrations
     }
 

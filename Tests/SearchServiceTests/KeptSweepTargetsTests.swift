@@ -105,6 +105,20 @@ struct KeptSweepTargetsTests {
         #expect(targets.allPreferredAirports().map { "\($0.airport)×\($0.users)" } == ["BOS×1", "JFK×1", "LIS×1"])
     }
 
+    @Test("a deleted watchlist stays deleted: its creation or an update delivered again after the deletion (a lost acknowledgement), in the same millisecond or earlier, brings nothing back")
+    func deletedWatchlistStaysDeleted() throws {
+        let targets = try Self.targets()
+        targets.apply(Self.watchlistChanged("w-1", user: "u-1", "JFK", "NRT", at: 5))
+        targets.apply(Self.watchlistChanged("w-2", user: "u-1", "LIS", "SFO", at: 5))
+        targets.apply(Self.watchlistChanged("w-1", user: "u-1", "JFK", "NRT", change: .deleted, at: 5))
+        targets.apply(Self.watchlistChanged("w-2", user: "u-1", "LIS", "SFO", change: .deleted, at: 7))
+        // Delivered again after the deletions.
+        targets.apply(Self.watchlistChanged("w-1", user: "u-1", "JFK", "NRT", at: 5))
+        targets.apply(Self.watchlistChanged("w-2", user: "u-1", "LIS", "SFO", change: .updated, at: 6))
+        targets.apply(Self.watchlistChanged("w-2", user: "u-1", "LIS", "SFO", change: .deleted, at: 7))
+        #expect(Self.routes(targets).isEmpty)
+    }
+
     @Test("a deleted user's watchlists and airports are forgotten, and an event of theirs arriving later brings nothing back")
     func deletedUser() throws {
         let targets = try Self.targets()

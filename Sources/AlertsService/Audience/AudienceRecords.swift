@@ -115,6 +115,27 @@ struct AudienceAirportRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     var weight: Double
 }
 
+/// A watchlist alerts was told is deleted (table `audience_deleted_watchlist`,
+/// migration `alerts-014-deleted-watchlists`): a deletion is final, so an
+/// earlier event of it that arrives after the deletion (a durable event
+/// delivered again after a lost acknowledgement arrives out of order)
+/// brings nothing back. One short row per deleted watchlist, kept for good.
+struct AudienceDeletedWatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "audience_deleted_watchlist"
+
+    var watchlistID: String
+    /// `at_unix_ms` of the deletion.
+    var deletedAtUnixMs: Int64
+
+    /// Migration `alerts-014-deleted-watchlists`.
+    static func migrate(_ db: Database) throws {
+        try db.create(table: databaseTableName) { table in
+            table.column("watchlistID", .text).primaryKey()
+            table.column("deletedAtUnixMs", .integer).notNull()
+        }
+    }
+}
+
 enum AudienceTables {
     /// The three tables, created by migration `alerts-011-kept-audience`.
     static func migrate(_ db: Database) throws {

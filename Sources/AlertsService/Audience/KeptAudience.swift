@@ -20,7 +20,9 @@ import Logging
 /// nothing, and an event older than what a row holds is not applied over
 /// it. `UserDeleted` leaves a mark, so an event of a deleted user that
 /// arrives after it (the two services' events reach alerts in no common
-/// order) brings nothing back. The answers are those of subscription's
+/// order) brings nothing back; a deleted watchlist leaves one too, so an
+/// earlier event of it delivered again after the deletion (a lost
+/// acknowledgement) does not bring it back either. The answers are those of subscription's
 /// `PreferredAirportUsers`, `GetUsers` and watchlist's `RouteWatchers`
 /// once the events have arrived (`KeptAudienceTests`, `AudienceFollowTests`). After an upgrade, both services
 /// announce what they hold once (migrations `subscription-008-…` and
@@ -153,13 +155,17 @@ struct KeptAudience: Sendable {
 
     // MARK: Applying events
 
-    /// A watchlist as it stands after `event`: kept (active or not), or forgotten when deleted.
+    /// A watchlist as it stands after `event`: kept (active or not), or
+    /// forgotten when deleted, for good (a mark in `audience_deleted_watchlist`).
     func apply(_ event: WatchlistChanged) async {
         await write("watchlist change", ["watchlist": "\(event.watchlist.watchlistID)"]) { db in
+            let watchlistID = event.watchlist.watchlistID
             if let user = try AudienceUserRecord.fetchOne(db, key: event.watchlist.userID), user.deletedAtUnixMs != nil { return }
-            if let kept = try AudienceWatchlistRecord.fetchOne(db, key: event.watchlist.watchlistID), kept.changedAtUnixMs > event.atUnixMs { return }
+            if try AudienceDeletedWatchlistRecord.exists(db, key: watchlistID) { return }
+            if let kept = try AudienceWatchlistRecord.fetchOne(db, key: watchlistID), kept.changedAtUnixMs > event.atUnixMs { return }
             if event.change == .deleted {
-                _ = try AudienceWatchlistRecord.deleteOne(db, key: event.watchlist.watchlistID)
+                _ = try AudienceWatchlistRecord.deleteOne(db, key: watchlistID)
+                try AudienceDeletedWatchlistRecord(watchlistID: watchlistID, deletedAtUnixMs: event.atUnixMs).save(db)
             } else {
                 try AudienceWatchlistRecord(event).save(db)
             }
@@ -167,8 +173,8 @@ struct KeptAudience: Sendable {
     }
 
     /// A user's settings and preferred airports as they stand after `event`;
-    /// its tier too, unless a newer `TierChanged` was applied (an event
-    /// written before this release names no tier: the tier is left as it is).
+    /// its tier too, unless a `TierChanged` as new or newer was applied (an
+    /// event written before this release names no tier: the tier is left as it is).
     func apply(_ event: UserPreferencesChanged) async {
         await write("preferences change", ["user": "\(event.userID)"]) { db in
             var user = try AudienceUserRecord.fetchOne(db, key: event.userID) ?? AudienceUserRecord(userID: event.userID)
@@ -177,7 +183,10 @@ struct KeptAudience: Sendable {
             user.timeZone = event.timeZone
             user.setQuietHours(event.hasQuietHours ? event.quietHours : nil)
             user.currency = event.currency
-            if event.tier != .unspecified, user.tierAtUnixMs <= event.atUnixMs {
+            // Strictly newer: in the same millisecond a TierChanged's tier stands (subscription writes a
+            // preferences event with the tier it holds, so one written after that TierChanged names the same
+            // tier, and one written before it names the old; the two topics reach alerts in no common order).
+            if event.tier != .unspecified, user.tierAtUnixMs < event.atUnixMs {
                 (user.tier, user.dailyCap, user.tierAtUnixMs) = (event.tier.rawValue, Int(event.entitlements.immediateAlertsPerDay), event.atUnixMs)
             }
             try user.save(db)

@@ -17,7 +17,9 @@ public import Logging
 /// changes nothing, and an event older than what a row holds is not
 /// applied over it. `UserDeleted` leaves a mark, so a watchlist event of a
 /// deleted user that arrives after it (the two services' events reach
-/// search in no common order) brings nothing back.
+/// search in no common order) brings nothing back; a deleted watchlist
+/// leaves one too, so an earlier event of it delivered again after the
+/// deletion (a lost acknowledgement) does not bring it back either.
 ///
 /// The answers are those of the watchlist service's `WatchedRoutes` and
 /// the subscription service's `PreferredAirportSummary` once the events
@@ -112,14 +114,18 @@ public struct KeptSweepTargets: SweepTargets {
 
     // MARK: Applying events
 
-    /// A watchlist as it stands after `event`: kept (active or not), or forgotten when deleted.
+    /// A watchlist as it stands after `event`: kept (active or not), or
+    /// forgotten when deleted, for good (a mark in `sweep_deleted_watchlist`).
     func apply(_ event: WatchlistChanged) {
         write("watchlist change", ["watchlist": "\(event.watchlist.watchlistID)"]) { db in
             let userID = event.watchlist.userID
+            let watchlistID = event.watchlist.watchlistID
             if let user = try SweptUserRecord.fetchOne(db, key: userID), user.deletedAtUnixMs != nil { return }
-            if let kept = try SweptWatchlistRecord.fetchOne(db, key: event.watchlist.watchlistID), kept.changedAtUnixMs > event.atUnixMs { return }
+            if try SweptDeletedWatchlistRecord.exists(db, key: watchlistID) { return }
+            if let kept = try SweptWatchlistRecord.fetchOne(db, key: watchlistID), kept.changedAtUnixMs > event.atUnixMs { return }
             if event.change == .deleted {
-                _ = try SweptWatchlistRecord.deleteOne(db, key: event.watchlist.watchlistID)
+                _ = try SweptWatchlistRecord.deleteOne(db, key: watchlistID)
+                try SweptDeletedWatchlistRecord(watchlistID: watchlistID, deletedAtUnixMs: event.atUnixMs).save(db)
             } else {
                 try SweptWatchlistRecord(event).save(db)
             }

@@ -54,6 +54,27 @@ struct SweptAirportRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     var airport: String
 }
 
+/// A watchlist search was told is deleted (table `sweep_deleted_watchlist`,
+/// migration `search-005-deleted-watchlists`): a deletion is final, so an
+/// earlier event of it that arrives after the deletion (a durable event
+/// delivered again after a lost acknowledgement arrives out of order)
+/// brings nothing back. One short row per deleted watchlist, kept for good.
+struct SweptDeletedWatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "sweep_deleted_watchlist"
+
+    var watchlistID: String
+    /// `at_unix_ms` of the deletion.
+    var deletedAtUnixMs: Int64
+
+    /// Migration `search-005-deleted-watchlists`.
+    static func migrate(_ db: Database) throws {
+        try db.create(table: databaseTableName) { table in
+            table.column("watchlistID", .text).primaryKey()
+            table.column("deletedAtUnixMs", .integer).notNull()
+        }
+    }
+}
+
 enum SweepTargetTables {
     /// The three tables, created by migration `search-002-sweep-targets`.
     static func migrate(_ db: Database) throws {

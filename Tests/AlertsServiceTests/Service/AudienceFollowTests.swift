@@ -26,8 +26,8 @@ struct AudienceFollowTests {
         return (KeptAudience(database: database, transport: .system, logger: quietLogger()), KeptAudience.Subscriptions(on: bus))
     }
 
-    static let airports = ["JFK", "LIS", "SYD", "LHR", "DEL"]
-    static let routes: [(String, String, Cabin)] = [("JFK", "NRT", .economy), ("LIS", "SFO", .business), ("LIS", "SFO", .economy), ("DEL", "CDG", .economy), ("LHR", "SYD", .economy), ("LAX", "SFO", .economy)]
+    static let airports = ["JFK", "LIS", "SYD", "LHR", "DEL", "SFO"]
+    static let routes: [(String, String, Cabin)] = [("JFK", "NRT", .economy), ("LIS", "SFO", .business), ("LIS", "SFO", .economy), ("DEL", "CDG", .economy), ("LHR", "SYD", .economy), ("LAX", "SFO", .economy), ("SFO", "LAX", .economy)]
 
     /// What alerts keeps, and what the two services answer when asked, as comparable lines.
     static func keptAndAsked(_ kept: KeptAudience, _ fixture: AlertsFixture) async throws -> (kept: [String], asked: [String]) {
@@ -118,17 +118,28 @@ struct AudienceFollowTests {
                 var erase = DeleteUserRequest()
                 erase.userID = cy
                 _ = try await fixture.subscription.deleteUser(erase)
+                // The last change of each service: each publishes in order, so once alerts keeps these it has
+                // had every event above (without them a wait could end on a moment kept and asked agree by chance).
+                let dee = try await fixture.user("dee@example.com", tier: .pro, airports: ["SFO"])
+                try await Self.watch(fixture, dee, "SFO", "LAX")
 
-                try await waitUntil("alerts keeps what the services answer") {
-                    guard let (kept, asked) = try? await Self.keptAndAsked(kept, fixture) else { return false }
-                    return kept == asked
-                }
-                let (keptLines, _) = try await Self.keptAndAsked(kept, fixture)
-                #expect(keptLines == [
-                    "JFK: \(ana)×0.5", "LIS: \(bo)×1.0", "LHR: \(ana)×0.25", "DEL: \(ana)×0.25",
-                    "JFK-NRT/economy: \(min(ana, bo))", "JFK-NRT/economy: \(max(ana, bo))", "LIS-SFO/business: \(bo)",
+                let last = Locked<(kept: [String], asked: [String])>(([], []))
+                let agreed: Bool
+                do {
+                    try await waitUntil("alerts keeps what the services answer, the last changes included", limit: .seconds(10)) {
+                        guard let (kept, asked) = try? await Self.keptAndAsked(kept, fixture) else { return false }
+                        last.set((kept, asked))
+                        return kept == asked && kept.contains("SFO: \(dee)×1.0") && kept.contains("SFO-LAX/economy: \(dee)")
+                    }
+                    agreed = true
+                } catch { agreed = false }
+                #expect(agreed, "kept \(last.get().kept), asked \(last.get().asked)")
+                #expect(last.get().kept == [
+                    "JFK: \(ana)×0.5", "LIS: \(bo)×1.0", "LHR: \(ana)×0.25", "DEL: \(ana)×0.25", "SFO: \(dee)×1.0",
+                    "JFK-NRT/economy: \(min(ana, bo))", "JFK-NRT/economy: \(max(ana, bo))", "LIS-SFO/business: \(bo)", "SFO-LAX/economy: \(dee)",
                 ] + [
                     "\(ana): America/New_York 22:00–07:00 pro cap 6 EUR", "\(bo): America/New_York 22:00–07:00 free cap 3 ",
+                    "\(dee): America/New_York 22:00–07:00 pro cap 6 ",
                 ].sorted())
             }
         }

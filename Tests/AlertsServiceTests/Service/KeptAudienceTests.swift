@@ -90,6 +90,22 @@ struct KeptAudienceTests {
         #expect(try audience.counts() == (users: 0, watchlists: 4))
     }
 
+    @Test("a deleted watchlist stays deleted: its creation or an update delivered again after the deletion (a lost acknowledgement), in the same millisecond or earlier, brings nothing back")
+    func deletedWatchlistStaysDeleted() async throws {
+        let audience = try Self.audience()
+        await audience.apply(Self.watchlist("w-1", user: "u-1", "JFK", "NRT", at: 5))
+        await audience.apply(Self.watchlist("w-2", user: "u-1", "LIS", "SFO", at: 5))
+        await audience.apply(Self.watchlist("w-1", user: "u-1", "JFK", "NRT", change: .deleted, at: 5))
+        await audience.apply(Self.watchlist("w-2", user: "u-1", "LIS", "SFO", change: .deleted, at: 7))
+        // Delivered again after the deletions.
+        await audience.apply(Self.watchlist("w-1", user: "u-1", "JFK", "NRT", at: 5))
+        await audience.apply(Self.watchlist("w-2", user: "u-1", "LIS", "SFO", change: .updated, at: 6))
+        await audience.apply(Self.watchlist("w-2", user: "u-1", "LIS", "SFO", change: .deleted, at: 7))
+        #expect(try await audience.watchers(origins: ["JFK"], destinations: ["NRT"], cabin: .economy).isEmpty)
+        #expect(try await audience.watchers(origins: ["LIS"], destinations: ["SFO"], cabin: .economy).isEmpty)
+        #expect(try audience.counts() == (users: 0, watchlists: 0))
+    }
+
     @Test("a deleted user's airports and watchlists are forgotten, and no event arriving after the deletion brings them back")
     func deletedUser() async throws {
         let audience = try Self.audience()
@@ -117,6 +133,20 @@ struct KeptAudienceTests {
             ? (subscriber.quietHours.disabled ? "off" : "\(subscriber.quietHours.start.hour):\(subscriber.quietHours.start.minute)–\(subscriber.quietHours.end.hour):\(subscriber.quietHours.end.minute)")
             : "default"
         return "\(subscriber.timeZone) \(quiet) \(subscriber.tier) cap \(entitlements.immediateAlertsPerDay) \(subscriber.currency.isEmpty ? "-" : subscriber.currency)"
+    }
+
+    @Test("in the same millisecond a TierChanged's tier stands over a UserPreferencesChanged's, whichever arrives first (a user made on a trial and upgraded at once)")
+    func tierChangedStandsOnATie() async throws {
+        let audience = try Self.audience()
+        await audience.apply(Self.tierChanged("u-1", .pro, cap: 6, at: 10))
+        await audience.apply(Self.preferences("u-1", [("JFK", 1)], at: 10, tier: .trial, cap: 6))
+        await audience.apply(Self.preferences("u-2", [("JFK", 1)], at: 10, tier: .trial, cap: 6))
+        await audience.apply(Self.tierChanged("u-2", .pro, cap: 6, at: 10))
+        #expect(try await Self.settings(audience, "u-1")?.contains(" pro cap 6 ") == true)
+        #expect(try await Self.settings(audience, "u-2")?.contains(" pro cap 6 ") == true)
+        // A later preferences event carries the tier it was written with, and applies.
+        await audience.apply(Self.preferences("u-1", [("JFK", 1)], at: 11, tier: .free, cap: 3))
+        #expect(try await Self.settings(audience, "u-1")?.contains(" free cap 3 ") == true)
     }
 
     @Test("a user's alert settings: time zone, quiet hours and currency from UserPreferencesChanged; the tier and its cap from the newer of it and TierChanged; a tier alone is no user yet; an event without a tier (before this release) leaves the tier")
