@@ -29,6 +29,10 @@ final class DurableConsumer: Sendable {
     private let logger: Logger
     /// Events this node's consumer has still to settle (`farelens_nats_durable_lag{node}`).
     private let lag: Gauge
+    /// Events JetStream handed this node again (`farelens_nats_durable_redelivered_total{node}`):
+    /// an acknowledgement not made within `nats.ackWaitMs`, or a first delivery lost with a server that
+    /// died. Such an event arrives after those that followed it (docs/bus.md, "NATS").
+    private let redelivered: Counter
     /// How often the lag is asked of the server.
     private let lagInterval: Duration
     private let connection: NATSConnection
@@ -45,6 +49,7 @@ final class DurableConsumer: Sendable {
         streamName = subjects.stream
         let node = transport.identity.nodeName
         lag = Gauge(label: "farelens_nats_durable_lag", dimensions: [("node", node)], factory: transport.metricsFactory)
+        redelivered = Counter(label: "farelens_nats_durable_redelivered_total", dimensions: [("node", node)], factory: transport.metricsFactory)
         lagInterval = transport.settings.heartbeat
         if let earlier {
             lag.record(earlier.lag)
@@ -133,6 +138,7 @@ final class DurableConsumer: Sendable {
     private func deliverInOrder() async {
         for await message in stream {
             guard !Task.isCancelled else { return }
+            if message.deliveryCount > 1 { redelivered.increment() }
             if message.header(Header.node) == nodeName {
                 // Published here: the local subscribers had it at publish time.
                 message.acknowledge()

@@ -3,6 +3,7 @@ import FareLensBus
 import FareLensNATS
 import FareLensTesting
 import Foundation
+import MetricsTestKit
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -23,7 +24,10 @@ struct NATSClusterTests {
         // Made at once, while the cluster may still be electing its JetStream
         // leader: the transport waits for it (up to 60 s) instead of failing.
         let publisher = try await NATSTransportTests.Node(name: "publisher", settings: settings)
-        let consumer = try await NATSTransportTests.Node(name: "consumer", settings: settings) { $0.subscribe(PriceDropped.self, bufferSize: 1024) }
+        let metrics = TestMetrics()
+        let consumer = try await NATSTransportTests.Node(name: "consumer", settings: settings, metrics: metrics) {
+            $0.subscribe(PriceDropped.self, bufferSize: 1024)
+        }
         defer { publisher.stop(); consumer.stop() }
         try await waitUntil("the publisher heard the consumer") { publisher.transport.knownNodes["consumer"] != nil }
         let leader = try await cluster.streamLeader("cluster_durable")
@@ -63,7 +67,12 @@ struct NATSClusterTests {
         let repeated = Dictionary(grouping: received, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
         let missing = Set(1 ... count).subtracting(received).sorted()
         let outOfOrder = zip(received, received.dropFirst()).filter { $0 >= $1 }.map { "\($0)→\($1)" }
-        #expect(received == Array(1 ... count), "missing \(missing), repeated \(repeated), out of order \(outOfOrder)")
+        #expect(missing.isEmpty && repeated.isEmpty && received.count == count, "missing \(missing), repeated \(repeated)")
+        // In order, except an event JetStream handed over again: its first delivery was lost with the killed
+        // server (the consumer's leader), so it comes after those that followed it, once `ackWait` passed
+        // (the bus's contract: an event that merely arrives out of order is delivered; docs/bus.md, "NATS").
+        let redelivered = (try? metrics.expectCounter("farelens_nats_durable_redelivered_total", [("node", "consumer")]).totalValue) ?? 0
+        #expect(outOfOrder.isEmpty || redelivered > 0, "out of order \(outOfOrder) with no event handed over again")
         print("NATSClusterTests: stream leader \(leader) killed after event 100+ (the first 100 took \(firstHundred)); longest publish (the election's gap) \(longest.get())")
     }
 

@@ -294,6 +294,26 @@ struct NATSTransportTests {
         try await waitUntil("all settled") { slow.transport.connection.position(of: consumer, in: stream)?.lag == 0 }
     }
 
+    @Test("an event not settled within nats.ackWaitMs is handed over again by JetStream: counted in farelens_nats_durable_redelivered_total, and the subscriber still has it once")
+    func redeliveryCounted() async throws {
+        var settings = Self.settings(try await TestNATSServer.shared())
+        settings.ackWait = .seconds(1)
+        let publisher = try await Node(name: "publisher", settings: settings)
+        defer { publisher.stop() }
+        let metrics = TestMetrics()
+        // It subscribes but reads nothing yet: event 1 stays unsettled past the ack wait.
+        let slow = try await Node(name: "slow", settings: settings, metrics: metrics) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
+        defer { slow.stop() }
+        try await waitUntil("the publisher knows the subscriber") { publisher.transport.knownNodes["slow"] != nil }
+        try await publisher.bus.publish(PriceDropped(route: "LIS-NYC", sequence: 1))
+        try await waitUntil("JetStream handed event 1 over again") {
+            ((try? metrics.expectCounter("farelens_nats_durable_redelivered_total", [("node", "slow")]).totalValue) ?? 0) >= 1
+        }
+        try await publisher.bus.publish(PriceDropped(route: "LIS-NYC", sequence: 2))
+        // Once each: the copy handed over again was recognised by the bus's redelivery window.
+        #expect(try await slow.receive(2).map(\.sequence) == [1, 2])
+    }
+
     @Test("a node away longer than nats.retentionHours: the events that expired meanwhile are counted and named in a warning when it returns, never silently; it gets what was kept")
     func awayLongerThanRetention() async throws {
         let server = try await TestNATSServer.shared()
