@@ -34,6 +34,7 @@ extension MetricsExposition {
         // The bus over NATS (FareLensNATS).
         "farelens_nats_durable_lag": "Durable events this node's JetStream consumer has still to settle (undelivered and unacknowledged), per node.",
         "farelens_nats_durable_expired_total": "Durable events the stream's age limit (nats.retentionHours) removed before this node read them, per node.",
+        "farelens_nats_durable_redelivered_total": "Durable events JetStream handed this node again (not settled within nats.ackWaitMs, or lost with a server), per node.",
         // Search.
         "farelens_search_cache_hits_total": "Searches answered from a fresh cache entry.",
         "farelens_search_cache_misses_total": "Searches that found no fresh cache entry.",
