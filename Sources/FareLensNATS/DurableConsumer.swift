@@ -31,7 +31,7 @@ final class DurableConsumer: Sendable {
     private let lag: Gauge
     /// Events JetStream handed this node again (`farelens_nats_durable_redelivered_total{node}`):
     /// an acknowledgement not made within `nats.ackWaitMs`, or a first delivery lost with a server that
-    /// died. Such an event arrives after those that followed it (docs/bus.md, "NATS").
+    /// died. Such an event arrives after those that followed it (docs/bus.md, "Over NATS").
     private let redelivered: Counter
     /// How often the lag is asked of the server.
     private let lagInterval: Duration

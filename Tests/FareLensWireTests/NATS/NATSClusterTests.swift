@@ -70,7 +70,7 @@ struct NATSClusterTests {
         #expect(missing.isEmpty && repeated.isEmpty && received.count == count, "missing \(missing), repeated \(repeated)")
         // In order, except an event JetStream handed over again: its first delivery was lost with the killed
         // server (the consumer's leader), so it comes after those that followed it, once `ackWait` passed
-        // (the bus's contract: an event that merely arrives out of order is delivered; docs/bus.md, "NATS").
+        // (the bus's contract: an event that merely arrives out of order is delivered; docs/bus.md, "Over NATS").
         let redelivered = (try? metrics.expectCounter("farelens_nats_durable_redelivered_total", [("node", "consumer")]).totalValue) ?? 0
         #expect(outOfOrder.isEmpty || redelivered > 0, "out of order \(outOfOrder) with no event handed over again")
         print("NATSClusterTests: stream leader \(leader) killed after event 100+ (the first 100 took \(firstHundred)); longest publish (the election's gap) \(longest.get())")
