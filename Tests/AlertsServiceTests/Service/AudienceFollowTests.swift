@@ -118,23 +118,15 @@ struct AudienceFollowTests {
                 var erase = DeleteUserRequest()
                 erase.userID = cy
                 _ = try await fixture.subscription.deleteUser(erase)
-                // The last change of each service: each publishes in order, so once alerts keeps these it has
-                // had every event above (without them a wait could end on a moment kept and asked agree by chance).
+                // The last change of each service (waitUntilKeptAgrees waits for its effects).
                 let dee = try await fixture.user("dee@example.com", tier: .pro, airports: ["SFO"])
                 try await Self.watch(fixture, dee, "SFO", "LAX")
 
-                let last = Locked<(kept: [String], asked: [String])>(([], []))
-                let agreed: Bool
-                do {
-                    try await waitUntil("alerts keeps what the services answer, the last changes included", limit: .seconds(10)) {
-                        guard let (kept, asked) = try? await Self.keptAndAsked(kept, fixture) else { return false }
-                        last.set((kept, asked))
-                        return kept == asked && kept.contains("SFO: \(dee)×1.0") && kept.contains("SFO-LAX/economy: \(dee)")
-                    }
-                    agreed = true
-                } catch { agreed = false }
-                #expect(agreed, "kept \(last.get().kept), asked \(last.get().asked)")
-                #expect(last.get().kept == [
+                let last = await waitUntilKeptAgrees(
+                    "alerts keeps what the services answer", including: ["SFO: \(dee)×1.0", "SFO-LAX/economy: \(dee)"]
+                ) { try await Self.keptAndAsked(kept, fixture) }
+                #expect(last.agreed, "kept \(last.kept), asked \(last.asked)")
+                #expect(last.kept == [
                     "JFK: \(ana)×0.5", "LIS: \(bo)×1.0", "LHR: \(ana)×0.25", "DEL: \(ana)×0.25", "SFO: \(dee)×1.0",
                     "JFK-NRT/economy: \(min(ana, bo))", "JFK-NRT/economy: \(max(ana, bo))", "LIS-SFO/business: \(bo)", "SFO-LAX/economy: \(dee)",
                 ] + [
