@@ -1,26 +1,10 @@
+import BenchmarkHarness
 import FareLensBus
 import FareLensMessages
 
-/// A request whose wire form is its bytes as they are (no protobuf), so the
-/// payload size on the wire is exactly `bytes.count`.
-struct EchoRequest: BusRequest {
-    typealias Response = EchoResponse
-    static let address: ServiceAddress = "bench-wire"
-    static let wireTypeName = "bench.EchoRequest"
-    let bytes: [UInt8]
-    init(bytes: [UInt8]) { self.bytes = bytes }
-    init(wireEncoded bytes: [UInt8]) { self.bytes = bytes }
-    func wireEncoded() -> [UInt8] { bytes }
-}
-
-/// The handler's answer: the same bytes back.
-struct EchoResponse: BusMessage {
-    static let wireTypeName = "bench.EchoResponse"
-    let bytes: [UInt8]
-    init(bytes: [UInt8]) { self.bytes = bytes }
-    init(wireEncoded bytes: [UInt8]) { self.bytes = bytes }
-    func wireEncoded() -> [UInt8] { bytes }
-}
+/// The wire benchmarks' request and answer (BenchmarkHarness).
+typealias EchoRequest = BytesEchoRequest
+typealias EchoResponse = BytesEchoResponse
 
 /// A deterministic generator, so every run compresses the same bytes.
 struct SplitMix64 {
