@@ -119,6 +119,29 @@ struct KeptSweepTargetsTests {
         #expect(Self.routes(targets).isEmpty)
     }
 
+    @Test("two changes of one watchlist in one millisecond: the later in its publisher's sequence stands, whichever arrives last; from another publisher, arrival order decides")
+    func sameMillisecondOrderedBySequence() throws {
+        let outbox = "watchlist.outbox#a1"
+        let created = Self.watchlistChanged("w-1", user: "u-1", "JFK", "NRT", at: 5)
+        let deactivated = Self.watchlistChanged("w-1", user: "u-1", "JFK", "NRT", active: false, change: .deactivated, at: 5)
+        // In order, then the creation delivered again (a lost acknowledgement).
+        let again = try Self.targets()
+        again.apply(created, id: EventID(publisher: outbox, sequence: 7))
+        again.apply(deactivated, id: EventID(publisher: outbox, sequence: 8))
+        again.apply(created, id: EventID(publisher: outbox, sequence: 7))
+        #expect(Self.routes(again).isEmpty)
+        // The later first.
+        let reversed = try Self.targets()
+        reversed.apply(deactivated, id: EventID(publisher: outbox, sequence: 8))
+        reversed.apply(created, id: EventID(publisher: outbox, sequence: 7))
+        #expect(Self.routes(reversed).isEmpty)
+        // Another publisher's sequence says nothing of this one's: the one applied last stands.
+        let twoPublishers = try Self.targets()
+        twoPublishers.apply(deactivated, id: EventID(publisher: outbox, sequence: 8))
+        twoPublishers.apply(created, id: EventID(publisher: "watchlist.outbox#b2", sequence: 1))
+        #expect(Self.routes(twoPublishers) == ["JFK-NRT×1"])
+    }
+
     @Test("a deleted user's watchlists and airports are forgotten, and an event of theirs arriving later brings nothing back")
     func deletedUser() throws {
         let targets = try Self.targets()
@@ -149,6 +172,27 @@ struct KeptSweepTargetsTests {
             try await waitUntil("the four events were applied") {
                 Self.routes(targets) == ["JFK-NRT×1"] && targets.allPreferredAirports().map(\.airport) == ["LIS"]
             }
+        }
+        following.cancel()
+        try await withTimeLimit("follow() returned") { await following.value }
+    }
+
+    @Test("follow() orders one watchlist's changes in one millisecond by their events' ids: a creation arriving after its deactivation (same millisecond, earlier in the outbox) brings nothing back")
+    func followOrdersByEventID() async throws {
+        let bus = MessageBus()
+        let targets = try Self.targets()
+        let subscriptions = KeptSweepTargets.Subscriptions(on: bus)
+        let following = Task { await targets.follow(subscriptions) }
+        try await withTimeLimit("the events were kept") {
+            let outbox = "watchlist.outbox#a1"
+            try await bus.publish(
+                Self.watchlistChanged("w-1", user: "u-1", "JFK", "NRT", active: false, change: .deactivated, at: 5),
+                id: EventID(publisher: outbox, sequence: 8), traceID: .random(), onSettled: {})
+            try await bus.publish(Self.watchlistChanged("w-1", user: "u-1", "JFK", "NRT", at: 5), id: EventID(publisher: outbox, sequence: 7), traceID: .random(), onSettled: {})
+            // A marker after both, from the same stream: once it is kept, both were applied.
+            try await bus.publish(Self.watchlistChanged("w-2", user: "u-2", "LIS", "SFO", at: 6), id: EventID(publisher: outbox, sequence: 9), traceID: .random(), onSettled: {})
+            try await waitUntil("the marker was applied") { Self.routes(targets).contains("LIS-SFO×1") }
+            #expect(Self.routes(targets) == ["LIS-SFO×1"])
         }
         following.cancel()
         try await withTimeLimit("follow() returned") { await following.value }

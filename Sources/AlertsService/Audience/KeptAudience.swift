@@ -63,7 +63,7 @@ struct KeptAudience: Sendable {
     func follow(_ subscriptions: Subscriptions) async {
         await withTaskCancellationHandler {
             await withDiscardingTaskGroup { group in
-                group.addTask { for await delivery in subscriptions.watchlists { await apply(delivery.event) } }
+                group.addTask { for await delivery in subscriptions.watchlists { await apply(delivery.event, id: delivery.metadata.id) } }
                 group.addTask { for await delivery in subscriptions.preferences { await apply(delivery.event) } }
                 group.addTask { for await delivery in subscriptions.tiers { await apply(delivery.event) } }
                 group.addTask { for await delivery in subscriptions.deletions { await apply(delivery.event) } }
@@ -155,19 +155,21 @@ struct KeptAudience: Sendable {
 
     // MARK: Applying events
 
-    /// A watchlist as it stands after `event`: kept (active or not), or
-    /// forgotten when deleted, for good (a mark in `audience_deleted_watchlist`).
-    func apply(_ event: WatchlistChanged) async {
+    /// A watchlist as it stands after `event`, published as `id`: kept
+    /// (active or not), or forgotten when deleted, for good (a mark in
+    /// `audience_deleted_watchlist`). Not applied over a newer change
+    /// (``ChangeStamp``: its time, then its place in its publisher's sequence).
+    func apply(_ event: WatchlistChanged, id: EventID? = nil) async {
         await write("watchlist change", ["watchlist": "\(event.watchlist.watchlistID)"]) { db in
             let watchlistID = event.watchlist.watchlistID
             if let user = try AudienceUserRecord.fetchOne(db, key: event.watchlist.userID), user.deletedAtUnixMs != nil { return }
             if try AudienceDeletedWatchlistRecord.exists(db, key: watchlistID) { return }
-            if let kept = try AudienceWatchlistRecord.fetchOne(db, key: watchlistID), kept.changedAtUnixMs > event.atUnixMs { return }
+            if let kept = try AudienceWatchlistRecord.fetchOne(db, key: watchlistID), !ChangeStamp(atUnixMs: event.atUnixMs, id: id).supersedes(kept.stamp) { return }
             if event.change == .deleted {
                 _ = try AudienceWatchlistRecord.deleteOne(db, key: watchlistID)
                 try AudienceDeletedWatchlistRecord(watchlistID: watchlistID, deletedAtUnixMs: event.atUnixMs).save(db)
             } else {
-                try AudienceWatchlistRecord(event).save(db)
+                try AudienceWatchlistRecord(event, id: id).save(db)
             }
         }
     }

@@ -1,6 +1,7 @@
 public import FareLensBus
 import FareLensMessages
 public import FareLensStore
+import FareLensServiceKit
 import GRDB
 public import Logging
 
@@ -66,7 +67,7 @@ public struct KeptSweepTargets: SweepTargets {
     public func follow(_ subscriptions: Subscriptions) async {
         await withTaskCancellationHandler {
             await withDiscardingTaskGroup { group in
-                group.addTask { for await delivery in subscriptions.watchlists { apply(delivery.event) } }
+                group.addTask { for await delivery in subscriptions.watchlists { apply(delivery.event, id: delivery.metadata.id) } }
                 group.addTask { for await delivery in subscriptions.preferences { apply(delivery.event) } }
                 group.addTask { for await delivery in subscriptions.deletions { apply(delivery.event) } }
             }
@@ -114,20 +115,22 @@ public struct KeptSweepTargets: SweepTargets {
 
     // MARK: Applying events
 
-    /// A watchlist as it stands after `event`: kept (active or not), or
-    /// forgotten when deleted, for good (a mark in `sweep_deleted_watchlist`).
-    func apply(_ event: WatchlistChanged) {
+    /// A watchlist as it stands after `event`, published as `id`: kept
+    /// (active or not), or forgotten when deleted, for good (a mark in
+    /// `sweep_deleted_watchlist`). Not applied over a newer change
+    /// (``ChangeStamp``: its time, then its place in its publisher's sequence).
+    func apply(_ event: WatchlistChanged, id: EventID? = nil) {
         write("watchlist change", ["watchlist": "\(event.watchlist.watchlistID)"]) { db in
             let userID = event.watchlist.userID
             let watchlistID = event.watchlist.watchlistID
             if let user = try SweptUserRecord.fetchOne(db, key: userID), user.deletedAtUnixMs != nil { return }
             if try SweptDeletedWatchlistRecord.exists(db, key: watchlistID) { return }
-            if let kept = try SweptWatchlistRecord.fetchOne(db, key: watchlistID), kept.changedAtUnixMs > event.atUnixMs { return }
+            if let kept = try SweptWatchlistRecord.fetchOne(db, key: watchlistID), !ChangeStamp(atUnixMs: event.atUnixMs, id: id).supersedes(kept.stamp) { return }
             if event.change == .deleted {
                 _ = try SweptWatchlistRecord.deleteOne(db, key: watchlistID)
                 try SweptDeletedWatchlistRecord(watchlistID: watchlistID, deletedAtUnixMs: event.atUnixMs).save(db)
             } else {
-                try SweptWatchlistRecord(event).save(db)
+                try SweptWatchlistRecord(event, id: id).save(db)
             }
         }
     }

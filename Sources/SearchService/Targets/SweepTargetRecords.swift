@@ -1,4 +1,6 @@
+import FareLensBus
 import FareLensMessages
+import FareLensServiceKit
 import GRDB
 
 /// A watchlist as search keeps it for the market sweep (table
@@ -17,8 +19,14 @@ struct SweptWatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     var active: Bool
     /// `at_unix_ms` of the event this row is from: an older event is not applied over it.
     var changedAtUnixMs: Int64
+    /// The publisher and sequence of the event this row is from (migration
+    /// `search-006-watchlist-change-order`; nil in a row kept before it): of
+    /// two changes in one millisecond, the earlier in that sequence is not
+    /// applied over the later (``ChangeStamp``).
+    var changedBy: String?
+    var changedSequence: Int64?
 
-    init(_ event: WatchlistChanged) {
+    init(_ event: WatchlistChanged, id: EventID?) {
         watchlistID = event.watchlist.watchlistID
         userID = event.watchlist.userID
         origin = event.watchlist.origin
@@ -26,6 +34,19 @@ struct SweptWatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         cabin = event.watchlist.cabin.rawValue
         active = event.watchlist.active
         changedAtUnixMs = event.atUnixMs
+        changedBy = id?.publisher
+        changedSequence = id.map { Int64(bitPattern: $0.sequence) }
+    }
+
+    /// Where the change this row is from stands.
+    var stamp: ChangeStamp { ChangeStamp(atUnixMs: changedAtUnixMs, publisher: changedBy, sequence: changedSequence) }
+
+    /// Migration `search-006-watchlist-change-order`.
+    static func addChangeOrder(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: "changedBy", .text)
+            table.add(column: "changedSequence", .integer)
+        }
     }
 }
 

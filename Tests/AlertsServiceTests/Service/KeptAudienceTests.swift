@@ -106,6 +106,29 @@ struct KeptAudienceTests {
         #expect(try audience.counts() == (users: 0, watchlists: 0))
     }
 
+    @Test("two changes of one watchlist in one millisecond: the later in its publisher's sequence stands, whichever arrives last; from another publisher, arrival order decides")
+    func sameMillisecondOrderedBySequence() async throws {
+        let outbox = "watchlist.outbox#a1"
+        let created = Self.watchlist("w-1", user: "u-1", "JFK", "NRT", at: 5)
+        let deactivated = Self.watchlist("w-1", user: "u-1", "JFK", "NRT", active: false, change: .deactivated, at: 5)
+        // In order, then the creation delivered again (a lost acknowledgement).
+        let again = try Self.audience()
+        await again.apply(created, id: EventID(publisher: outbox, sequence: 7))
+        await again.apply(deactivated, id: EventID(publisher: outbox, sequence: 8))
+        await again.apply(created, id: EventID(publisher: outbox, sequence: 7))
+        #expect(try await again.watchers(origins: ["JFK"], destinations: ["NRT"], cabin: .economy).isEmpty)
+        // The later first.
+        let reversed = try Self.audience()
+        await reversed.apply(deactivated, id: EventID(publisher: outbox, sequence: 8))
+        await reversed.apply(created, id: EventID(publisher: outbox, sequence: 7))
+        #expect(try await reversed.watchers(origins: ["JFK"], destinations: ["NRT"], cabin: .economy).isEmpty)
+        // Another publisher's sequence says nothing of this one's: the one applied last stands.
+        let twoPublishers = try Self.audience()
+        await twoPublishers.apply(deactivated, id: EventID(publisher: outbox, sequence: 8))
+        await twoPublishers.apply(created, id: EventID(publisher: "watchlist.outbox#b2", sequence: 1))
+        #expect(try await twoPublishers.watchers(origins: ["JFK"], destinations: ["NRT"], cabin: .economy) == ["u-1"])
+    }
+
     @Test("a deleted user's airports and watchlists are forgotten, and no event arriving after the deletion brings them back")
     func deletedUser() async throws {
         let audience = try Self.audience()
@@ -192,5 +215,28 @@ struct KeptAudienceTests {
         #expect(try await audience.users(["u-1"]).deleted == ["u-1"])
         let erased = try await audience.database.writer.read { db in try AudienceUserRecord.fetchOne(db, key: "u-1") }
         #expect(erased?.timeZone == "" && erased?.currency == "" && erased?.deletedAtUnixMs == 50)
+    }
+
+    @Test("follow() orders one watchlist's changes in one millisecond by their events' ids: a creation arriving after its deactivation (same millisecond, earlier in the outbox) brings nothing back")
+    func followOrdersByEventID() async throws {
+        let bus = MessageBus()
+        let audience = try Self.audience()
+        let subscriptions = KeptAudience.Subscriptions(on: bus)
+        let following = Task { await audience.follow(subscriptions) }
+        try await withTimeLimit("the events were kept") {
+            let outbox = "watchlist.outbox#a1"
+            try await bus.publish(
+                Self.watchlist("w-1", user: "u-1", "JFK", "NRT", active: false, change: .deactivated, at: 5),
+                id: EventID(publisher: outbox, sequence: 8), traceID: .random(), onSettled: {})
+            try await bus.publish(Self.watchlist("w-1", user: "u-1", "JFK", "NRT", at: 5), id: EventID(publisher: outbox, sequence: 7), traceID: .random(), onSettled: {})
+            // A marker after both, from the same stream: once it is kept, both were applied.
+            try await bus.publish(Self.watchlist("w-2", user: "u-2", "LIS", "SFO", at: 6), id: EventID(publisher: outbox, sequence: 9), traceID: .random(), onSettled: {})
+            try await waitUntil("the marker was applied") {
+                (try? await audience.watchers(origins: ["LIS"], destinations: ["SFO"], cabin: .economy)) == ["u-2"]
+            }
+            #expect(try await audience.watchers(origins: ["JFK"], destinations: ["NRT"], cabin: .economy).isEmpty)
+        }
+        following.cancel()
+        try await withTimeLimit("follow() returned") { await following.value }
     }
 }
