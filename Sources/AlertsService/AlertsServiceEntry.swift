@@ -69,7 +69,7 @@ public enum AlertsServiceEntry {
         migrations.registerWantedAnnouncements(
             named: "alerts-013-want-announcements", announcements: [AnnouncementWanted.userPreferences, AnnouncementWanted.watchlists])
         migrations.register("alerts-014-deleted-watchlists", AudienceDeletedWatchlistRecord.migrate)
-        migrations.register("alerts-015-watchlist-change-order", AudienceWatchlistRecord.addChangeOrder)
+        migrations.register("alerts-015-watchlist-change-order", AudienceWatchlistRecord.addChangeStampColumns)
         return migrations
     }
 }

@@ -1,4 +1,5 @@
 public import FareLensBus
+public import GRDB
 
 /// Where one change of a thing stands among that thing's changes, for a
 /// service that keeps the thing from another service's events (search's
@@ -42,5 +43,31 @@ public struct ChangeStamp: Sendable, Equatable {
         guard atUnixMs == kept.atUnixMs else { return atUnixMs > kept.atUnixMs }
         guard let publisher, let sequence, let keptSequence = kept.sequence, publisher == kept.publisher else { return true }
         return sequence > keptSequence
+    }
+}
+
+/// A row a keeper stores from another service's events, remembering the
+/// change it is from: its time, and its event's publisher and sequence
+/// (nil in a row stored before a keeper kept them).
+public protocol ChangeStampedRecord: TableRecord {
+    /// `at_unix_ms` of the event this row is from.
+    var changedAtUnixMs: Int64 { get }
+    /// The publisher of that event.
+    var changedBy: String? { get }
+    /// Its place in the publisher's sequence.
+    var changedSequence: Int64? { get }
+}
+
+extension ChangeStampedRecord {
+    /// Where the change this row is from stands.
+    public var stamp: ChangeStamp { ChangeStamp(atUnixMs: changedAtUnixMs, publisher: changedBy, sequence: changedSequence) }
+
+    /// A migration: adds the columns `changedBy` and `changedSequence` to the
+    /// table (left null in the rows it holds, until their next change).
+    public static func addChangeStampColumns(_ db: Database) throws {
+        try db.alter(table: databaseTableName) { table in
+            table.add(column: "changedBy", .text)
+            table.add(column: "changedSequence", .integer)
+        }
     }
 }

@@ -22,7 +22,7 @@ public enum SearchServiceEntry {
         migrations.registerWantedAnnouncements(
             named: "search-004-want-announcements", announcements: [AnnouncementWanted.userPreferences, AnnouncementWanted.watchlists])
         migrations.register("search-005-deleted-watchlists", SweptDeletedWatchlistRecord.migrate)
-        migrations.register("search-006-watchlist-change-order", SweptWatchlistRecord.addChangeOrder)
+        migrations.register("search-006-watchlist-change-order", SweptWatchlistRecord.addChangeStampColumns)
         return migrations
     }
 

@@ -7,7 +7,7 @@ import GRDB
 /// `alerts-011-kept-audience`), from the watchlist service's
 /// `WatchlistChanged`: its route, cabin, owner and whether it is active —
 /// what an exceptional deal's watchlist factor needs (SPEC § 2).
-struct AudienceWatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+struct AudienceWatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, ChangeStampedRecord {
     static let databaseTableName = "audience_watchlist"
 
     var watchlistID: String
@@ -36,17 +36,6 @@ struct AudienceWatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, P
         changedAtUnixMs = event.atUnixMs
         changedBy = id?.publisher
         changedSequence = id.map { Int64(bitPattern: $0.sequence) }
-    }
-
-    /// Where the change this row is from stands.
-    var stamp: ChangeStamp { ChangeStamp(atUnixMs: changedAtUnixMs, publisher: changedBy, sequence: changedSequence) }
-
-    /// Migration `alerts-015-watchlist-change-order`.
-    static func addChangeOrder(_ db: Database) throws {
-        try db.alter(table: databaseTableName) { table in
-            table.add(column: "changedBy", .text)
-            table.add(column: "changedSequence", .integer)
-        }
     }
 }
 

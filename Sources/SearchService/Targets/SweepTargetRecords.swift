@@ -7,7 +7,7 @@ import GRDB
 /// `sweep_watchlist`, migration `search-002-sweep-targets`), from the
 /// watchlist service's `WatchlistChanged` events: only its route, its owner
 /// and whether it is active.
-struct SweptWatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+struct SweptWatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, ChangeStampedRecord {
     static let databaseTableName = "sweep_watchlist"
 
     var watchlistID: String
@@ -36,17 +36,6 @@ struct SweptWatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         changedAtUnixMs = event.atUnixMs
         changedBy = id?.publisher
         changedSequence = id.map { Int64(bitPattern: $0.sequence) }
-    }
-
-    /// Where the change this row is from stands.
-    var stamp: ChangeStamp { ChangeStamp(atUnixMs: changedAtUnixMs, publisher: changedBy, sequence: changedSequence) }
-
-    /// Migration `search-006-watchlist-change-order`.
-    static func addChangeOrder(_ db: Database) throws {
-        try db.alter(table: databaseTableName) { table in
-            table.add(column: "changedBy", .text)
-            table.add(column: "changedSequence", .integer)
-        }
     }
 }
 
