@@ -53,7 +53,15 @@ enum AdminSession {
             var iterator = joined.makeAsyncIterator()
             guard await iterator.next() != nil else {
                 // The session ended before joining: its error says why.
-                while let result = try await group.next() { _ = result }
+                do {
+                    while let result = try await group.next() { _ = result }
+                } catch let error as WireProtocolError where error.codeName == "socket-unavailable" && options.socketIsDefault {
+                    // A newcomer's first stumble: `farelens serve --data-dir DIR` listens in DIR, not in ./data.
+                    throw CtlFailure(
+                        code: error.codeName,
+                        error.message + "; that is the default: a node started with --data-dir DIR listens at DIR/farelens.sock (pass --socket PATH or set FARELENS_SOCKET)",
+                        field: "--socket")
+                }
                 throw CtlFailure(code: "not-welcomed", "the node closed the connection before welcoming this client")
             }
             let result = try await body(bus, budget)

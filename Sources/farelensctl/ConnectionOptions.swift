@@ -19,6 +19,13 @@ struct ConnectionOptions: ParsableArguments {
         return socket ?? environment["FARELENS_SOCKET"] ?? environment["FARELENS_BRIDGE_SOCKET"] ?? "./data/farelens.sock"
     }
 
+    /// Whether no option or variable named the socket (``socketPath`` is
+    /// then `./data/farelens.sock`, relative to where the command runs).
+    var socketIsDefault: Bool {
+        let environment = ProcessInfo.processInfo.environment
+        return socket == nil && environment["FARELENS_SOCKET"] == nil && environment["FARELENS_BRIDGE_SOCKET"] == nil
+    }
+
     func validate() throws {
         guard timeoutMs > 0 else { throw ValidationError("--timeout-ms must be a positive number of milliseconds") }
         guard timeoutMs <= Self.maximumTimeoutMs else { throw ValidationError("--timeout-ms must be at most \(Self.maximumTimeoutMs) (a day), not \(timeoutMs)") }

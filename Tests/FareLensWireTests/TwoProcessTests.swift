@@ -166,6 +166,23 @@ struct TwoProcessTests {
         #expect(result.stderr == "farelensctl: error: socket /tmp/no-such-farelens.sock: no such socket (is a node listening?)\n")
     }
 
+    @Test(
+        "farelensctl on its default socket, where none listens, says so and how a node started with --data-dir is reached; field --socket with --json",
+        .enabled(if: ProcessInfo.processInfo.environment["FARELENS_SOCKET"] == nil && ProcessInfo.processInfo.environment["FARELENS_BRIDGE_SOCKET"] == nil))
+    func ctlDefaultSocketMissing() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flt-ctl-\(UInt32.random(in: 0 ... .max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // No ./data here, and (the trait above) no variable naming a socket.
+        let plain = try await FinishedProcess.run(Binaries.farelensctl, ["status"], directory: directory, limit: .seconds(20))
+        #expect(plain.status == 1)
+        #expect(plain.stderr == "farelensctl: error: socket ./data/farelens.sock: no such socket (is a node listening?); that is the default: a node started with --data-dir DIR listens at DIR/farelens.sock (pass --socket PATH or set FARELENS_SOCKET)\n")
+        let json = try await FinishedProcess.run(Binaries.farelensctl, ["status", "--json"], directory: directory, limit: .seconds(20))
+        let error = (try? JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "socket-unavailable")
+        #expect(error?["field"] as? String == "--socket")
+    }
+
     @Test("farelensctl takes --socket before the subcommand, and FARELENS_SOCKET when none is given; the option wins over the variable")
     func ctlSocketChoice() async throws {
         func socketTried(_ arguments: [String], _ environment: [String: String] = [:]) async throws -> String {
