@@ -13,17 +13,17 @@ struct ConnectionOptions: ParsableArguments {
     var json = false
 
     /// The socket path after defaults.
-    var socketPath: String {
-        let environment = ProcessInfo.processInfo.environment
-        // FARELENS_BRIDGE_SOCKET is the name used before FARELENS_SOCKET; still honoured.
-        return socket ?? environment["FARELENS_SOCKET"] ?? environment["FARELENS_BRIDGE_SOCKET"] ?? "./data/farelens.sock"
-    }
+    var socketPath: String { namedSocket ?? "./data/farelens.sock" }
 
     /// Whether no option or variable named the socket (``socketPath`` is
     /// then `./data/farelens.sock`, relative to where the command runs).
-    var socketIsDefault: Bool {
+    var socketIsDefault: Bool { namedSocket == nil }
+
+    /// The socket `--socket` or the environment names, if either does.
+    private var namedSocket: String? {
         let environment = ProcessInfo.processInfo.environment
-        return socket == nil && environment["FARELENS_SOCKET"] == nil && environment["FARELENS_BRIDGE_SOCKET"] == nil
+        // FARELENS_BRIDGE_SOCKET is the name used before FARELENS_SOCKET; still honoured.
+        return socket ?? environment["FARELENS_SOCKET"] ?? environment["FARELENS_BRIDGE_SOCKET"]
     }
 
     func validate() throws {

@@ -160,11 +160,7 @@ struct KeptSweepTargetsTests {
 
     @Test("follow() applies the durable events published on the bus, and returns when cancelled")
     func followsTheBus() async throws {
-        let bus = MessageBus()
-        let targets = try Self.targets()
-        let subscriptions = KeptSweepTargets.Subscriptions(on: bus)
-        let following = Task { await targets.follow(subscriptions) }
-        try await withTimeLimit("the events were kept") {
+        try await Self.following { bus, targets in
             try await bus.publish(Self.watchlistChanged("w-1", user: "u-1", "JFK", "NRT", at: 1))
             try await bus.publish(Self.preferences("u-2", ["LIS"], at: 1))
             try await bus.publish(Self.watchlistChanged("w-2", user: "u-2", "JFK", "NRT", at: 2))
@@ -173,17 +169,11 @@ struct KeptSweepTargetsTests {
                 Self.routes(targets) == ["JFK-NRT×1"] && targets.allPreferredAirports().map(\.airport) == ["LIS"]
             }
         }
-        following.cancel()
-        try await withTimeLimit("follow() returned") { await following.value }
     }
 
     @Test("follow() orders one watchlist's changes in one millisecond by their events' ids: a creation arriving after its deactivation (same millisecond, earlier in the outbox) brings nothing back")
     func followOrdersByEventID() async throws {
-        let bus = MessageBus()
-        let targets = try Self.targets()
-        let subscriptions = KeptSweepTargets.Subscriptions(on: bus)
-        let following = Task { await targets.follow(subscriptions) }
-        try await withTimeLimit("the events were kept") {
+        try await Self.following { bus, targets in
             let outbox = "watchlist.outbox#a1"
             try await bus.publish(
                 Self.watchlistChanged("w-1", user: "u-1", "JFK", "NRT", active: false, change: .deactivated, at: 5),
@@ -194,6 +184,16 @@ struct KeptSweepTargetsTests {
             try await waitUntil("the marker was applied") { Self.routes(targets).contains("LIS-SFO×1") }
             #expect(Self.routes(targets) == ["LIS-SFO×1"])
         }
+    }
+
+    /// Runs `body` (bounded) with a bus and targets following it, then
+    /// cancels the following and expects `follow()` to return.
+    static func following(_ body: @escaping @Sendable (MessageBus, KeptSweepTargets) async throws -> Void) async throws {
+        let bus = MessageBus()
+        let targets = try Self.targets()
+        let subscriptions = KeptSweepTargets.Subscriptions(on: bus)
+        let following = Task { await targets.follow(subscriptions) }
+        try await withTimeLimit("the events were kept") { try await body(bus, targets) }
         following.cancel()
         try await withTimeLimit("follow() returned") { await following.value }
     }

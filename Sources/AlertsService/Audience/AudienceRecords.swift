@@ -33,9 +33,8 @@ struct AudienceWatchlistRecord: Codable, Sendable, Equatable, FetchableRecord, P
         destination = event.watchlist.destination
         cabin = (event.watchlist.cabin == .unspecified ? Cabin.economy : event.watchlist.cabin).rawValue
         active = event.watchlist.active
-        changedAtUnixMs = event.atUnixMs
-        changedBy = id?.publisher
-        changedSequence = id.map { Int64(bitPattern: $0.sequence) }
+        let stamp = ChangeStamp(atUnixMs: event.atUnixMs, id: id)
+        (changedAtUnixMs, changedBy, changedSequence) = (stamp.atUnixMs, stamp.publisher, stamp.sequence)
     }
 }
 
