@@ -62,7 +62,16 @@ struct NATSClusterTests {
         let firstHundred = ContinuousClock.now - started
         cluster.kill(leader)
         try await publishing.value
-        let received = try await consumer.receive(count).map(\.sequence)
+        let received: [Int]
+        do {
+            received = try await consumer.receive(count).map(\.sequence)
+        } catch {
+            // What the consumer's side knew when the wait gave up (CI once saw only "gave up waiting until 300 events arrived").
+            let lag = (try? metrics.expectGauge("farelens_nats_durable_lag", [("node", "consumer")]).lastValue).map { "\($0)" } ?? "none"
+            let again = (try? metrics.expectCounter("farelens_nats_durable_redelivered_total", [("node", "consumer")]).totalValue) ?? 0
+            Issue.record("\(error); published \(published.get()), the consumer's last lag \(lag), handed over again \(again), leader killed \(leader)")
+            throw error
+        }
         // On a failure, what differs: missing, repeated and out-of-order sequences.
         let repeated = Dictionary(grouping: received, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
         let missing = Set(1 ... count).subtracting(received).sorted()

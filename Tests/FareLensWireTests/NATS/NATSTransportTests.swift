@@ -407,15 +407,21 @@ struct NATSTransportTests {
         }
 
         /// The next `count` events its subscription hears (bounded by the test's time limit).
+        /// Giving up, it says how many arrived and the last of them.
         func receive(_ count: Int) async throws -> [PriceDropped] {
             let subscription = try #require(subscription)
-            return try await withTimeLimit("\(count) events arrived") {
-                var received: [PriceDropped] = []
-                for await delivery in subscription {
-                    received.append(delivery.event)
-                    if received.count == count { break }
+            let received = Locked<[PriceDropped]>([])
+            do {
+                return try await withTimeLimit("\(count) events arrived") {
+                    for await delivery in subscription {
+                        received.update { $0.append(delivery.event) }
+                        if received.get().count == count { break }
+                    }
+                    return received.get()
                 }
-                return received
+            } catch is WaitTimedOut {
+                let sequences = received.get().map(\.sequence)
+                throw WaitTimedOut(what: "\(count) events arrived (\(sequences.count) did; the last: \(sequences.suffix(5)))")
             }
         }
     }
