@@ -101,15 +101,7 @@ extension NATSTransport {
         // Counted before it starts, so a leaving node waits for its answer
         // before closing the connection.
         state.withLock { $0.answering += 1 }
-        // Started at once, on libnats' delivery thread: an inline handler
-        // answers and its reply is written before this callback returns, as
-        // nats.c's own responder does, instead of waking the event loop
-        // first (that hand-off was 18-38 µs of a 175-195 µs round trip on 2
-        // cores: docs/performance.md, NATS). An isolated handler suspends at
-        // its first hop; after a suspension the task prefers the event loop.
-        // Inline handlers are short by contract (decision 0001): one that
-        // was not would hold this delivery thread as it held the loop.
-        Task.immediate(executorPreference: executor) { [self] in
+        Task(executorPreference: executor) { [self] in
             let response = await bus.answer(envelope, isAdmin: envelope.callerIsAdmin)
             do {
                 do {

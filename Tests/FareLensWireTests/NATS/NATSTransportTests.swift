@@ -7,7 +7,6 @@ import FareLensWire
 import Logging
 import Metrics
 import MetricsTestKit
-import NIOPosix
 import Testing
 
 /// What the NATS transport adds to the mesh suites' third shape: named
@@ -142,23 +141,6 @@ struct NATSTransportTests {
             }
             #expect(after == ["search-2"])
         }
-    }
-
-    @Test("an inline handler answers on the thread libnats delivered the request on, as nats.c's own responder does: not after a hop to the transport's event loop")
-    func inlineHandlerAnswersWhereDelivered() async throws {
-        // Whether each request's handler ran on an event loop. (libnats' delivery threads cannot be told from the
-        // concurrency pool's by name: a thread started by a pool thread inherits its name.)
-        let onEventLoop = Locked<[Bool]>([])
-        try await withNodes(["server", "caller"]) { bus, name in
-            guard name == "server" else { return }
-            try bus.serve(EchoRequest.self) { request, _ in
-                onEventLoop.update { $0.append(MultiThreadedEventLoopGroup.currentEventLoop != nil) }
-                return EchoResponse(text: request.text)
-            }
-        } body: { nodes in
-            for index in 0 ..< 10 { _ = try await nodes[1].bus.request(EchoRequest(text: "\(index)")) }
-        }
-        #expect(onEventLoop.get() == Array(repeating: false, count: 10))
     }
 
     @Test("a node stopping gracefully answers the requests it had taken and takes no new ones: every request is answered, none fails or times out")
