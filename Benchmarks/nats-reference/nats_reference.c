@@ -15,10 +15,11 @@
  *   nats-reference pipelined URL SUBJECT REQUEST_BYTES TOTAL IN_FLIGHT
  *       TOTAL requests with IN_FLIGHT outstanding (PublishRequest to one
  *       reply subject; each reply sends the next); prints "ns_per_request".
- *   nats-reference jspublish URL STREAM SUBJECT BYTES COUNT
+ *   nats-reference jspublish URL STREAM SUBJECT BYTES COUNT [ids]
  *       the JetStream publish floor: creates STREAM (file storage) on
  *       SUBJECT if missing, then COUNT js_PublishAsync calls and waits
- *       for every acknowledgement; prints "ns_per_message".
+ *       for every acknowledgement; prints "ns_per_message". With "ids",
+ *       each message carries a unique Nats-Msg-Id, as FareLens's do.
  *   nats-reference version
  *       prints the client library's version.
  *
@@ -170,7 +171,7 @@ static int pipelined(const char *url, const char *subject, int bytes, long count
 }
 
 /* jspublish */
-static int jspublish(const char *url, const char *stream, const char *subject, int bytes, long count) {
+static int jspublish(const char *url, const char *stream, const char *subject, int bytes, long count, int with_ids) {
     natsConnection *connection = connect_to(url);
     jsOptions options;
     jsOptions_Init(&options);
@@ -191,8 +192,20 @@ static int jspublish(const char *url, const char *stream, const char *subject, i
     if (info != NULL) jsStreamInfo_Destroy(info);
     char *payload = calloc(1, bytes > 0 ? bytes : 1);
     long long start = now_ns();
+    long long run = start;
     for (long i = 0; i < count; i++) {
-        if ((status = js_PublishAsync(js, subject, payload, bytes, NULL)) != NATS_OK) fail("publish", status);
+        if (!with_ids) {
+            if ((status = js_PublishAsync(js, subject, payload, bytes, NULL)) != NATS_OK) fail("publish", status);
+            continue;
+        }
+        /* As FareLens publishes a durable event: a message with its id in
+         * Nats-Msg-Id (the server's dedupe), unique across runs. */
+        char id[64];
+        snprintf(id, sizeof id, "reference-%lld-%ld", run, i);
+        natsMsg *message = NULL;
+        if ((status = natsMsg_Create(&message, subject, NULL, payload, bytes)) != NATS_OK) fail("message", status);
+        if ((status = natsMsgHeader_Set(message, "Nats-Msg-Id", id)) != NATS_OK) fail("header", status);
+        if ((status = js_PublishMsgAsync(js, &message, NULL)) != NATS_OK) fail("publish", status);
     }
     jsPubOptions wait;
     jsPubOptions_Init(&wait);
@@ -209,7 +222,7 @@ int main(int argc, char **argv) {
     if (argc >= 5 && strcmp(argv[1], "respond") == 0) return respond(argv[2], argv[3], atoi(argv[4]));
     if (argc >= 6 && strcmp(argv[1], "latency") == 0) return latency(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]));
     if (argc >= 7 && strcmp(argv[1], "pipelined") == 0) return pipelined(argv[2], argv[3], atoi(argv[4]), atol(argv[5]), atoi(argv[6]));
-    if (argc >= 7 && strcmp(argv[1], "jspublish") == 0) return jspublish(argv[2], argv[3], argv[4], atoi(argv[5]), atol(argv[6]));
+    if (argc >= 7 && strcmp(argv[1], "jspublish") == 0) return jspublish(argv[2], argv[3], argv[4], atoi(argv[5]), atol(argv[6]), argc >= 8 && strcmp(argv[7], "ids") == 0);
     fprintf(stderr, "usage: nats-reference respond URL SUBJECT REPLY_BYTES | latency URL SUBJECT REQUEST_BYTES COUNT | pipelined URL SUBJECT REQUEST_BYTES TOTAL IN_FLIGHT\n");
     return 2;
 }

@@ -18,4 +18,50 @@ public protocol BusTransport: Sendable {
     ///   peer's backlog at its cap (the event is not queued for that peer);
     ///   never waits for room.
     func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async throws(BusError)
+    /// Forwards `batch` in order, as ``forward(_:metadata:)`` would one by
+    /// one, and says how many of them, from the first, it forwarded. What
+    /// follows a refused event is not forwarded (or may have been, and is
+    /// forwarded again under the same ids by a caller that retries).
+    /// A default does it one event after another.
+    func forward(batch: [ForwardedEvent]) async -> BatchOutcome
+}
+
+/// An event and its metadata, as a batch hands them to a transport.
+public struct ForwardedEvent: Sendable {
+    public let event: any BusEvent
+    public let metadata: EventMetadata
+    public init(event: any BusEvent, metadata: EventMetadata) {
+        self.event = event
+        self.metadata = metadata
+    }
+}
+
+/// How far a batch went: its first `count` events were forwarded (or
+/// published); `refusal` says why the next one was not (nil when all were).
+public struct BatchOutcome: Sendable, Equatable {
+    public let count: Int
+    public let refusal: BusError?
+    public init(count: Int, refusal: BusError?) {
+        self.count = count
+        self.refusal = refusal
+    }
+}
+
+extension BusTransport {
+    /// Forwards `batch` one event after another, stopping at the first
+    /// refused. A transport that can keep many in flight at once (NATS:
+    /// many JetStream publishes, one wait for their acknowledgements)
+    /// implements it itself.
+    public func forward(batch: [ForwardedEvent]) async -> BatchOutcome {
+        for (index, item) in batch.enumerated() {
+            do throws(BusError) { try await forwardOpened(item.event, metadata: item.metadata) } catch {
+                return BatchOutcome(count: index, refusal: error)
+            }
+        }
+        return BatchOutcome(count: batch.count, refusal: nil)
+    }
+
+    private func forwardOpened<E: BusEvent>(_ event: E, metadata: EventMetadata) async throws(BusError) {
+        try await forward(event, metadata: metadata)
+    }
 }

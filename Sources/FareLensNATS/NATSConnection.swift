@@ -22,9 +22,13 @@ final class NATSConnection: @unchecked Sendable {
     /// Connects to `settings.urls` as `name`, with user/password or a
     /// credentials file when given. Reconnects forever once connected.
     ///
+    /// - Parameter writesAtOnce: each publish is written to the socket as
+    ///   it is made (requests' latency); when false, libnats' flusher
+    ///   thread gathers them and writes them together (many publishes
+    ///   made at once, at the cost of up to a millisecond's wait).
     /// - Throws: ``NATSError`` `unreachable` (naming `nats.urls`) or
     ///   `authentication` (naming the credential key).
-    init(settings: NATSSettings, name: String, onEvent: @escaping @Sendable (ConnectionEvent) -> Void) throws(NATSError) {
+    init(settings: NATSSettings, name: String, writesAtOnce: Bool = true, onEvent: @escaping @Sendable (ConnectionEvent) -> Void) throws(NATSError) {
         var options: OpaquePointer?
         guard natsOptions_Create(&options) == NATS_OK, let options else { throw .unreachable(settings.urls, reason: "cannot allocate the client's options") }
         defer { natsOptions_Destroy(options) }
@@ -38,7 +42,7 @@ final class NATSConnection: @unchecked Sendable {
         // A node never hears its own core publications: its local subscribers already had them.
         natsOptions_SetNoEcho(options, true)
         // Requests are latency-bound: write at once instead of waiting for the client's flusher.
-        natsOptions_SetSendAsap(options, true)
+        natsOptions_SetSendAsap(options, writesAtOnce)
         // Subscriptions share the library's delivery threads instead of one
         // thread each (order per subscription is kept): a node has a dozen.
         natsOptions_UseGlobalMessageDelivery(options, true)
@@ -185,22 +189,32 @@ final class NATSSubscription: @unchecked Sendable {
 
 /// Durable publishes awaiting the stream's acknowledgement, by message id.
 final class PendingPublishes: Sendable {
-    private let waiting = Mutex<[String: @Sendable (NATSError?) -> Void]>([:])
+    private struct State {
+        var waiting: [String: @Sendable (NATSError?) -> Void] = [:]
+        var mostWaiting = 0
+    }
+    private let state = Mutex(State())
+
+    /// The most publishes that were waiting at once, in this connection's life.
+    var mostWaiting: Int { state.withLock { $0.mostWaiting } }
 
     func register(_ id: String, _ completion: @escaping @Sendable (NATSError?) -> Void) {
-        waiting.withLock { $0[id] = completion }
+        state.withLock { state in
+            state.waiting[id] = completion
+            state.mostWaiting = max(state.mostWaiting, state.waiting.count)
+        }
     }
 
     func complete(_ id: String, with error: NATSError?) {
-        waiting.withLock { $0.removeValue(forKey: id) }?(error)
+        state.withLock { $0.waiting.removeValue(forKey: id) }?(error)
     }
 
     /// Fails every publish still waiting: the connection is closed, no
     /// acknowledgement will come.
     func failAll() {
-        let all = waiting.withLock { waiting in
-            defer { waiting = [:] }
-            return waiting
+        let all = state.withLock { state in
+            defer { state.waiting = [:] }
+            return state.waiting
         }
         for (id, completion) in all { completion(.publish(id, reason: "the connection to NATS was closed before the stream acknowledged it")) }
     }

@@ -3,6 +3,7 @@ import FareLensBus
 import FareLensMessages
 import FareLensWire
 import Logging
+import Synchronization
 
 extension NATSTransport {
     /// A non-durable event from another node: delivered to the local
@@ -11,38 +12,131 @@ extension NATSTransport {
         state.withLock { $0.inbound }?.accept(message)
     }
 
-    /// Publishes a durable event into the namespace's stream and returns
-    /// once the stream has stored it (every node's consumer will have it).
-    /// The event's id is the message id, so a repeated publish is dropped
-    /// by the server: a publish JetStream refused or did not acknowledge
-    /// (no stream leader during an election, a server restarting) is
-    /// retried, with backoff from 50 ms doubling to 1 s, for up to 15 s.
-    func publishDurable(topic: String, id: EventID, headers: [(String, String)], payload: [UInt8]) async throws(BusError) {
-        let connection = self.connection, subject = subjects.durableEvent(topic)
-        let messageID = "\(id.publisher)-\(id.sequence)"
+    /// Publishes durable events into the namespace's stream, all in flight
+    /// together (several through ``batchConnection``, one through
+    /// ``connection``), each sent as `publications` makes it (an event
+    /// encoded while the ones before it are on their way), and returns once
+    /// the stream has stored them all (every node's consumer will have
+    /// them), or gave up on one. An event's id is its message id, so a
+    /// repeated publish is dropped by the server: the publishes JetStream
+    /// refused or did not acknowledge (no stream leader during an election,
+    /// a server restarting) are published again, in order, with backoff
+    /// from 50 ms doubling to 1 s, for up to 15 s.
+    ///
+    /// - Parameter most: how many `publications` may make at most (one:
+    ///   sent through ``connection``, written at once).
+    /// - Returns: the batch index of the first publication not stored, and
+    ///   why (`bad-message` for one over the server's `max_payload`, which
+    ///   no retry changes; `service-unavailable` past 15 s or while the
+    ///   node leaves); nil and nil when all were stored.
+    func publishDurable(_ publications: some Sequence<DurablePublication>, most: Int) async -> (index: Int?, refusal: BusError?) {
         let giveUpAt = ContinuousClock.now + .seconds(15)
         var pause = Duration.milliseconds(50)
-        var attempts = 0
+        var attempts = 1
+        var refused = await sendTogether(publications, most: most)
         while true {
-            attempts += 1
-            let refusal = await withCheckedContinuation { (stored: CheckedContinuation<NATSError?, Never>) in
-                connection.publishDurable(subject, messageID: messageID, headers: headers, payload: payload) { stored.resume(returning: $0) }
+            guard let first = refused.first else {
+                if attempts > 1 { logger.notice("durable events stored in JetStream after retrying", metadata: ["attempts": "\(attempts)"]) }
+                return (nil, nil)
             }
-            guard let error = refusal else {
-                if attempts > 1 { logger.notice("durable event stored in JetStream after retrying", metadata: ["topic": "\(topic)", "attempts": "\(attempts)"]) }
-                return
+            // Too large for the server: no retry will change that, so the batch ends there.
+            if let tooLarge = refused.first(where: { $0.1.code == "too-large" }) {
+                if tooLarge.0.index == first.0.index {
+                    return (tooLarge.0.index, .badMessage("durable event on '\(tooLarge.0.topic)' not stored in JetStream: \(tooLarge.1.message)"))
+                }
+                refused.removeAll { $0.0.index >= tooLarge.0.index }
             }
-            // Too large for the server: no retry will change that.
-            if error.code == "too-large" { throw .badMessage("durable event on '\(topic)' not stored in JetStream: \(error.message)") }
             guard ContinuousClock.now + pause < giveUpAt, !state.withLock({ $0.stopping }) else {
-                logger.warning("durable event not stored in JetStream", metadata: ["topic": "\(topic)", "attempts": "\(attempts)", "reason": "\(error)"])
+                logger.warning("durable event not stored in JetStream", metadata: ["topic": "\(first.0.topic)", "attempts": "\(attempts)", "reason": "\(first.1)"])
                 // Local subscribers have the event; the other nodes' consumers do not.
-                throw BusError(kind: .serviceUnavailable, remoteCode: nil, message: "JetStream did not store the durable event on '\(topic)' in \(attempts) attempts: \(error)")
+                return (first.0.index, BusError(kind: .serviceUnavailable, remoteCode: nil, message: "JetStream did not store the durable event on '\(first.0.topic)' in \(attempts) attempts: \(first.1)"))
             }
-            if attempts == 1 { logger.warning("JetStream did not store a durable event; retrying", metadata: ["topic": "\(topic)", "reason": "\(error)"]) }
-            try? await Task.sleep(for: pause)  // safe: backoff between retries of a publish JetStream refused, bounded by the 15 s above
+            if attempts == 1 { logger.warning("JetStream did not store durable events; retrying", metadata: ["topic": "\(first.0.topic)", "refused": "\(refused.count)", "reason": "\(first.1)"]) }
+            try? await Task.sleep(for: pause)  // safe: backoff between retries of publishes JetStream refused, bounded by the 15 s above
             pause = min(pause * 2, .seconds(1))
+            attempts += 1
+            refused = await sendTogether(refused.map(\.0), most: refused.count)
         }
+    }
+
+    /// Sends each publication as `publications` makes it, without waiting,
+    /// and returns once the stream answered them all: those it refused
+    /// (or did not acknowledge), in order, with the reason.
+    private func sendTogether(_ publications: some Sequence<DurablePublication>, most: Int) async -> [(DurablePublication, NATSError)] {
+        // Many at once go out through the connection that gathers writes; one alone is written at once.
+        let connection = most > 1 ? batchConnection : self.connection
+        let headers = nodeHeaders
+        var sent: [DurablePublication] = []
+        sent.reserveCapacity(most)
+        let errors = await withCheckedContinuation { (stored: CheckedContinuation<[NATSError?], Never>) in
+            let acknowledgements = GatheredAcknowledgements { stored.resume(returning: $0) }
+            var subject = (topic: "", name: "")
+            for publication in publications {
+                if subject.topic != publication.topic { subject = (publication.topic, subjects.durableEvent(publication.topic)) }
+                let slot = acknowledgements.expect()
+                sent.append(publication)
+                connection.publishDurable(subject.name, messageID: publication.messageID, headers: headers, payload: publication.payload) {
+                    acknowledgements.complete(slot, with: $0)
+                }
+            }
+            acknowledgements.seal()
+        }
+        return errors.indices.compactMap { slot in errors[slot].map { (sent[slot], $0) } }
+    }
+}
+
+/// A durable event encoded for the stream, and where it stands in its batch.
+struct DurablePublication: Sendable {
+    /// Its index in the batch ``NATSTransport/forward(batch:)`` was handed.
+    let index: Int
+    let topic: String
+    let id: EventID
+    let payload: [UInt8]
+    /// `Nats-Msg-Id`: the server drops a repeat within its dedupe window.
+    var messageID: String { "\(id.publisher)-\(id.sequence)" }
+}
+
+/// The stream's answers to publishes in flight together, gathered: once
+/// the last publish is made (``seal()``) and every one answered, they are
+/// handed over in the publishes' order.
+final class GatheredAcknowledgements: Sendable {
+    private struct State {
+        var errors: [NATSError?] = []
+        var unanswered = 0
+        var sealed = false
+    }
+    private let state = Mutex(State())
+    private let done: @Sendable ([NATSError?]) -> Void
+
+    init(done: @escaping @Sendable ([NATSError?]) -> Void) {
+        self.done = done
+    }
+
+    /// One more publish to wait for: its slot.
+    func expect() -> Int {
+        state.withLock { state in
+            state.errors.append(nil)
+            state.unanswered += 1
+            return state.errors.count - 1
+        }
+    }
+
+    func complete(_ slot: Int, with error: NATSError?) {
+        let all: [NATSError?]? = state.withLock { state in
+            state.errors[slot] = error
+            state.unanswered -= 1
+            return state.sealed && state.unanswered == 0 ? state.errors : nil
+        }
+        if let all { done(all) }
+    }
+
+    /// No more publishes: hands the answers over now if all came.
+    func seal() {
+        let all: [NATSError?]? = state.withLock { state in
+            state.sealed = true
+            return state.unanswered == 0 ? state.errors : nil
+        }
+        if let all { done(all) }
     }
 }
 

@@ -27,6 +27,11 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
     let logger: Logger
     let metricsFactory: any MetricsFactory
     let connection: NATSConnection
+    /// A second connection, whose writes libnats gathers, for batches of
+    /// durable events (``publishDurable(_:)``): a batch's thousand
+    /// publishes go out in a few writes, not one each, and a request or a
+    /// lone publish on ``connection`` never waits for that gathering.
+    let batchConnection: NATSConnection
     /// Where request deadlines are timed (one timer for all of them) and
     /// heartbeats sent.
     let timers: any EventLoop
@@ -111,6 +116,12 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
         let events = ConnectionEventSink()
         self.connection = try NATSConnection(settings: settings, name: "farelens-\(identity.nodeName)") { events.handle($0) }
         try Self.ensureStream(connection: connection, subjects: subjects, settings: settings, logger: logger)
+        do {
+            self.batchConnection = try NATSConnection(settings: settings, name: "farelens-\(identity.nodeName)-batches", writesAtOnce: false) { events.handle($0, batches: true) }
+        } catch {
+            connection.close()
+            throw error
+        }
         events.transport = self
     }
 
@@ -143,18 +154,20 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
         }
     }
 
-    /// What the connection reports on its own threads.
-    func connectionEvent(_ event: NATSConnection.ConnectionEvent) {
+    /// What a connection reports on its own threads (`batches`: the
+    /// batch connection's, whose losses and returns the log tells apart).
+    func connectionEvent(_ event: NATSConnection.ConnectionEvent, batches: Bool = false) {
         let node = identity.nodeName
+        let which: Logger.MetadataValue = batches ? "durable batches" : "main"
         switch event {
         case .disconnected:
             // Closing the connection at the end of a graceful leave reports a disconnection too: not a loss.
             if state.withLock({ $0.leaving == .closing }) {
-                logger.debug("disconnected from NATS: leaving", metadata: ["node": "\(node)"])
+                logger.debug("disconnected from NATS: leaving", metadata: ["node": "\(node)", "connection": which])
             } else {
-                logger.warning("lost the NATS server; reconnecting", metadata: ["node": "\(node)"])
+                logger.warning("lost the NATS server; reconnecting", metadata: ["node": "\(node)", "connection": which])
             }
-        case .reconnected(let url): logger.notice("reconnected to NATS", metadata: ["node": "\(node)", "url": "\(url)"])
+        case .reconnected(let url): logger.notice("reconnected to NATS", metadata: ["node": "\(node)", "url": "\(url)", "connection": which])
         case .notPermitted(let subject, let publish):
             if publish, let address = subjects.address(ofRequestSubject: subject) {
                 // The user this node connects as may not reach the address (an
@@ -252,6 +265,7 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
         await durable?.stop()
         await inbound?.stop()
         connection.close()
+        batchConnection.close()
         failAllWaiting(reason: "node \(identity.nodeName) is shutting down")
     }
 
@@ -281,28 +295,45 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
     }
 
     public func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async throws(BusError) {
+        guard let durable = forwardOrPrepare(event, metadata: metadata) else { return }
+        if let refusal = await publishDurable(CollectionOfOne(durable), most: 1).refusal { throw refusal }
+    }
+
+    /// Forwards a batch's non-durable events at once and publishes its
+    /// durable ones into the stream together, each sent as soon as it is
+    /// encoded, one wait for their acknowledgements (``publishDurable(_:most:)``).
+    public func forward(batch: [ForwardedEvent]) async -> BatchOutcome {
+        let durable = batch.lazy.enumerated().compactMap { index, item in self.forwardOrPrepare(item.event, metadata: item.metadata, index: index) }
+        let refused = await publishDurable(durable, most: batch.count)
+        return BatchOutcome(count: refused.index ?? batch.count, refusal: refused.refusal)
+    }
+
+    /// Publishes a non-durable event (if another node wants its topic) and
+    /// returns nil, or encodes a durable one for the stream. An event that
+    /// cannot be encoded is logged and not forwarded.
+    private func forwardOrPrepare<E: BusEvent>(_ event: E, metadata: EventMetadata, index: Int = 0) -> DurablePublication? {
         // A plain event nobody else wants is not encoded or sent (as the
         // bridge's spoke does); a durable one always goes to the stream, for
         // the consumers of nodes that are away.
-        guard E.topic.isDurable || state.withLock({ $0.registry.wants(E.topic.name) }) else { return }
-        let envelope: WireEnvelope
+        guard E.topic.isDurable || state.withLock({ $0.registry.wants(E.topic.name) }) else { return nil }
         let bytes: [UInt8]
         do {
-            envelope = try .event(event, metadata: metadata)
-            bytes = try envelope.serializedBytes()
+            bytes = try WireEnvelope.event(event, metadata: metadata).serializedBytes()
         } catch {
             logger.error("event not forwarded: cannot encode", metadata: ["type": "\(E.wireTypeName)", "reason": "\(error)"])
-            return
+            return nil
         }
-        let headers = [(Header.node, identity.nodeName)]
         guard E.topic.isDurable else {
-            do { try connection.publish(subjects.event(E.topic.name), headers: headers, payload: bytes) } catch {
+            do { try connection.publish(subjects.event(E.topic.name), headers: nodeHeaders, payload: bytes) } catch {
                 logger.warning("event not forwarded to NATS", metadata: ["topic": "\(E.topic.name)", "reason": "\(error)"])
             }
-            return
+            return nil
         }
-        try await publishDurable(topic: E.topic.name, id: metadata.id, headers: headers, payload: bytes)
+        return DurablePublication(index: index, topic: E.topic.name, id: metadata.id, payload: bytes)
     }
+
+    /// The headers of every event this node publishes.
+    var nodeHeaders: [(String, String)] { [(Header.node, identity.nodeName)] }
 }
 
 /// Passes the connection's events to the transport once it exists (the
@@ -315,7 +346,7 @@ private final class ConnectionEventSink: Sendable {
         get { target.withLock { $0.transport } }
         set { target.withLock { $0.transport = newValue } }
     }
-    func handle(_ event: NATSConnection.ConnectionEvent) { transport?.connectionEvent(event) }
+    func handle(_ event: NATSConnection.ConnectionEvent, batches: Bool = false) { transport?.connectionEvent(event, batches: batches) }
 }
 
 /// The headers FareLens sets on NATS messages.

@@ -268,24 +268,34 @@ public final class EventOutbox: Sendable {
             if rows.count < room { relay.memoryGeneration = generation }
         }
         relay.caughtUp = rows.count < room
-        var refusal: BusError?
+        // The round's events go out as one batch: over NATS all in flight
+        // together, one wait for JetStream's acknowledgements.
+        var batch: [MessageBus.KeptIDEvent] = []
+        batch.reserveCapacity(rows.count)
+        var made: [(any BusEvent)?] = []
+        made.reserveCapacity(rows.count)
+        let settled = self.settled
+        for row in rows {
+            let event = make(row)
+            made.append(event)
+            guard let event else { continue }
+            let sequence = row.sequence
+            // Only a durable topic's events are waited for: the others are at most once anyway.
+            let durable = type(of: event).topic.isDurable
+            batch.append(MessageBus.KeptIDEvent(
+                event: event, id: EventID(publisher: publisher, sequence: UInt64(bitPattern: sequence)), traceID: row.traceID,
+                onSettled: { if durable { settled.settle(sequence) } }))
+        }
+        let outcome = batch.isEmpty ? BatchOutcome(count: 0, refusal: nil) : await bus.publish(batch: batch)
+        let refusal = outcome.refusal
         // Counted once a round: a counter's increment per event was a cost of every decision the alerts service announces.
         var publishedCount = 0
-        for row in rows {
+        for (row, event) in zip(rows, made) {
             let sequence = row.sequence
-            if let event = make(row) {
-                // Only a durable topic's events are waited for: the others are at most once anyway.
-                let durable = type(of: event).topic.isDurable
-                let settled = self.settled
-                do throws(BusError) {
-                    try await bus.publish(
-                        event, id: EventID(publisher: publisher, sequence: UInt64(bitPattern: sequence)), traceID: row.traceID,
-                        onSettled: { if durable { settled.settle(sequence) } })
-                } catch {
-                    refusal = error
-                    break
-                }
-                if !durable { settled.settle(sequence) }
+            if let event {
+                // The refused event and those after it wait for the next round.
+                guard publishedCount < outcome.count else { break }
+                if !type(of: event).topic.isDurable { settled.settle(sequence) }
                 publishedCount += 1
             } else {
                 settled.settle(sequence)

@@ -192,11 +192,17 @@ struct EventOutboxTests {
         try await Self.waitUntilEmpty(reopened)
     }
 
-    /// A transport that refuses the first `refusals` durable events it is handed, as a full backlog does.
+    /// A transport that refuses event `sequence` the first `refusals` times it is handed, as a full backlog does,
+    /// and records every event offered and the size of every batch.
     final class RefusingTransport: BusTransport {
         let refusals: Int
+        let refusedSequence: UInt64
         let offered = Locked<[UInt64]>([])
-        init(refusals: Int) { self.refusals = refusals }
+        let batches = Locked<[Int]>([])
+        init(refusals: Int, of sequence: UInt64 = 1) {
+            self.refusals = refusals
+            refusedSequence = sequence
+        }
         func hosts(_ address: ServiceAddress) -> Bool { false }
         func send<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
             throw .serviceUnavailable(address)
@@ -205,9 +211,16 @@ struct EventOutboxTests {
             var refuse = false
             offered.update { offered in
                 offered.append(metadata.id.sequence)
-                refuse = offered.count <= refusals
+                refuse = metadata.id.sequence == refusedSequence && offered.count(where: { $0 == refusedSequence }) <= refusals
             }
             if refuse { throw .overloaded("node far", limit: 1) }
+        }
+        func forward(batch: [ForwardedEvent]) async -> BatchOutcome {
+            batches.update { $0.append(batch.count) }
+            for (index, item) in batch.enumerated() {
+                do throws(BusError) { try await forward(item.event, metadata: item.metadata) } catch { return BatchOutcome(count: index, refusal: error) }
+            }
+            return BatchOutcome(count: batch.count, refusal: nil)
         }
     }
 

@@ -8,7 +8,9 @@
 //                  natsConnection_Request of the same 64 bytes between two
 //                  processes (target: p50 at most 1.3x).
 //   durable        durable publishes (PriceDropped, into JetStream, each
-//                  returning once stored), one task, 64 and 1,024 tasks; beside
+//                  returning once stored), one task, 64 and 1,024 tasks;
+//                  batches as event outboxes publish them (publish(batch:),
+//                  rounds of 256 and 1,024, one outbox and four); beside
 //                  nats-reference's js_PublishAsync floor (target: at least
 //                  70% of its rate).
 //
@@ -147,10 +149,16 @@ try await Task.sleep(for: .milliseconds(500))  // safe: lets the publisher's con
 // 64 publishing tasks, and 1,024: the floor keeps up to 4,096 messages in
 // flight, and a node's publishes in flight are its publishing tasks.
 let sequentialCount = 3_000, concurrentCount = 20_000, taskCounts = [64, 1_024]
-var floor: [Double] = [], sequential: [Double] = [], concurrent: [[Double]] = taskCounts.map { _ in [] }
+// Batches (`publish(batch:)`) as event outboxes publish their rounds: one
+// outbox of the `event_outbox` table (256 a round), one of a service's own
+// table (1,024), and four of those at once (a node hosting four services).
+let batchShapes = [(outboxes: 1, size: 256), (outboxes: 1, size: 1_024), (outboxes: 4, size: 1_024)]
+var floor: [Double] = [], floorWithIDs: [Double] = [], sequential: [Double] = [], concurrent: [[Double]] = taskCounts.map { _ in [] }, batched: [[Double]] = batchShapes.map { _ in [] }
 var sequence = 0
 for round in 0..<rounds {
     floor.append(Double(try programOutput(reference, ["jspublish", server.url, "REFERENCE", "reference.events", "100", String(concurrentCount)]).split(separator: " ")[0]) ?? .nan)
+    // The same with a unique Nats-Msg-Id on each message, as every FareLens durable event carries (the server's dedupe).
+    floorWithIDs.append(Double(try programOutput(reference, ["jspublish", server.url, "REFERENCE", "reference.events", "100", String(concurrentCount), "ids"]).split(separator: " ")[0]) ?? .nan)
     _ = round
     var start = ContinuousClock.now
     for _ in 0..<sequentialCount {
@@ -174,13 +182,47 @@ for round in 0..<rounds {
         sequence += concurrentCount
         concurrent[slot].append(nanoseconds(ContinuousClock.now - start) / Double(concurrentCount))
     }
+    for (slot, shape) in batchShapes.enumerated() {
+        // Each outbox's share in rounds of `size`, under ids of its own, made
+        // before the clock starts (a relay makes them from the rows it read):
+        // what is timed is publish(batch:), round after round.
+        let share = concurrentCount / shape.outboxes
+        let roundsByOutbox = (0..<shape.outboxes).map { outbox in
+            stride(from: 0, to: share, by: shape.size).map { first in
+                (first..<min(first + shape.size, share)).map { index in
+                    let number = sequence + outbox * share + index + 1
+                    return MessageBus.KeptIDEvent(
+                        event: PriceDropped(route: "LIS-NYC", sequence: number), id: EventID(publisher: "bench.outbox#\(outbox)", sequence: UInt64(number)),
+                        traceID: TraceID.random(), onSettled: {})
+                }
+            }
+        }
+        start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for outboxRounds in roundsByOutbox {
+                group.addTask {
+                    for round in outboxRounds {
+                        if let refusal = await publisher.publish(batch: round).refusal { throw refusal }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        sequence += concurrentCount
+        batched[slot].append(nanoseconds(ContinuousClock.now - start) / Double(concurrentCount))
+    }
 }
 let floorRate = 1e9 / median(floor)
 print("durable publish (stored by JetStream before it returns), medians of \(rounds) rounds:")
+let floorWithIDsRate = 1e9 / median(floorWithIDs)
 print("  nats.c js_PublishAsync floor   \(format(floorRate, decimals: 0)) msg/s (\(concurrentCount) messages, 100 bytes)")
-for (name, perMessage) in [("FareLens, 1 task", sequential)] + zip(taskCounts, concurrent).map({ ("FareLens, \($0.0) tasks", $0.1) }) {
+print("  the same with Nats-Msg-Id      \(format(floorWithIDsRate, decimals: 0)) msg/s (\(format(100 * floorWithIDsRate / floorRate, decimals: 0))% of the floor)")
+let batchRows = zip(batchShapes, batched).map { shape, perMessage in
+    ("FareLens, \(shape.outboxes == 1 ? "1 outbox" : "\(shape.outboxes) outboxes"), batches of \(shape.size)", perMessage)
+}
+for (name, perMessage) in [("FareLens, 1 task", sequential)] + zip(taskCounts, concurrent).map({ ("FareLens, \($0.0) tasks", $0.1) }) + batchRows {
     let rate = 1e9 / median(perMessage)
-    print("  \(name.padding(toLength: 30, withPad: " ", startingAt: 0)) \(format(rate, decimals: 0)) msg/s = \(format(100 * rate / floorRate, decimals: 0))% of the floor (target >= 70%): \(rate >= 0.7 * floorRate ? "met" : "MISSED")")
+    print("  \(name.padding(toLength: 42, withPad: " ", startingAt: 0)) \(format(rate, decimals: 0)) msg/s = \(format(100 * rate / floorRate, decimals: 0))% of the floor (target >= 70%): \(rate >= 0.7 * floorRate ? "met" : "MISSED"); \(format(100 * rate / floorWithIDsRate, decimals: 0))% of it with ids")
 }
 publisherTask.cancel()
 server.kill()

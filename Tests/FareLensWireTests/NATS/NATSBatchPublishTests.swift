@@ -1,0 +1,65 @@
+#if NATS
+import FareLensBus
+@testable import FareLensNATS
+import FareLensTesting
+import Logging
+import Testing
+
+/// A batch over NATS (`MessageBus.publish(batch:)`, an event outbox's
+/// round): its durable events are in flight together, one wait for
+/// JetStream's acknowledgements, against a real `nats-server`.
+@Suite("Durable batches over NATS")
+struct NATSBatchPublishTests {
+    typealias Node = NATSTransportTests.Node
+
+    static func batch(_ events: [PriceDropped]) -> [MessageBus.KeptIDEvent] {
+        events.map { event in
+            MessageBus.KeptIDEvent(
+                event: event, id: EventID(publisher: "batch.outbox#1", sequence: UInt64(event.sequence)), traceID: TraceID.random(), onSettled: {})
+        }
+    }
+
+    @Test("a batch's durable events are published together through the connection that gathers writes (many awaiting their acknowledgement at once, not one at a time), a lone event through the one that writes at once; each reaches another node once, in order")
+    func inFlightTogether() async throws {
+        let settings = NATSTransportTests.settings(try await TestNATSServer.shared())
+        let publisher = try await Node(name: "publisher", settings: settings)
+        defer { publisher.stop() }
+        let receiver = try await Node(name: "receiver", settings: settings) { $0.subscribe(PriceDropped.self, bufferSize: 512) }
+        defer { receiver.stop() }
+        try await waitUntil("the publisher knows the receiver") { publisher.transport.knownNodes["receiver"] != nil }
+        let (atOnce, gathering) = (publisher.transport.connection.publishes, publisher.transport.batchConnection.publishes)
+        // A lone event is not kept waiting for libnats' flusher: written at once.
+        try await publisher.bus.publish(PriceDropped(route: "LIS-BOS", sequence: 0))
+        #expect(atOnce.mostWaiting == 1)
+        #expect(gathering.mostWaiting == 0)
+        let outcome = await publisher.bus.publish(batch: Self.batch((1 ... 300).map { PriceDropped(route: "LIS-BOS", sequence: $0) }))
+        #expect(outcome == BatchOutcome(count: 300, refusal: nil))
+        // One at a time (each publish awaiting its acknowledgement before the next), at most one would ever wait.
+        #expect(gathering.mostWaiting > 1, "\(gathering.mostWaiting)")
+        #expect(atOnce.mostWaiting == 1)
+        #expect(try await receiver.receive(301).map(\.sequence) == Array(0 ... 300))
+    }
+
+    @Test("an event over max_payload ends the batch there: the outcome counts the events before it and says bad-message at once; the others were stored")
+    func tooLargePartWay() async throws {
+        let settings = NATSTransportTests.settings(try await TestNATSServer.shared())
+        let lines = Locked<[String]>([])
+        let publisher = try await Node(name: "publisher", settings: settings, logger: Logger(label: "publisher") { _ in CapturingLogHandler(lines: lines) })
+        defer { publisher.stop() }
+        let receiver = try await Node(name: "receiver", settings: settings) { $0.subscribe(PriceDropped.self, bufferSize: 64) }
+        defer { receiver.stop() }
+        try await waitUntil("the publisher knows the receiver") { publisher.transport.knownNodes["receiver"] != nil }
+        let big = String(repeating: "x", count: 2 << 20)
+        let events = [1, 2, 3, 4].map { PriceDropped(route: $0 == 3 ? big : "LIS-BOS", sequence: $0) }
+        let outcome = await publisher.bus.publish(batch: Self.batch(events))
+        #expect(outcome.count == 2)
+        #expect(outcome.refusal?.kind == .badMessage, "\(String(describing: outcome.refusal))")
+        #expect(outcome.refusal?.message.contains("max_payload") == true)
+        // Not retried (for 15 s): no retry makes it fit.
+        #expect(!lines.get().contains { $0.contains("retrying") }, "\(lines.get())")
+        // 1, 2 and 4 were in flight together and stored; a marker after them.
+        try await publisher.bus.publish(PriceDropped(route: "LIS-BOS", sequence: 5))
+        #expect(try await receiver.receive(4).map(\.sequence) == [1, 2, 4, 5])
+    }
+}
+#endif
