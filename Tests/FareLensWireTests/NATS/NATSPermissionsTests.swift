@@ -148,6 +148,14 @@ struct NATSPermissionsTests {
         // Each hears its own locally and the other's through the stream.
         #expect(try await Set(core.receive(2).map(\.sequence)) == [1, 2])
         #expect(try await Set(edge.receive(2).map(\.sequence)) == [1, 2])
+        // So does a batch (an outbox's round), which goes through a second connection of the node's, under the same user.
+        let batch = [4, 5].map { sequence in
+            MessageBus.KeptIDEvent(
+                event: PriceDropped(route: "LIS-NYC", sequence: sequence), id: EventID(publisher: "edge.outbox#1", sequence: UInt64(sequence)),
+                traceID: .random(), onSettled: {})
+        }
+        #expect(await edge.bus.publish(batch: batch) == BatchOutcome(count: 2, refusal: nil))
+        #expect(try await core.receive(2).map(\.sequence) == [4, 5])
 
         // A compromised edge, with its own credentials, forges core's goodbye: on core's subject
         // (the server refuses it), then on its own (every node ignores a heartbeat naming another).
