@@ -61,5 +61,31 @@ struct NATSBatchPublishTests {
         try await publisher.bus.publish(PriceDropped(route: "LIS-BOS", sequence: 5))
         #expect(try await receiver.receive(4).map(\.sequence) == [1, 2, 4, 5])
     }
+
+    @Test("a batch published while the server is down (killed with SIGKILL): JetStream's refusals are retried together once it is back on its data, the outcome counts every event, and another node receives each once")
+    func serverKilledUnderABatch() async throws {
+        let first = try await TestNATSServer.start()
+        var restarted: TestNATSServer?
+        defer { first.kill(); restarted?.kill() }
+        let settings = NATSTransportTests.settings(first)
+        let lines = Locked<[String]>([])
+        let publisher = try await Node(name: "publisher", settings: settings, logger: Logger(label: "publisher") { _ in CapturingLogHandler(lines: lines) })
+        defer { publisher.stop() }
+        let receiver = try await Node(name: "receiver", settings: settings) { $0.subscribe(PriceDropped.self, bufferSize: 512) }
+        defer { receiver.stop() }
+        try await waitUntil("the publisher knows the receiver") { publisher.transport.knownNodes["receiver"] != nil }
+        first.kill()
+        let count = 400
+        let publishing = Task { await publisher.bus.publish(batch: Self.batch((1 ... count).map { PriceDropped(route: "LIS-BOS", sequence: $0) })) }
+        // No acknowledgement comes while the server is away: the publishes time out and are retried.
+        try await waitUntil("the publisher retries what JetStream did not store") {
+            lines.get().contains { $0.contains("JetStream did not store durable events; retrying") }
+        }
+        restarted = try await TestNATSServer.start(port: first.port, storeDirectory: first.storeDirectory)
+        let outcome = await publishing.value
+        #expect(outcome == BatchOutcome(count: count, refusal: nil), "\(lines.get().suffix(5))")
+        let received = try await receiver.receive(count).map(\.sequence)
+        #expect(received.sorted() == Array(1 ... count), "each once, none lost")
+    }
 }
 #endif
