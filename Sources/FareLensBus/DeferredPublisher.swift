@@ -7,7 +7,10 @@ import Synchronization
 /// handler answering a user never waits on event backpressure (a full
 /// durable subscriber, an away node's backlog): the handler calls
 /// ``enqueue(_:parent:)``, which never waits, and the service's `run()`
-/// drains the queue with ``run()``.
+/// drains the queue with ``run()``, what waits at once (up to
+/// ``batchLimit``) as one batch (``MessageBus/publish(queued:)``): over
+/// NATS its durable events are all in flight together, one wait for their
+/// acknowledgements, where one at a time cost a round trip each.
 ///
 /// Bounded: at most `capacity` events wait. An event that finds the queue
 /// full is not queued; ``enqueue(_:parent:)`` returns false and the drop is
@@ -18,17 +21,18 @@ import Synchronization
 /// the bus refuses (`overloaded` at a node's backlog cap) is logged and
 /// counted in `farelens_bus_deferred_refused_total{owner}`.
 public final class DeferredPublisher: Sendable {
-    private typealias Job = @Sendable () async throws(BusError) -> Void
     /// Why ``enqueue(_:parent:)`` did not queue an event.
     private enum Refusal { case full, finished }
     private struct State {
-        var jobs: Deque<Job> = []
+        var queued: Deque<MessageBus.QueuedEvent> = []
         var drainer: CheckedContinuation<Void, Never>?
         var finished = false
     }
 
     /// The most events waiting to be published.
     public let capacity: Int
+    /// The most events published as one batch.
+    public let batchLimit: Int
     private let bus: MessageBus
     private let logger: Logger
     private let state = Mutex(State())
@@ -36,9 +40,10 @@ public final class DeferredPublisher: Sendable {
     private let refused: Counter
 
     /// Creates a queue for the service `owner` (a metrics dimension).
-    public init(bus: MessageBus, owner: String, capacity: Int = 16_384, logger: Logger) {
+    public init(bus: MessageBus, owner: String, capacity: Int = 16_384, batchLimit: Int = 1_024, logger: Logger) {
         self.bus = bus
         self.capacity = max(1, capacity)
+        self.batchLimit = max(1, batchLimit)
         self.logger = logger
         let factory = bus.configuration.metricsFactory
         dropped = Counter(label: "farelens_bus_deferred_dropped_total", dimensions: [("owner", owner)], factory: factory)
@@ -51,12 +56,10 @@ public final class DeferredPublisher: Sendable {
     ///   event is dropped and counted).
     @discardableResult
     public func enqueue<E: BusEvent>(_ event: E, parent: RequestContext? = nil) -> Bool {
-        let bus = self.bus
-        let job: Job = { () async throws(BusError) in try await bus.publish(event, parent: parent) }
         let (refusal, drainer): (Refusal?, CheckedContinuation<Void, Never>?) = state.withLock { state in
             if state.finished { return (.finished, nil) }
-            guard state.jobs.count < capacity else { return (.full, nil) }
-            state.jobs.append(job)
+            guard state.queued.count < capacity else { return (.full, nil) }
+            state.queued.append(MessageBus.QueuedEvent(event: event, parent: parent))
             defer { state.drainer = nil }
             return (nil, state.drainer)
         }
@@ -71,27 +74,31 @@ public final class DeferredPublisher: Sendable {
     }
 
     /// Events waiting to be published.
-    public var pending: Int { state.withLock { $0.jobs.count } }
+    public var pending: Int { state.withLock { $0.queued.count } }
 
-    /// Publishes queued events in order until the calling task is cancelled;
-    /// then publishes what is still queued and returns. Run it from the
-    /// service's `run()`.
+    /// Publishes queued events in order, what waits at once as one batch,
+    /// until the calling task is cancelled; then publishes what is still
+    /// queued and returns. Run it from the service's `run()`.
     public func run() async {
         while true {
-            let next: Job?? = state.withLock { state in
-                if let job = state.jobs.popFirst() { return .some(job) }
-                return state.finished ? .some(nil) : nil
+            let next: [MessageBus.QueuedEvent]? = state.withLock { state in
+                guard state.queued.isEmpty else {
+                    let batch = Array(state.queued.prefix(batchLimit))
+                    state.queued.removeFirst(batch.count)
+                    return batch
+                }
+                return state.finished ? [] : nil
             }
             switch next {
-            case .some(.some(let job)):
-                await publish(job)
-            case .some(.none):
+            case .some(let batch) where !batch.isEmpty:
+                await publish(batch)
+            case .some:
                 return
             case .none:
                 await withTaskCancellationHandler {
                     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                         let wake = state.withLock { state in
-                            if !state.jobs.isEmpty || state.finished { return true }
+                            if !state.queued.isEmpty || state.finished { return true }
                             state.drainer = continuation
                             return false
                         }
@@ -114,10 +121,10 @@ public final class DeferredPublisher: Sendable {
         drainer?.resume()
     }
 
-    private func publish(_ job: Job) async {
-        do throws(BusError) { try await job() } catch {
+    private func publish(_ batch: [MessageBus.QueuedEvent]) async {
+        for (index, refusal) in await bus.publish(queued: batch) {
             refused.increment()
-            logger.warning("event not published", metadata: ["reason": "\(error)"])
+            logger.warning("event not published", metadata: ["type": "\(type(of: batch[index].event).wireTypeName)", "reason": "\(refusal)"])
         }
     }
 }

@@ -59,3 +59,72 @@ struct DeferredPublisherTests {
         #expect(lines.get() == ["debug event not published: the service is stopping"])
     }
 }
+
+/// `DeferredPublisher` drains what waits as batches (`MessageBus.publish(queued:)`).
+@Suite("Deferred publisher: batches")
+struct DeferredPublisherBatchTests {
+    /// Records the size of every batch it is handed and the sequence of every event; refuses sequence `refused` once.
+    final class RecordingTransport: BusTransport {
+        let refused: Int?
+        let batches = Locked<[Int]>([])
+        let offered = Locked<[Int]>([])
+        init(refusing refused: Int? = nil) { self.refused = refused }
+        func hosts(_ address: ServiceAddress) -> Bool { false }
+        func send<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
+            throw .serviceUnavailable(address)
+        }
+        func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async throws(BusError) {
+            let sequence = (event as? PriceDropped)?.sequence ?? -1
+            var refuse = false
+            offered.update { offered in
+                refuse = sequence == refused && !offered.contains(sequence)
+                offered.append(sequence)
+            }
+            if refuse { throw .overloaded("node far", limit: 1) }
+        }
+        func forward(batch: [ForwardedEvent]) async -> BatchOutcome {
+            batches.update { $0.append(batch.count) }
+            for (index, item) in batch.enumerated() {
+                do throws(BusError) { try await forward(item.event, metadata: item.metadata) } catch { return BatchOutcome(count: index, refusal: error) }
+            }
+            return BatchOutcome(count: batch.count, refusal: nil)
+        }
+    }
+
+    @Test("what waits when run() looks goes to a transport as one batch (at most batchLimit), in order, each under an id of the bus's own")
+    func queueDrainsAsBatches() async throws {
+        let (bus, _) = makeBus()
+        let transport = RecordingTransport()
+        bus.attach(transport)
+        let publisher = DeferredPublisher(bus: bus, owner: "test", capacity: 64, batchLimit: 16, logger: quietLogger())
+        for sequence in 1 ... 40 { publisher.enqueue(PriceDropped(route: "OPO-SFO", sequence: sequence)) }
+        publisher.finish()
+        try await withTimeLimit("run() published the queue and returned") { await publisher.run() }
+        #expect(transport.batches.get() == [16, 16, 8])
+        #expect(transport.offered.get() == Array(1 ... 40))
+    }
+
+    @Test("an event a transport refuses in the middle of a batch is counted and logged, and the events after it are still forwarded; local subscribers hear each once")
+    func refusalDoesNotHoldTheRest() async throws {
+        let (bus, metrics) = makeBus()
+        let heard = bus.subscribe(PriceDropped.self, bufferSize: 16)
+        let transport = RecordingTransport(refusing: 3)
+        bus.attach(transport)
+        let lines = Locked<[String]>([])
+        let publisher = DeferredPublisher(bus: bus, owner: "test", capacity: 16, logger: Logger(label: "test") { _ in CapturingLogHandler(lines: lines) })
+        for sequence in 1 ... 5 { publisher.enqueue(PriceDropped(route: "OPO-SFO", sequence: sequence)) }
+        publisher.finish()
+        try await withTimeLimit("run() published the queue and returned") { await publisher.run() }
+        #expect(transport.offered.get() == [1, 2, 3, 4, 5], "3 refused, 4 and 5 forwarded after it; none twice")
+        #expect(transport.batches.get() == [5, 2])
+        #expect(try metrics.expectCounter("farelens_bus_deferred_refused_total", [("owner", "test")]).totalValue == 1)
+        #expect(lines.get() == ["warning event not published"])
+        #expect(try await firstEvents(5, of: heard, limit: .seconds(10)).map(\.sequence) == [1, 2, 3, 4, 5])
+        // Nothing more: a sixth event, once published, is the next one heard.
+        let again = DeferredPublisher(bus: bus, owner: "test", capacity: 16, logger: quietLogger())
+        again.enqueue(PriceDropped(route: "OPO-SFO", sequence: 6))
+        again.finish()
+        await again.run()
+        #expect(try await firstEvents(1, of: heard, limit: .seconds(10)).map(\.sequence) == [6])
+    }
+}

@@ -10,7 +10,8 @@
 //   durable        durable publishes (PriceDropped, into JetStream, each
 //                  returning once stored), one task, 64 and 1,024 tasks;
 //                  batches as event outboxes publish them (publish(batch:),
-//                  rounds of 256 and 1,024, one outbox and four); beside
+//                  rounds of 256 and 1,024, one outbox and four), and
+//                  through a DeferredPublisher; beside
 //                  nats-reference's js_PublishAsync floor (target: at least
 //                  70% of its rate).
 //
@@ -154,6 +155,9 @@ let sequentialCount = 3_000, concurrentCount = 20_000, taskCounts = [64, 1_024]
 // table (1,024), and four of those at once (a node hosting four services).
 let batchShapes = [(outboxes: 1, size: 256), (outboxes: 1, size: 1_024), (outboxes: 4, size: 1_024)]
 var floor: [Double] = [], floorWithIDs: [Double] = [], sequential: [Double] = [], concurrent: [[Double]] = taskCounts.map { _ in [] }, batched: [[Double]] = batchShapes.map { _ in [] }
+// And through a DeferredPublisher, as search, scoring and alerts publish
+// (handlers enqueue; its run() publishes what waits as batches of 1,024).
+var deferred: [Double] = []
 var sequence = 0
 for round in 0..<rounds {
     floor.append(Double(try programOutput(reference, ["jspublish", server.url, "REFERENCE", "reference.events", "100", String(concurrentCount)]).split(separator: " ")[0]) ?? .nan)
@@ -211,6 +215,13 @@ for round in 0..<rounds {
         sequence += concurrentCount
         batched[slot].append(nanoseconds(ContinuousClock.now - start) / Double(concurrentCount))
     }
+    let queue = DeferredPublisher(bus: publisher, owner: "bench", capacity: concurrentCount, logger: quietLogger())
+    start = ContinuousClock.now
+    for index in 0..<concurrentCount { queue.enqueue(PriceDropped(route: "LIS-NYC", sequence: sequence + index + 1)) }
+    queue.finish()
+    await queue.run()
+    deferred.append(nanoseconds(ContinuousClock.now - start) / Double(concurrentCount))
+    sequence += concurrentCount
 }
 let floorRate = 1e9 / median(floor)
 print("durable publish (stored by JetStream before it returns), medians of \(rounds) rounds:")
@@ -220,7 +231,9 @@ print("  the same with Nats-Msg-Id      \(format(floorWithIDsRate, decimals: 0))
 let batchRows = zip(batchShapes, batched).map { shape, perMessage in
     ("FareLens, \(shape.outboxes == 1 ? "1 outbox" : "\(shape.outboxes) outboxes"), batches of \(shape.size)", perMessage)
 }
-for (name, perMessage) in [("FareLens, 1 task", sequential)] + zip(taskCounts, concurrent).map({ ("FareLens, \($0.0) tasks", $0.1) }) + batchRows {
+for (name, perMessage) in [("FareLens, 1 task", sequential)] + zip(taskCounts, concurrent).map({ ("FareLens, \($0.0) tasks", $0.1) }) + batchRows
+    + [("FareLens, a DeferredPublisher", deferred)]
+{
     let rate = 1e9 / median(perMessage)
     print("  \(name.padding(toLength: 42, withPad: " ", startingAt: 0)) \(format(rate, decimals: 0)) msg/s = \(format(100 * rate / floorRate, decimals: 0))% of the floor (target >= 70%): \(rate >= 0.7 * floorRate ? "met" : "MISSED"); \(format(100 * rate / floorWithIDsRate, decimals: 0))% of it with ids")
 }
