@@ -63,34 +63,6 @@ struct DeferredPublisherTests {
 /// `DeferredPublisher` drains what waits as batches (`MessageBus.publish(queued:)`).
 @Suite("Deferred publisher: batches")
 struct DeferredPublisherBatchTests {
-    /// Records the size of every batch it is handed and the sequence of every event; refuses sequence `refused` once.
-    final class RecordingTransport: BusTransport {
-        let refused: Int?
-        let batches = Locked<[Int]>([])
-        let offered = Locked<[Int]>([])
-        init(refusing refused: Int? = nil) { self.refused = refused }
-        func hosts(_ address: ServiceAddress) -> Bool { false }
-        func send<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
-            throw .serviceUnavailable(address)
-        }
-        func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async throws(BusError) {
-            let sequence = (event as? PriceDropped)?.sequence ?? -1
-            var refuse = false
-            offered.update { offered in
-                refuse = sequence == refused && !offered.contains(sequence)
-                offered.append(sequence)
-            }
-            if refuse { throw .overloaded("node far", limit: 1) }
-        }
-        func forward(batch: [ForwardedEvent]) async -> BatchOutcome {
-            batches.update { $0.append(batch.count) }
-            for (index, item) in batch.enumerated() {
-                do throws(BusError) { try await forward(item.event, metadata: item.metadata) } catch { return BatchOutcome(count: index, refusal: error) }
-            }
-            return BatchOutcome(count: batch.count, refusal: nil)
-        }
-    }
-
     @Test("what waits when run() looks goes to a transport as one batch (at most batchLimit), in order, each under an id of the bus's own")
     func queueDrainsAsBatches() async throws {
         let (bus, _) = makeBus()
@@ -101,14 +73,14 @@ struct DeferredPublisherBatchTests {
         publisher.finish()
         try await withTimeLimit("run() published the queue and returned") { await publisher.run() }
         #expect(transport.batches.get() == [16, 16, 8])
-        #expect(transport.offered.get() == Array(1 ... 40))
+        #expect(transport.offered.get() == Array(1 ... 40), "in order, under the bus's own sequence")
     }
 
     @Test("an event a transport refuses in the middle of a batch is counted and logged, and the events after it are still forwarded; local subscribers hear each once")
     func refusalDoesNotHoldTheRest() async throws {
         let (bus, metrics) = makeBus()
         let heard = bus.subscribe(PriceDropped.self, bufferSize: 16)
-        let transport = RecordingTransport(refusing: 3)
+        let transport = RecordingTransport.refusing(3, times: 1)
         bus.attach(transport)
         let lines = Locked<[String]>([])
         let publisher = DeferredPublisher(bus: bus, owner: "test", capacity: 16, logger: Logger(label: "test") { _ in CapturingLogHandler(lines: lines) })

@@ -15,7 +15,7 @@ struct EventOutboxBatchTests {
     func roundIsOneBatch() async throws {
         let database = try ServiceDatabase.inMemory(service: EventOutboxTests.owner, migrations: EventOutboxTests.migrations)
         let bus = EventOutboxTests.bus()
-        let transport = EventOutboxTests.RefusingTransport(refusals: 0)
+        let transport = RecordingTransport()
         bus.attach(transport)
         let outbox = EventOutboxTests.outbox(database, bus)
         // Committed before the relay starts: its first round reads all 40 (batches of 256).
@@ -35,7 +35,7 @@ struct EventOutboxBatchTests {
         let subscription = bus.subscribe(PriceDropped.self)
         let clock = ManualWallClock()
         let outbox = EventOutboxTests.outbox(database, bus, transport: TransportClock(following: clock))
-        let transport = EventOutboxTests.RefusingTransport(refusals: 1, of: 3)
+        let transport = RecordingTransport.refusing(3, times: 1)
         bus.attach(transport)
         try EventOutboxTests.commit((1 ... 5).map { PriceDropped(route: "OPO-BOS", sequence: $0) }, to: outbox, in: database)
         let relay = Task { await outbox.run() }

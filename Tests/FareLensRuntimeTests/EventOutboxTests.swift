@@ -192,38 +192,6 @@ struct EventOutboxTests {
         try await Self.waitUntilEmpty(reopened)
     }
 
-    /// A transport that refuses event `sequence` the first `refusals` times it is handed, as a full backlog does,
-    /// and records every event offered and the size of every batch.
-    final class RefusingTransport: BusTransport {
-        let refusals: Int
-        let refusedSequence: UInt64
-        let offered = Locked<[UInt64]>([])
-        let batches = Locked<[Int]>([])
-        init(refusals: Int, of sequence: UInt64 = 1) {
-            self.refusals = refusals
-            refusedSequence = sequence
-        }
-        func hosts(_ address: ServiceAddress) -> Bool { false }
-        func send<R: BusRequest>(_ request: R, to address: ServiceAddress, context: RequestContext) async throws(BusError) -> R.Response {
-            throw .serviceUnavailable(address)
-        }
-        func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async throws(BusError) {
-            var refuse = false
-            offered.update { offered in
-                offered.append(metadata.id.sequence)
-                refuse = metadata.id.sequence == refusedSequence && offered.count(where: { $0 == refusedSequence }) <= refusals
-            }
-            if refuse { throw .overloaded("node far", limit: 1) }
-        }
-        func forward(batch: [ForwardedEvent]) async -> BatchOutcome {
-            batches.update { $0.append(batch.count) }
-            for (index, item) in batch.enumerated() {
-                do throws(BusError) { try await forward(item.event, metadata: item.metadata) } catch { return BatchOutcome(count: index, refusal: error) }
-            }
-            return BatchOutcome(count: batch.count, refusal: nil)
-        }
-    }
-
     @Test("a publish the bus refuses (overloaded) is retried with backoff, in order, until accepted: nothing is dropped, and each retry is counted")
     func refusedIsRetried() async throws {
         let metrics = TestMetrics()
@@ -232,7 +200,7 @@ struct EventOutboxTests {
         // The backoff waits on a clock the test moves: a retry happens when time does, never because real time passed.
         let clock = ManualWallClock()
         let outbox = Self.outbox(database, bus, transport: TransportClock(following: clock))
-        let transport = RefusingTransport(refusals: 3)
+        let transport = RecordingTransport.refusing(1, times: 3)
         bus.attach(transport)
         try Self.commit((1 ... 4).map { PriceDropped(route: "DUB-ORD", sequence: $0) }, to: outbox, in: database)
         let relay = Task { await outbox.run() }
