@@ -34,17 +34,18 @@ extension NATSTransport {
         var pause = Duration.milliseconds(50)
         var attempts = 1
         var refused = await sendTogether(publications, most: most)
+        // The first publication over the server's max_payload: no retry will
+        // store it, so the batch ends there, whatever becomes of those before it.
+        var tooLarge: (DurablePublication, NATSError)?
         while true {
+            if tooLarge == nil { tooLarge = refused.first { $0.1.code == "too-large" } }
+            if let tooLarge { refused.removeAll { $0.0.index >= tooLarge.0.index } }
             guard let first = refused.first else {
+                if let (publication, error) = tooLarge {
+                    return (publication.index, .badMessage("durable event on '\(publication.topic)' not stored in JetStream: \(error.message)"))
+                }
                 if attempts > 1 { logger.notice("durable events stored in JetStream after retrying", metadata: ["attempts": "\(attempts)"]) }
                 return (nil, nil)
-            }
-            // Too large for the server: no retry will change that, so the batch ends there.
-            if let tooLarge = refused.first(where: { $0.1.code == "too-large" }) {
-                if tooLarge.0.index == first.0.index {
-                    return (tooLarge.0.index, .badMessage("durable event on '\(tooLarge.0.topic)' not stored in JetStream: \(tooLarge.1.message)"))
-                }
-                refused.removeAll { $0.0.index >= tooLarge.0.index }
             }
             guard ContinuousClock.now + pause < giveUpAt, !state.withLock({ $0.stopping }) else {
                 logger.warning("durable event not stored in JetStream", metadata: ["topic": "\(first.0.topic)", "attempts": "\(attempts)", "reason": "\(first.1)"])

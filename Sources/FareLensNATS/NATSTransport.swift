@@ -28,7 +28,7 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
     let metricsFactory: any MetricsFactory
     let connection: NATSConnection
     /// A second connection, whose writes libnats gathers, for batches of
-    /// durable events (``publishDurable(_:)``): a batch's thousand
+    /// durable events (``publishDurable(_:most:)``): a batch's thousand
     /// publishes go out in a few writes, not one each, and a request or a
     /// lone publish on ``connection`` never waits for that gathering.
     let batchConnection: NATSConnection
