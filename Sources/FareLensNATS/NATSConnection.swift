@@ -73,8 +73,14 @@ final class NATSConnection: @unchecked Sendable {
         jsOptions_Init(&jetStreamOptions)
         jetStreamOptions.PublishAsync.MaxPending = 16_384
         jetStreamOptions.PublishAsync.AckHandler = durablePublished
-        // Kept alive by `events` until the connection is closed.
-        jetStreamOptions.PublishAsync.AckHandlerClosure = Unmanaged.passUnretained(publishes).toOpaque()
+        // Retained for good, never released: the acknowledgement handler is
+        // the JetStream context's callback, run on its reply subscription's
+        // thread, and nothing in libnats orders its last call before the
+        // connection's closed callback or this object's deinit (a handler
+        // still running as a node goes, with a batch's acknowledgements in
+        // flight, would touch a freed object). One small object per
+        // connection a process makes (a node makes two in its life).
+        jetStreamOptions.PublishAsync.AckHandlerClosure = Unmanaged.passRetained(publishes).toOpaque()
         var context: OpaquePointer?
         guard natsConnection_JetStream(&context, connection, &jetStreamOptions) == NATS_OK, let context else {
             natsConnection_Destroy(connection)  // its closed callback releases `events`
