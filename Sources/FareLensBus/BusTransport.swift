@@ -53,6 +53,13 @@ extension BusTransport {
     /// many JetStream publishes, one wait for their acknowledgements)
     /// implements it itself.
     public func forward(batch: [ForwardedEvent]) async -> BatchOutcome {
+        await forwardOneByOne(batch)
+    }
+
+    /// `batch` through ``forward(_:metadata:)``, one event after another,
+    /// stopping at the first refused: the default ``forward(batch:)``, for a
+    /// transport that wraps it (a test's, recording batches).
+    public func forwardOneByOne(_ batch: [ForwardedEvent]) async -> BatchOutcome {
         for (index, item) in batch.enumerated() {
             do throws(BusError) { try await forwardOpened(item.event, metadata: item.metadata) } catch {
                 return BatchOutcome(count: index, refusal: error)

@@ -41,9 +41,6 @@ public final class RecordingTransport: BusTransport {
 
     public func forward(batch: [ForwardedEvent]) async -> BatchOutcome {
         batches.update { $0.append(batch.count) }
-        for (index, item) in batch.enumerated() {
-            do throws(BusError) { try await forward(item.event, metadata: item.metadata) } catch { return BatchOutcome(count: index, refusal: error) }
-        }
-        return BatchOutcome(count: batch.count, refusal: nil)
+        return await forwardOneByOne(batch)
     }
 }
