@@ -89,7 +89,9 @@ struct WireTimelineProcessTests {
         #expect(lookup.status == 0, "\(lookup.stderr)")
         // The node writes its marks when the client's connection closes.
         let nodeFile = "\(timeline)/wire-timeline-\(hub.pid).txt"
-        try await waitUntil("the node's timeline file", limit: .seconds(10)) { FileManager.default.fileExists(atPath: nodeFile) }
+        // Waited for until it holds marks, not only until it exists: a fresh-clone CI run read it between its
+        // creation and its write (empty).
+        try await waitUntil("the node's timeline file, with its marks", limit: .seconds(10)) { (try? timelineMarks(nodeFile))?.isEmpty == false }
         let node = try timelineMarks(nodeFile)
         #expect(containsRun(node, [3, 1, 2]), "a frame read, the reply queued and written: \(node.map { $0[0] })")
         #expect(node.allSatisfy { $0.count == 3 && $0[2] >= 0 })
