@@ -53,6 +53,7 @@ let package = Package(
             dependencies: [
                 "BenchmarkHarness",
                 .product(name: "FareLensBus", package: "FareLens"),
+                .product(name: "FareLensMessages", package: "FareLens"),
                 .product(name: "FareLensNATS", package: "FareLens"),
                 .product(name: "FareLensTesting", package: "FareLens"),
                 .product(name: "FareLensWire", package: "FareLens"),

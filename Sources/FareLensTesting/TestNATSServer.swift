@@ -83,6 +83,11 @@ public final class TestNATSServer: Sendable {
         return server
     }
 
+    /// The server's process id while it runs (a benchmark reads its CPU time); nil once stopped.
+    public var processIdentifier: Int32? {
+        process.withLock { $0?.processIdentifier }
+    }
+
     /// Stops the server with SIGKILL (a crash) and waits for it to exit.
     public func kill() {
         signal(SIGKILL)

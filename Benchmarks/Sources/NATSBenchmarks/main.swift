@@ -7,7 +7,8 @@
 //                  NATSTransport; beside nats-reference's
 //                  natsConnection_Request of the same 64 bytes between two
 //                  processes (target: p50 at most 1.3x).
-//   durable        durable publishes (PriceDropped, into JetStream, each
+//   durable        durable publishes (FareObserved, search's event per
+//                  offer, protobuf, into JetStream, each
 //                  returning once stored), one task, 64 and 1,024 tasks;
 //                  batches as event outboxes publish them (publish(batch:),
 //                  rounds of 256 and 1,024, one outbox and four), and
@@ -16,12 +17,15 @@
 //                  70% of its rate).
 //
 // Rounds alternate reference and candidate; medians and ratios are printed.
+// FARELENS_BENCH_ONLY=request or =durable runs that part alone, =batches
+// only the batches and the DeferredPublisher (profiling).
 // Needs nats-server and Benchmarks/.build/nats-reference
 // (Benchmarks/nats-reference/build.sh).
 //
 //   swift run -c release --package-path Benchmarks nats-benchmarks [rounds]
 import BenchmarkHarness
 import FareLensBus
+import FareLensMessages
 import FareLensNATS
 import FareLensTesting
 import FareLensWire
@@ -57,7 +61,7 @@ func makeBus(_ name: String) -> MessageBus {
     configuration.nodeName = name
     configuration.defaultDeadline = .seconds(30)
     let bus = MessageBus(configuration: configuration)
-    bus.registerEventTypes([PriceDropped.self])
+    bus.registerEventTypes([FareObserved.self])
     return bus
 }
 
@@ -95,7 +99,10 @@ guard let reference else {
 let server = try await TestNATSServer.start()
 print("nats-benchmarks: \(try programOutput("/usr/sbin/nats-server", ["--version"])), nats.c \(try programOutput(reference, ["version"])), \(rounds) rounds, reference and candidate alternating")
 
+let only = ProcessInfo.processInfo.environment["FARELENS_BENCH_ONLY"]
+
 // MARK: Request/reply
+if only == nil || only == "request" {
 
 let requestBytes = 64
 let (candidateResponder, candidateInput) = try startResponder(CommandLine.arguments[0], ["respond", server.url, "bench"])
@@ -139,8 +146,10 @@ try? referenceInput.fileHandleForWriting.close()
 candidateResponder.waitUntilExit()
 referenceResponder.waitUntilExit()
 callerTask.cancel()
+}
 
 // MARK: Durable publish
+if only == nil || only == "durable" || only == "batches" {
 
 let publisher = makeBus("publisher")
 let publisherTransport = try NATSTransport(bus: publisher, settings: settings(server.url, "durable"), identity: testIdentity("publisher"), logger: quietLogger())
@@ -149,7 +158,7 @@ let publisherTask = Task { try await publisherTransport.run() }
 try await Task.sleep(for: .milliseconds(500))  // safe: lets the publisher's consumer bind before the first round
 // 64 publishing tasks, and 1,024: the floor keeps up to 4,096 messages in
 // flight, and a node's publishes in flight are its publishing tasks.
-let sequentialCount = 3_000, concurrentCount = 20_000, taskCounts = [64, 1_024]
+let sequentialCount = only == "batches" ? 0 : 3_000, concurrentCount = 20_000, taskCounts = only == "batches" ? [] : [64, 1_024]
 // Batches (`publish(batch:)`) as event outboxes publish their rounds: one
 // outbox of the `event_outbox` table (256 a round), one of a service's own
 // table (1,024), and four of those at once (a node hosting four services).
@@ -158,16 +167,21 @@ var floor: [Double] = [], floorWithIDs: [Double] = [], sequential: [Double] = []
 // And through a DeferredPublisher, as search, scoring and alerts publish
 // (handlers enqueue; its run() publishes what waits as batches of 1,024).
 var deferred: [Double] = []
+var costs = MessageCosts(server: server.processIdentifier)
 var sequence = 0
 for round in 0..<rounds {
+    var meter = costs.start(reference: true)
     floor.append(Double(try programOutput(reference, ["jspublish", server.url, "REFERENCE", "reference.events", "100", String(concurrentCount)]).split(separator: " ")[0]) ?? .nan)
+    costs.stop(meter, "floor", messages: concurrentCount)
     // The same with a unique Nats-Msg-Id on each message, as every FareLens durable event carries (the server's dedupe).
+    meter = costs.start(reference: true)
     floorWithIDs.append(Double(try programOutput(reference, ["jspublish", server.url, "REFERENCE", "reference.events", "100", String(concurrentCount), "ids"]).split(separator: " ")[0]) ?? .nan)
+    costs.stop(meter, "floor with ids", messages: concurrentCount)
     _ = round
     var start = ContinuousClock.now
     for _ in 0..<sequentialCount {
         sequence += 1
-        try await publisher.publish(PriceDropped(route: "LIS-NYC", sequence: sequence))
+        try await publisher.publish(observedFare(sequence))
     }
     sequential.append(nanoseconds(ContinuousClock.now - start) / Double(sequentialCount))
     for (slot, tasks) in taskCounts.enumerated() {
@@ -177,7 +191,7 @@ for round in 0..<rounds {
             for task in 0..<tasks {
                 group.addTask {
                     for index in stride(from: task, to: concurrentCount, by: tasks) {
-                        try await publisher.publish(PriceDropped(route: "LIS-NYC", sequence: base + index + 1))
+                        try await publisher.publish(observedFare(base + index + 1))
                     }
                 }
             }
@@ -196,11 +210,12 @@ for round in 0..<rounds {
                 (first..<min(first + shape.size, share)).map { index in
                     let number = sequence + outbox * share + index + 1
                     return MessageBus.KeptIDEvent(
-                        event: PriceDropped(route: "LIS-NYC", sequence: number), id: EventID(publisher: "bench.outbox#\(outbox)", sequence: UInt64(number)),
+                        event: observedFare(number), id: EventID(publisher: "bench.outbox#\(outbox)", sequence: UInt64(number)),
                         traceID: TraceID.random(), onSettled: {})
                 }
             }
         }
+        meter = costs.start(reference: false)
         start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for outboxRounds in roundsByOutbox {
@@ -212,15 +227,18 @@ for round in 0..<rounds {
             }
             try await group.waitForAll()
         }
-        sequence += concurrentCount
         batched[slot].append(nanoseconds(ContinuousClock.now - start) / Double(concurrentCount))
+        costs.stop(meter, batchName(shape), messages: concurrentCount)
+        sequence += concurrentCount
     }
     let queue = DeferredPublisher(bus: publisher, owner: "bench", capacity: concurrentCount, logger: quietLogger())
+    meter = costs.start(reference: false)
     start = ContinuousClock.now
-    for index in 0..<concurrentCount { queue.enqueue(PriceDropped(route: "LIS-NYC", sequence: sequence + index + 1)) }
+    for index in 0..<concurrentCount { queue.enqueue(observedFare(sequence + index + 1)) }
     queue.finish()
     await queue.run()
     deferred.append(nanoseconds(ContinuousClock.now - start) / Double(concurrentCount))
+    costs.stop(meter, "a DeferredPublisher", messages: concurrentCount)
     sequence += concurrentCount
 }
 let floorRate = 1e9 / median(floor)
@@ -228,17 +246,85 @@ print("durable publish (stored by JetStream before it returns), medians of \(rou
 let floorWithIDsRate = 1e9 / median(floorWithIDs)
 print("  nats.c js_PublishAsync floor   \(format(floorRate, decimals: 0)) msg/s (\(concurrentCount) messages, 100 bytes)")
 print("  the same with Nats-Msg-Id      \(format(floorWithIDsRate, decimals: 0)) msg/s (\(format(100 * floorWithIDsRate / floorRate, decimals: 0))% of the floor)")
-let batchRows = zip(batchShapes, batched).map { shape, perMessage in
-    ("FareLens, \(shape.outboxes == 1 ? "1 outbox" : "\(shape.outboxes) outboxes"), batches of \(shape.size)", perMessage)
-}
-for (name, perMessage) in [("FareLens, 1 task", sequential)] + zip(taskCounts, concurrent).map({ ("FareLens, \($0.0) tasks", $0.1) }) + batchRows
+let batchRows = zip(batchShapes, batched).map { shape, perMessage in ("FareLens, \(batchName(shape))", perMessage) }
+for (name, perMessage) in (sequentialCount == 0 ? [] : [("FareLens, 1 task", sequential)]) + zip(taskCounts, concurrent).map({ ("FareLens, \($0.0) tasks", $0.1) }) + batchRows
     + [("FareLens, a DeferredPublisher", deferred)]
 {
     let rate = 1e9 / median(perMessage)
     print("  \(name.padding(toLength: 42, withPad: " ", startingAt: 0)) \(format(rate, decimals: 0)) msg/s = \(format(100 * rate / floorRate, decimals: 0))% of the floor (target >= 70%): \(rate >= 0.7 * floorRate ? "met" : "MISSED"); \(format(100 * rate / floorWithIDsRate, decimals: 0))% of it with ids")
 }
+print("  CPU per message (medians; client: the publishing process, server: nats-server's threads):")
+for name in costs.order {
+    print("    \(name.padding(toLength: 40, withPad: " ", startingAt: 0)) client \(format(costs.client(name) / 1000, decimals: 2)) µs  server \(format(costs.server(name) / 1000, decimals: 2)) µs")
+}
 publisherTask.cancel()
+}
 server.kill()
+
+/// The durable event published: search's `FareObserved` for one offer
+/// (about 90 bytes of protobuf), as a sweep makes thousands of; `number`
+/// tells them apart.
+func observedFare(_ number: Int) -> FareObserved {
+    var fare = FareObserved()
+    fare.origin = "LIS"
+    fare.destination = "JFK"
+    fare.originCountry = "PT"
+    fare.destinationCountry = "US"
+    fare.departureDate.year = 2027
+    fare.departureDate.month = 3
+    fare.departureDate.day = 14
+    fare.cabin = .economy
+    fare.price.currency = "EUR"
+    fare.price.minorUnits = 41_900 + Int64(number % 1_000)
+    fare.travellers = 1
+    fare.provider = "simulated"
+    fare.simulated = true
+    fare.carrier = "TP"
+    fare.stops = 0
+    fare.durationMinutes = 470
+    fare.offerID = "of-\(number)"
+    fare.observedAtUnixMs = 1_796_113_273_823 + Int64(number)
+    fare.purpose = .backgroundSweep
+    return fare
+}
+
+func batchName(_ shape: (outboxes: Int, size: Int)) -> String {
+    "\(shape.outboxes == 1 ? "1 outbox" : "\(shape.outboxes) outboxes"), batches of \(shape.size)"
+}
+
+/// The CPU each message cost the publishing side (this process, or the
+/// reference program) and nats-server, per named run, over the rounds.
+struct MessageCosts {
+    struct Meter {
+        let reference: Bool
+        let client: Double
+        let server: Double?
+    }
+    let server: Int32?
+    private(set) var order: [String] = []
+    private var clientSamples: [String: [Double]] = [:]
+    private var serverSamples: [String: [Double]] = [:]
+
+    init(server: Int32?) {
+        self.server = server
+    }
+
+    func start(reference: Bool) -> Meter {
+        Meter(reference: reference, client: reference ? CPUTime.childrenNanoseconds : CPUTime.ownNanoseconds, server: server.flatMap(CPUTime.ofProcess))
+    }
+
+    mutating func stop(_ meter: Meter, _ name: String, messages: Int) {
+        let client = (meter.reference ? CPUTime.childrenNanoseconds : CPUTime.ownNanoseconds) - meter.client
+        if clientSamples[name] == nil { order.append(name) }
+        clientSamples[name, default: []].append(client / Double(messages))
+        if let before = meter.server, let after = server.flatMap(CPUTime.ofProcess) {
+            serverSamples[name, default: []].append((after - before) / Double(messages))
+        }
+    }
+
+    func client(_ name: String) -> Double { median(clientSamples[name] ?? [.nan]) }
+    func server(_ name: String) -> Double { median(serverSamples[name] ?? [.nan]) }
+}
 
 /// Why the benchmark could not run.
 struct NATSBenchmarkFailure: Error, CustomStringConvertible {
