@@ -80,32 +80,42 @@ extension NATSConnection {
         return (0 ..< Int(config.pointee.SubjectsLen)).contains { index in list[index].map { String(cString: $0) } == subject }
     }
 
-    /// Publishes a durable event without waiting: `completion` runs once
-    /// the stream has stored it (nil) or refused it, or no acknowledgement
-    /// came within 2 s (the error). `messageID` (`Nats-Msg-Id`) lets the
-    /// server drop a repeat of the same publish.
-    func publishDurable(_ subject: String, messageID: String, headers: [(String, String)], payload: [UInt8], completion: @escaping @Sendable (NATSError?) -> Void) {
+    /// Publishes a durable event without waiting: `waiter` is answered
+    /// once the stream has stored it (nil) or refused it, or no
+    /// acknowledgement came within 2–3 s (the error; ``PendingPublishes``).
+    /// `messageID` (`Nats-Msg-Id`) lets the server drop a repeat of the
+    /// same publish.
+    func publishDurable(_ subject: String, messageID: String, headers: [(String, String)], payload: [UInt8], waiter: PendingPublishes.Waiter) {
         let message: OpaquePointer
         do {
-            message = try Self.message(subject, reply: nil, headers: headers + [("Nats-Msg-Id", messageID)], payload: payload)
+            message = try Self.message(subject, reply: nil, headers: headers, payload: payload)
         } catch {
-            completion(error)
+            waiter.acknowledgements.complete(waiter.slot, with: error)
             return
         }
+        natsMsgHeader_Set(message, "Nats-Msg-Id", messageID)
         let pending = publishes
-        pending.register(messageID, completion)
-        var options = jsPubOptions()
-        jsPubOptions_Init(&options)
-        options.MaxWait = 2000
+        pending.register(message, waiter)
         var owned: OpaquePointer? = message
         // Takes the message on success (`owned` becomes nil); the acknowledgement handler destroys it.
-        let status = js_PublishMsgAsync(jetStreamContext, &owned, &options)
-        if let owned { natsMsg_Destroy(owned) }
+        let status = pending.gate.publishing { js_PublishMsgAsync(jetStreamContext, &owned, nil) }
+        guard let owned else { return }
+        // Not taken: answered here, before the message (and its address) is freed.
         if status == NATS_MAX_PAYLOAD {
-            pending.complete(messageID, with: .tooLarge(subject, bytes: payload.count, maximum: maxPayload))
-        } else if status != NATS_OK {
-            pending.complete(messageID, with: .publish(subject, reason: Self.lastError(status)))
+            pending.complete(owned, with: .tooLarge(subject, bytes: payload.count, maximum: maxPayload))
+        } else {
+            pending.complete(owned, with: .publish(subject, reason: Self.lastError(status)))
         }
+        natsMsg_Destroy(owned)
+    }
+
+    /// Whether libnats holds no durable publish awaiting its
+    /// acknowledgement, waiting up to `milliseconds` for that (tests).
+    func allAnswered(waitingAtMost milliseconds: Int64) -> Bool {
+        var options = jsPubOptions()
+        jsPubOptions_Init(&options)
+        options.MaxWait = milliseconds
+        return js_PublishAsyncComplete(jetStreamContext, &options) == NATS_OK
     }
 
     /// Makes sure the durable pull consumer `durable` of `stream` exists,
@@ -218,7 +228,7 @@ final class NATSPullSubscription: @unchecked Sendable {
         var messages: [NATSMessage] = []
         for index in 0..<Int(list.Count) {
             guard let message = list.Msgs[index] else { continue }
-            messages.append(NATSMessage(taking: message))
+            messages.append(NATSMessage(taking: message, from: self))
             // Owned by the wrapper now: the list's destroy must skip it.
             list.Msgs[index] = nil
         }

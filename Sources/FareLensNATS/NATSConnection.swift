@@ -18,6 +18,8 @@ final class NATSConnection: @unchecked Sendable {
     let jetStreamContext: OpaquePointer
     /// Durable publishes sent and not yet acknowledged by the stream.
     let publishes: PendingPublishes
+    /// Gives up on publishes whose acknowledgement did not come (``PendingPublishes/tick()``, once a second).
+    private let overdue: Task<Void, Never>
 
     /// Connects to `settings.urls` as `name`, with user/password or a
     /// credentials file when given. Reconnects forever once connected.
@@ -89,9 +91,19 @@ final class NATSConnection: @unchecked Sendable {
         self.connection = connection
         self.jetStreamContext = context
         self.publishes = publishes
+        publishes.attach(context)
+        overdue = Task.detached { [tick = settings.acknowledgementTick] in
+            guard let tick else { return }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: tick)  // safe: the clock of a network bound (an acknowledgement that never comes), not a wait for a result
+                publishes.tick()
+            }
+        }
     }
 
     deinit {
+        overdue.cancel()
+        publishes.detach()
         jsCtx_Destroy(jetStreamContext)
         natsConnection_Destroy(connection)
     }
@@ -192,53 +204,6 @@ final class NATSSubscription: @unchecked Sendable {
     }
 }
 
-
-/// Durable publishes awaiting the stream's acknowledgement, by message id.
-final class PendingPublishes: Sendable {
-    private struct State {
-        var waiting: [String: @Sendable (NATSError?) -> Void] = [:]
-        var mostWaiting = 0
-    }
-    private let state = Mutex(State())
-
-    /// The most publishes that were waiting at once, in this connection's life.
-    var mostWaiting: Int { state.withLock { $0.mostWaiting } }
-
-    func register(_ id: String, _ completion: @escaping @Sendable (NATSError?) -> Void) {
-        state.withLock { state in
-            state.waiting[id] = completion
-            state.mostWaiting = max(state.mostWaiting, state.waiting.count)
-        }
-    }
-
-    func complete(_ id: String, with error: NATSError?) {
-        state.withLock { $0.waiting.removeValue(forKey: id) }?(error)
-    }
-
-    /// Fails every publish still waiting: the connection is closed, no
-    /// acknowledgement will come.
-    func failAll() {
-        let all = state.withLock { state in
-            defer { state.waiting = [:] }
-            return state.waiting
-        }
-        for (id, completion) in all { completion(.publish(id, reason: "the connection to NATS was closed before the stream acknowledged it")) }
-    }
-}
-
-private let durablePublished: jsPubAckHandler = { _, message, _, failure, closure in
-    defer { natsMsg_Destroy(message) }
-    guard let message, let closure else { return }
-    var value: UnsafePointer<CChar>?
-    guard natsMsgHeader_Get(message, "Nats-Msg-Id", &value) == NATS_OK, let value else { return }
-    let id = String(cString: value)
-    var error: NATSError?
-    if let failure {
-        let text = failure.pointee.ErrText.map { String(cString: $0) } ?? ""
-        error = .publish(String(cString: natsMsg_GetSubject(message)), reason: "\(NATSConnection.lastError(failure.pointee.Err)) \(text), code \(failure.pointee.ErrCode.rawValue)")
-    }
-    Unmanaged<PendingPublishes>.fromOpaque(closure).takeUnretainedValue().complete(id, with: error)
-}
 
 /// A message handler kept alive for the C client.
 private final class MessageHandler: Sendable {

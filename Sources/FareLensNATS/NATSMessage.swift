@@ -7,9 +7,17 @@ import CNats
 // read after creation; libnats's message functions are thread-safe.
 final class NATSMessage: @unchecked Sendable {
     private let pointer: OpaquePointer
+    /// The subscription a JetStream message came from, kept as long as the
+    /// message: libnats acknowledges through the subscription the message
+    /// points to (`_ackMsg` reads it, its connection and its JetStream
+    /// context) without holding it, so a message settled after its node's
+    /// consumer went away (a subscriber done with a buffered event late)
+    /// would otherwise write through freed memory.
+    private let subscription: NATSPullSubscription?
 
-    init(taking pointer: OpaquePointer) {
+    init(taking pointer: OpaquePointer, from subscription: NATSPullSubscription? = nil) {
         self.pointer = pointer
+        self.subscription = subscription
     }
 
     deinit { natsMsg_Destroy(pointer) }

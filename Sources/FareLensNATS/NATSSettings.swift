@@ -30,6 +30,11 @@ public struct NATSSettings: Sendable, Equatable {
     /// that is away; after it the event is gone for that node (a warning
     /// says how many when it comes back).
     public var retention: Duration = .seconds(7 * 24 * 3600)
+    /// How often a connection looks for durable publishes whose
+    /// acknowledgement is overdue (given up on at the third look: 2–3 s
+    /// with the default second; ``PendingPublishes``). Nil: never by itself
+    /// (a test calls `tick()` to move that time). Not a configuration key.
+    public var acknowledgementTick: Duration? = .seconds(1)
 
     /// Settings for `urls` under `namespace`.
     public init(urls: [String], namespace: String) {
