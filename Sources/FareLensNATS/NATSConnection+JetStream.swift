@@ -169,7 +169,7 @@ extension NATSConnection {
         guard status == NATS_OK, let subscription else {
             throw .jetStream("cannot bind the durable consumer '\(durable)'", reason: "\(Self.lastError(status)), code \(code.rawValue)")
         }
-        return (NATSPullSubscription(pointer: subscription), earlier)
+        return (NATSPullSubscription(pointer: subscription, connection: self), earlier)
     }
 
     /// Where durable consumer `durable` of `stream` stands (a request to
@@ -213,12 +213,46 @@ extension Duration {
 // (one thread fetches, `unsubscribe` may come from another).
 final class NATSPullSubscription: @unchecked Sendable {
     private let pointer: OpaquePointer
-    init(pointer: OpaquePointer) { self.pointer = pointer }
-    deinit { natsSubscription_Destroy(pointer) }
+    /// Kept until this subscription goes, which hands it the pointer to free once it is closed.
+    private let connection: NATSConnection
+    init(pointer: OpaquePointer, connection: NATSConnection) {
+        self.pointer = pointer
+        self.connection = connection
+    }
+    deinit { connection.retire(pointer, unsubscribing: false) }
 
     /// Up to `batch` messages, waiting at most `milliseconds` for the
     /// first; empty when none came. Blocks the calling thread.
+    ///
+    /// Messages left over from an earlier request (one that expired while
+    /// they were on their way) are taken first, one fetch of one each (no
+    /// request leaves the client for a message already here). libnats
+    /// 3.4's fetch writes past its array when it starts with more than
+    /// half a batch of messages already here (nats-io/nats.c#749, fixed in
+    /// nats.c 3.9; Debian 12 ships 3.4.1). After the leftovers, only what
+    /// its read loop queues in the microseconds before the fetch looks is
+    /// already there: a message or two, never half of 256.
     func fetch(batch: Int, milliseconds: Int64) -> Result<[NATSMessage], NATSError> {
+        var leftovers: [NATSMessage] = []
+        while leftovers.count < batch, waiting > 0 {
+            // A fetch of one takes one already here, or (if only the server's statuses were) asks for one, for a millisecond.
+            guard case .success(let one) = request(batch: 1, milliseconds: 1), !one.isEmpty else { break }
+            leftovers += one
+        }
+        if !leftovers.isEmpty { return .success(leftovers) }
+        return request(batch: batch, milliseconds: milliseconds)
+    }
+
+    /// Messages this client holds for the subscription, not yet fetched.
+    var waiting: Int {
+        var count: Int32 = 0
+        guard natsSubscription_GetPending(pointer, &count, nil) == NATS_OK else { return 0 }
+        return Int(count)
+    }
+
+    /// One fetch: up to `batch` messages, waiting at most `milliseconds`;
+    /// empty when none came.
+    private func request(batch: Int, milliseconds: Int64) -> Result<[NATSMessage], NATSError> {
         var list = natsMsgList()
         var code = jsErrCode(0)
         let status = natsSubscription_Fetch(&list, pointer, Int32(batch), milliseconds, &code)

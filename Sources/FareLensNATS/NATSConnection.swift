@@ -20,6 +20,13 @@ final class NATSConnection: @unchecked Sendable {
     let publishes: PendingPublishes
     /// Gives up on publishes whose acknowledgement did not come (``PendingPublishes/tick()``, once a second).
     private let overdue: Task<Void, Never>
+    /// Subscriptions let go while the connection was open: unsubscribed
+    /// then, freed only once the connection is closed. libnats 3.4's read
+    /// loop uses a subscription it looked up without holding it
+    /// (`natsConn_processMsg`; fixed in nats.c 3.6, nats-io/nats.c#637): one
+    /// freed at that moment had the message written into freed memory.
+    /// Their addresses (a pointer is not `Sendable`).
+    private let retired = Mutex<[UInt]>([])
 
     /// Connects to `settings.urls` as `name`, with user/password or a
     /// credentials file when given. Reconnects forever once connected.
@@ -104,8 +111,25 @@ final class NATSConnection: @unchecked Sendable {
     deinit {
         overdue.cancel()
         publishes.detach()
+        // Joins the read loop: no message reaches a retired subscription after this.
+        natsConnection_Close(connection)
+        for address in retired.withLock({ $0 }) { natsSubscription_Destroy(OpaquePointer(bitPattern: address)) }
         jsCtx_Destroy(jetStreamContext)
         natsConnection_Destroy(connection)
+    }
+
+    /// How many subscriptions were let go and wait to be freed with the connection (tests).
+    var retiredCount: Int { retired.withLock { $0.count } }
+
+    /// Lets `subscription` go: it is freed with the connection
+    /// (``retired``), and, `unsubscribing`, no message is delivered to it
+    /// from now on. A JetStream subscription is not unsubscribed (libnats
+    /// would delete a consumer it made itself; freed with the connection,
+    /// it never is, as `natsSubscription_Destroy` never does).
+    func retire(_ subscription: OpaquePointer, unsubscribing: Bool) {
+        if unsubscribing { _ = natsSubscription_Unsubscribe(subscription) }
+        let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(subscription)))
+        retired.withLock { $0.append(address) }
     }
 
     /// What happened to the connection, for the log.
@@ -145,7 +169,7 @@ final class NATSConnection: @unchecked Sendable {
         }
         // The handler is released once the client will call it no more.
         natsSubscription_SetOnCompleteCB(subscription, releaseHandler, box.toOpaque())
-        return NATSSubscription(pointer: subscription)
+        return NATSSubscription(pointer: subscription, connection: self)
     }
 
     /// Publishes `payload` on `subject` with `headers`, asking for an answer
@@ -188,8 +212,13 @@ final class NATSConnection: @unchecked Sendable {
 // @unchecked Sendable: the pointer is set once; libnats synchronises calls on it.
 final class NATSSubscription: @unchecked Sendable {
     private let pointer: OpaquePointer
-    init(pointer: OpaquePointer) { self.pointer = pointer }
-    deinit { natsSubscription_Destroy(pointer) }
+    /// Kept until this subscription goes, which hands it the pointer to free once it is closed.
+    private let connection: NATSConnection
+    init(pointer: OpaquePointer, connection: NATSConnection) {
+        self.pointer = pointer
+        self.connection = connection
+    }
+    deinit { connection.retire(pointer, unsubscribing: true) }
 
     /// Stops delivery (messages already handed to the handler finish).
     func unsubscribe() { _ = natsSubscription_Unsubscribe(pointer) }

@@ -88,6 +88,26 @@ public final class TestNATSServer: Sendable {
         process.withLock { $0?.processIdentifier }
     }
 
+    /// Stops the server with SIGSTOP (alive, its sockets open, answering
+    /// nothing) and returns once the kernel says it is stopped.
+    public func pause() async throws {
+        guard let pid = processIdentifier else { return }
+        Glibc.kill(pid, SIGSTOP)
+        try await waitUntil("nats-server \(pid) is stopped", limit: .seconds(10)) { Self.state(of: pid) == "T" }
+    }
+
+    /// Lets a paused server go on (SIGCONT).
+    public func resume() {
+        guard let pid = processIdentifier else { return }
+        Glibc.kill(pid, SIGCONT)
+    }
+
+    /// A process's state letter from `/proc/<pid>/stat` ("T" when stopped).
+    private static func state(of pid: Int32) -> String? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let end = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: end)...].split(separator: " ").first.map(String.init)
+    }
+
     /// Stops the server with SIGKILL (a crash) and waits for it to exit.
     public func kill() {
         signal(SIGKILL)

@@ -2,7 +2,6 @@
 import FareLensBus
 @testable import FareLensNATS
 import FareLensTesting
-import Glibc
 import Testing
 
 /// Durable publishes whose acknowledgement does not come: the server is
@@ -22,9 +21,8 @@ struct PendingPublishesTests {
         settings.acknowledgementTick = nil
         let publisher = try await Node(name: "publisher", settings: settings)
         defer { publisher.stop() }
-        let pid = try #require(server.processIdentifier)
-        #expect(kill(pid, SIGSTOP) == 0)
-        defer { kill(pid, SIGCONT) }
+        try await server.pause()
+        defer { server.resume() }
         try await body(publisher, server)
     }
 
@@ -63,7 +61,7 @@ struct PendingPublishesTests {
             #expect(all.allSatisfy { $0?.code == "publish" }, "\(all.prefix(2))")
             #expect(connection.publishes.count == 0)
             #expect(connection.allAnswered(waitingAtMost: 100), "libnats holds none of them")
-            kill(try #require(server.processIdentifier), SIGCONT)
+            server.resume()
             // The server answers again: a new publish is stored, and nothing is taken back from it.
             let stored = try await publish(1, on: connection, subject: subject, tag: "running") {
                 try await waitUntil("the stream answers") { connection.publishes.count == 0 }
@@ -115,7 +113,7 @@ struct PendingPublishesTests {
             _ = await ticking.value
             #expect(answered.get() == 8 * 4 * 100)
             #expect(connection.publishes.count == 0)
-            kill(try #require(server.processIdentifier), SIGCONT)
+            server.resume()
             #expect(connection.allAnswered(waitingAtMost: 5_000), "libnats holds none of them")
         }
     }
