@@ -156,8 +156,10 @@ struct NATSTransportTests {
         } body: { nodes in
             let caller = nodes[2].bus
             try await withThrowingTaskGroup(of: String.self) { group in
-                // Twelve at once: the queue group hands some to search-1, which holds them.
-                for index in 0..<12 { group.addTask { try await caller.request(EchoRequest(text: "\(index)"), timeout: .seconds(10)).text } }
+                // Twelve at once: the queue group hands some to search-1, which holds them. Their bound covers
+                // the leave's drain (up to 5 s) and the twenty requests below on a loaded machine: a fresh-clone
+                // CI run, every suite in parallel, ran past 10 s; a request lost by the leave still fails it.
+                for index in 0..<12 { group.addTask { try await caller.request(EchoRequest(text: "\(index)"), timeout: .seconds(30)).text } }
                 try await gate.waitForArrivals(1)
                 nodes[0].stop()
                 try await waitUntil("search-1 left the queue group and waits for its answers") { nodes[0].transport.leavingStep == .finishingAnswers }
