@@ -209,8 +209,9 @@ extension Duration {
 }
 
 /// A JetStream pull consumer's subscription.
-// @unchecked Sendable: the pointer is set once; libnats synchronises calls on it
-// (one thread fetches, `unsubscribe` may come from another).
+// @unchecked Sendable: the pointer and the connection are set once (`let`);
+// libnats synchronises calls on the pointer (one thread fetches,
+// `unsubscribe` may come from another).
 final class NATSPullSubscription: @unchecked Sendable {
     private let pointer: OpaquePointer
     /// Kept until this subscription goes, which hands it the pointer to free once it is closed.

@@ -12,7 +12,9 @@ import Darwin
 /// durable events use. libnats is thread-safe; its callbacks run on its own
 /// threads.
 // @unchecked Sendable: the C handles are set once in `init` and freed in
-// `deinit`; libnats synchronises every call on them itself.
+// `deinit`; libnats synchronises every call on them itself. The other stored
+// properties are Sendable (`publishes`, the `overdue` task, `retired` behind
+// its Mutex).
 final class NATSConnection: @unchecked Sendable {
     private let connection: OpaquePointer
     let jetStreamContext: OpaquePointer
@@ -128,8 +130,7 @@ final class NATSConnection: @unchecked Sendable {
     /// it never is, as `natsSubscription_Destroy` never does).
     func retire(_ subscription: OpaquePointer, unsubscribing: Bool) {
         if unsubscribing { _ = natsSubscription_Unsubscribe(subscription) }
-        let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(subscription)))
-        retired.withLock { $0.append(address) }
+        retired.withLock { $0.append(subscription.address) }
     }
 
     /// What happened to the connection, for the log.
@@ -209,7 +210,8 @@ final class NATSConnection: @unchecked Sendable {
 }
 
 /// A core subscription; ``unsubscribe()`` ends it.
-// @unchecked Sendable: the pointer is set once; libnats synchronises calls on it.
+// @unchecked Sendable: the pointer and the connection are set once (`let`);
+// libnats synchronises calls on the pointer.
 final class NATSSubscription: @unchecked Sendable {
     private let pointer: OpaquePointer
     /// Kept until this subscription goes, which hands it the pointer to free once it is closed.

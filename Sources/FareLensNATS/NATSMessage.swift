@@ -4,7 +4,8 @@ import CNats
 /// A message the C client handed over; destroyed with this object. A
 /// JetStream message is acknowledged through ``acknowledge()``.
 // @unchecked Sendable: the pointer is owned by this object alone and only
-// read after creation; libnats's message functions are thread-safe.
+// read after creation, the subscription is set once (`let`); libnats's
+// message functions are thread-safe.
 final class NATSMessage: @unchecked Sendable {
     private let pointer: OpaquePointer
     /// The subscription a JetStream message came from, kept as long as the

@@ -64,7 +64,7 @@ final class PendingPublishes: Sendable {
     /// `message` is about to be published: its answer goes to `waiter`.
     func register(_ message: OpaquePointer, _ waiter: Waiter) {
         state.withLock { state in
-            state.waiting[Self.key(message)] = Entry(waiter: waiter, tick: state.tick)
+            state.waiting[message.address] = Entry(waiter: waiter, tick: state.tick)
             state.mostWaiting = max(state.mostWaiting, state.waiting.count)
         }
     }
@@ -72,7 +72,7 @@ final class PendingPublishes: Sendable {
     /// Answers `message`'s publish (nil: stored). Call it before the
     /// message is destroyed: its address may be a new message's after.
     func complete(_ message: OpaquePointer, with error: NATSError?) {
-        guard let entry = state.withLock({ $0.waiting.removeValue(forKey: Self.key(message)) }) else { return }
+        guard let entry = state.withLock({ $0.waiting.removeValue(forKey: message.address) }) else { return }
         entry.waiter.acknowledgements.complete(entry.waiter.slot, with: error)
     }
 
@@ -103,17 +103,13 @@ final class PendingPublishes: Sendable {
             // Answered before the messages are freed (an address may be a new message's after).
             return state.withLock { state in
                 (0 ..< Int(list.Count)).compactMap { index in
-                    list.Msgs[index].flatMap { state.waiting.removeValue(forKey: Self.key($0)) }
+                    list.Msgs[index].flatMap { state.waiting.removeValue(forKey: $0.address) }
                 }
             }
         }
         let reason = NATSError.publish("the stream", reason: "no acknowledgement within \(Self.ticksToWait - 1)–\(Self.ticksToWait) s")
         for entry in given { entry.waiter.acknowledgements.complete(entry.waiter.slot, with: reason) }
         return given.count
-    }
-
-    private static func key(_ message: OpaquePointer) -> UInt {
-        UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(message)))
     }
 
     /// Fails every publish still waiting: the connection is closed, no
@@ -126,6 +122,11 @@ final class PendingPublishes: Sendable {
         let reason = NATSError.publish("the stream", reason: "the connection to NATS was closed before the stream acknowledged it")
         for entry in all { entry.waiter.acknowledgements.complete(entry.waiter.slot, with: reason) }
     }
+}
+
+extension OpaquePointer {
+    /// The address, as a `Sendable` key (a C object's identity while it lives).
+    var address: UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(self))) }
 }
 
 /// The JetStream context's acknowledgement handler (run on libnats'
