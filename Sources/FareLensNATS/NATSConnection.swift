@@ -37,9 +37,16 @@ final class NATSConnection: @unchecked Sendable {
     ///   it is made (requests' latency); when false, libnats' flusher
     ///   thread gathers them and writes them together (many publishes
     ///   made at once, at the cost of up to a millisecond's wait).
+    /// - Parameter threadPerSubscription: each subscription is delivered by
+    ///   a thread of its own; when false (the default) they share the
+    ///   library's few delivery threads, so a handler that holds its thread
+    ///   delays every other subscription of the process.
     /// - Throws: ``NATSError`` `unreachable` (naming `nats.urls`) or
     ///   `authentication` (naming the credential key).
-    init(settings: NATSSettings, name: String, writesAtOnce: Bool = true, onEvent: @escaping @Sendable (ConnectionEvent) -> Void) throws(NATSError) {
+    init(
+        settings: NATSSettings, name: String, writesAtOnce: Bool = true, threadPerSubscription: Bool = false,
+        onEvent: @escaping @Sendable (ConnectionEvent) -> Void
+    ) throws(NATSError) {
         var options: OpaquePointer?
         guard natsOptions_Create(&options) == NATS_OK, let options else { throw .unreachable(settings.urls, reason: "cannot allocate the client's options") }
         defer { natsOptions_Destroy(options) }
@@ -56,7 +63,7 @@ final class NATSConnection: @unchecked Sendable {
         natsOptions_SetSendAsap(options, writesAtOnce)
         // Subscriptions share the library's delivery threads instead of one
         // thread each (order per subscription is kept): a node has a dozen.
-        natsOptions_UseGlobalMessageDelivery(options, true)
+        natsOptions_UseGlobalMessageDelivery(options, !threadPerSubscription)
         natsOptions_SetMaxReconnect(options, -1)
         natsOptions_SetReconnectWait(options, 250)
         natsOptions_SetTimeout(options, 2000)

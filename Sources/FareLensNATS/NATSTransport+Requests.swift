@@ -97,11 +97,19 @@ extension NATSTransport {
         }
         // The deadline travels in a header: the budget left when it was sent.
         if let micros = message.header(Header.deadline).flatMap(UInt64.init) { envelope.deadlineMicros = micros }
-        let bus = self.bus, connection = self.connection, logger = self.logger
+        // The reply goes out on the connection the request came in on: a
+        // server that lets a user answer only the requests delivered to it
+        // (`allow_responses`, ops/nats/permissions.conf) judges it there.
+        let bus = self.bus, connection = self.requestConnection, logger = self.logger
         // Counted before it starts, so a leaving node waits for its answer
         // before closing the connection.
         state.withLock { $0.answering += 1 }
-        Task(executorPreference: executor) { [self] in
+        // Started here, on this address's own delivery thread
+        // (``requestConnection``), as nats.c's responder answers in its
+        // callback: an inline handler's answer is written before this returns,
+        // without waking another thread. After its first suspension the
+        // handler goes on on the transport's event loop.
+        Task.immediate(executorPreference: executor) { [self] in
             let response = await bus.answer(envelope, isAdmin: envelope.callerIsAdmin)
             do {
                 do {

@@ -32,11 +32,20 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
     /// publishes go out in a few writes, not one each, and a request or a
     /// lone publish on ``connection`` never waits for that gathering.
     let batchConnection: NATSConnection
+    /// A third connection, holding only the queue subscriptions of the
+    /// addresses this node serves, each delivered by a thread of its own:
+    /// a request's handler starts on that thread (``asked(_:)``), so one
+    /// that holds it until its first suspension delays only later requests
+    /// to its own address, never replies, heartbeats or events, which
+    /// ``connection`` delivers on libnats' shared threads.
+    let requestConnection: NATSConnection
     /// Where request deadlines are timed (one timer for all of them) and
     /// heartbeats sent.
     let timers: any EventLoop
-    /// Requests from other nodes start on this event loop, as the socket
-    /// bridge's do: a concurrency pool busy elsewhere does not delay them.
+    /// Requests from other nodes go on on this event loop once their
+    /// handler first suspends (they start on their address's delivery
+    /// thread, ``requestConnection``), as the socket bridge's do: a
+    /// concurrency pool busy elsewhere does not delay them.
     let executor: EventLoopTaskExecutor
     let state: Mutex<State>
     /// Called once subscribed and announced.
@@ -117,9 +126,16 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
         self.connection = try NATSConnection(settings: settings, name: "farelens-\(identity.nodeName)") { events.handle($0) }
         try Self.ensureStream(connection: connection, subjects: subjects, settings: settings, logger: logger)
         do {
-            self.batchConnection = try NATSConnection(settings: settings, name: "farelens-\(identity.nodeName)-batches", writesAtOnce: false) { events.handle($0, batches: true) }
+            self.batchConnection = try NATSConnection(settings: settings, name: "farelens-\(identity.nodeName)-batches", writesAtOnce: false) { events.handle($0, on: .batches) }
         } catch {
             connection.close()
+            throw error
+        }
+        do {
+            self.requestConnection = try NATSConnection(settings: settings, name: "farelens-\(identity.nodeName)-requests", threadPerSubscription: true) { events.handle($0, on: .requests) }
+        } catch {
+            connection.close()
+            batchConnection.close()
             throw error
         }
         events.transport = self
@@ -156,9 +172,16 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
 
     /// What a connection reports on its own threads (`batches`: the
     /// batch connection's, whose losses and returns the log tells apart).
-    func connectionEvent(_ event: NATSConnection.ConnectionEvent, batches: Bool = false) {
+    /// The transport's three connections, as logs name them.
+    enum ConnectionRole: String {
+        case main
+        case requests = "served requests"
+        case batches = "durable batches"
+    }
+
+    func connectionEvent(_ event: NATSConnection.ConnectionEvent, on role: ConnectionRole = .main) {
         let node = identity.nodeName
-        let which: Logger.MetadataValue = batches ? "durable batches" : "main"
+        let which = Logger.MetadataValue.string(role.rawValue)
         switch event {
         case .disconnected:
             // Closing the connection at the end of a graceful leave reports a disconnection too: not a loss.
@@ -204,7 +227,7 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
         var requestSubscriptions: [NATSSubscription] = []
         subscriptions.append(try connection.subscribe(subjects.replies(to: identity.nodeName)) { [weak self] in self?.replied($0) })
         for address in bus.localAddresses {
-            requestSubscriptions.append(try connection.subscribe(subjects.request(address.name), queue: address.name) { [weak self] in self?.asked($0) })
+            requestSubscriptions.append(try requestConnection.subscribe(subjects.request(address.name), queue: address.name) { [weak self] in self?.asked($0) })
         }
         for topic in bus.wantedTopics {
             subscriptions.append(try connection.subscribe(subjects.event(topic)) { [weak self] in self?.eventArrived($0) })
@@ -212,6 +235,7 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
         // A node that subscribes to nothing reads nothing back: no consumer
         // (JetStream then neither delivers to it nor waits for its acknowledgements).
         let durable = bus.wantedTopics.isEmpty ? nil : try DurableConsumer(transport: self)
+        try requestConnection.flush()
         try connection.flush()
         state.withLock {
             $0.subscriptions = subscriptions
@@ -260,11 +284,15 @@ public final class NATSTransport: BusTransport, EnvelopeRelay, Service {
         }
         heartbeat.cancel()
         announce(goodbye: true)
-        _ = await blocking { (try? self.connection.flush(milliseconds: 1000)) != nil }
+        _ = await blocking { [connection, requestConnection] in
+            // The goodbye, and the answers given on the requests' connection, reach the server before both close.
+            (try? connection.flush(milliseconds: 1000)) != nil && (try? requestConnection.flush(milliseconds: 1000)) != nil
+        }
         subscriptions.forEach { $0.unsubscribe() }
         await durable?.stop()
         await inbound?.stop()
         connection.close()
+        requestConnection.close()
         batchConnection.close()
         failAllWaiting(reason: "node \(identity.nodeName) is shutting down")
     }
@@ -346,7 +374,7 @@ private final class ConnectionEventSink: Sendable {
         get { target.withLock { $0.transport } }
         set { target.withLock { $0.transport = newValue } }
     }
-    func handle(_ event: NATSConnection.ConnectionEvent, batches: Bool = false) { transport?.connectionEvent(event, batches: batches) }
+    func handle(_ event: NATSConnection.ConnectionEvent, on role: NATSTransport.ConnectionRole = .main) { transport?.connectionEvent(event, on: role) }
 }
 
 /// The headers FareLens sets on NATS messages.
