@@ -18,7 +18,7 @@ struct ProblemMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
-        let requestID = request.headers[.requestID].flatMap { Self.acceptable($0) } ?? UUID().uuidString.lowercased()
+        let requestID = request.headers[.requestID].flatMap { Self.acceptable($0) } ?? RequestID.random()
         let trace = request.headers[.traceparent].flatMap(RequestTrace.traceID(fromTraceparent:)) ?? TraceID.random()
         var response: Response
         do {
