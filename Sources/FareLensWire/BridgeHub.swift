@@ -136,6 +136,9 @@ public final class BridgeHub: Service, BusTransport {
     }
 
     public func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async throws(BusError) {
+        // A node with no peer that wants the topic (a node alone: every search's
+        // SearchCompleted) has nothing to send: not encoded for nobody.
+        guard state.withLock({ $0.peers.values.contains { $0.hello.wants(metadata.topic.name) } }) else { return }
         let envelope: WireEnvelope
         do {
             envelope = try .event(event, metadata: metadata)

@@ -96,7 +96,7 @@ extension AnalyticsService {
         }
         guard !optedOut else { return [] }
         var json = scrubbed.json
-        if let userID = scrubbed.userID, let pseudonym, json.contains(userID) {
+        if let userID = scrubbed.userID, let pseudonym, EventScrubber.occurs(userID, in: json) {
             // A user id inside free text (a reason, a title): replaced too.
             json = json.replacingOccurrences(of: userID, with: pseudonym)
         }
