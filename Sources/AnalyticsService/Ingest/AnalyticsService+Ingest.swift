@@ -100,11 +100,10 @@ extension AnalyticsService {
             // A user id inside free text (a reason, a title): replaced too.
             json = json.replacingOccurrences(of: userID, with: pseudonym)
         }
-        var record = ServiceEventRecord(
+        try ServiceEventRecord(
             id: nil, publisher: metadata.id.publisher, sequence: Int64(bitPattern: metadata.id.sequence), topic: metadata.topic.name,
             atUnixMs: atMs, day: day, pseudonym: pseudonym, payloadJSON: json
-        )
-        try record.insert(db)
+        ).append(in: db)
         return []
     }
 
