@@ -71,6 +71,24 @@ extension BridgeHub {
         }
     }
 
+    /// The nodes (other than `excluded`) that want events of `topic`: the
+    /// ones that host services get a copy, admin clients watch one.
+    struct Recipients {
+        var targets: [(name: String, connection: PeerConnection?, outbox: DurableOutbox)]
+        var watchers: [PeerConnection]
+        var isEmpty: Bool { targets.isEmpty && watchers.isEmpty }
+    }
+
+    func recipients(of topic: String, except excluded: String?) -> Recipients {
+        state.withLock { state in
+            let wanting = state.peers.filter { name, peer in name != excluded && peer.hello.wants(topic) }
+            return Recipients(
+                targets: wanting.filter { !$0.value.isAdmin }.map { (name: $0.key, connection: $0.value.connection, outbox: $0.value.outbox) },
+                watchers: wanting.filter { $0.value.isAdmin }.compactMap(\.value.connection)
+            )
+        }
+    }
+
     /// Sends an event to every node (other than `excluded`) that wants its
     /// topic. Durable events go through each node's outbox, so a node that is
     /// away gets them when it returns; `onAllAcknowledged` runs once every
@@ -79,13 +97,12 @@ extension BridgeHub {
     /// - Throws: ``BusError`` `overloaded` when a node's backlog is full; the
     ///   other nodes still get their copies.
     func relay(_ envelope: WireEnvelope, except excluded: String?, onAllAcknowledged: (@Sendable () -> Void)?) async throws(BusError) {
-        let (targets, watchers) = state.withLock { state in
-            let wanting = state.peers.filter { name, peer in name != excluded && peer.hello.wants(envelope.topic) }
-            return (
-                wanting.filter { !$0.value.isAdmin }.map { (name: $0.key, connection: $0.value.connection, outbox: $0.value.outbox) },
-                wanting.filter { $0.value.isAdmin }.compactMap(\.value.connection)
-            )
-        }
+        try await relay(envelope, to: recipients(of: envelope.topic, except: excluded), onAllAcknowledged: onAllAcknowledged)
+    }
+
+    /// ``relay(_:except:onAllAcknowledged:)`` to recipients already looked up.
+    func relay(_ envelope: WireEnvelope, to recipients: Recipients, onAllAcknowledged: (@Sendable () -> Void)?) async throws(BusError) {
+        let (targets, watchers) = (recipients.targets, recipients.watchers)
         if !watchers.isEmpty { watch(envelope, by: watchers) }
         guard envelope.event.durable else {
             for target in targets { target.connection?.send(envelope) }

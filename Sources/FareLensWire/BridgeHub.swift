@@ -136,9 +136,10 @@ public final class BridgeHub: Service, BusTransport {
     }
 
     public func forward<E: BusEvent>(_ event: E, metadata: EventMetadata) async throws(BusError) {
-        // A node with no peer that wants the topic (a node alone: every search's
-        // SearchCompleted) has nothing to send: not encoded for nobody.
-        guard state.withLock({ $0.peers.values.contains { $0.hello.wants(metadata.topic.name) } }) else { return }
+        // Looked up once, before encoding: a node with no peer that wants the topic
+        // (a node alone: every search's SearchCompleted) encodes nothing for nobody.
+        let recipients = recipients(of: metadata.topic.name, except: nil)
+        guard !recipients.isEmpty else { return }
         let envelope: WireEnvelope
         do {
             envelope = try .event(event, metadata: metadata)
@@ -148,7 +149,7 @@ public final class BridgeHub: Service, BusTransport {
         }
         // The local subscribers have it; an error tells the publisher that a
         // node whose backlog is full does not.
-        try await relay(envelope, except: nil, onAllAcknowledged: nil)
+        try await relay(envelope, to: recipients, onAllAcknowledged: nil)
     }
 
     /// The live connection of the peer named `name` (tests, status).

@@ -52,6 +52,7 @@ enum EventScrubber {
     /// (user ids are ASCII), where Foundation's `contains` compared Unicode
     /// text through `NSString` (1.6% of a cached search's CPU) and the
     /// standard library's generic `firstRange(of:)` was slower still (11%).
+    /// (The C library's `memmem` is a GNU extension Swift's Glibc module does not export.)
     static func occurs(_ needle: String, in haystack: String) -> Bool {
         var needle = needle, haystack = haystack
         return needle.withUTF8 { needle in
