@@ -47,6 +47,24 @@ struct RenderedJSONMemoTests {
         #expect(memo.count == 4)
     }
 
+    @Test("two equal messages share one body, a map filled in another order included; two messages of two types never do")
+    func keyedByEquality() throws {
+        let memo = RenderedJSONMemo()
+        let pairs = (0..<40).map { ("C\($0)", "1.\($0)") }
+        var forwards = ExchangeRatesResponse()
+        for (currency, rate) in pairs { forwards.ratesPerEuro[currency] = rate }
+        var backwards = ExchangeRatesResponse()
+        for (currency, rate) in pairs.reversed() { backwards.ratesPerEuro[currency] = rate }
+        let first = try memo.rendered(forwards)
+        #expect(try memo.rendered(backwards).json == first.json && memo.count == 1)
+        // Two empty messages of two types: each prints its own fields (at their defaults).
+        let rates = try memo.rendered(ExchangeRatesResponse())
+        let offers = try memo.rendered(SearchFlightsResponse())
+        #expect(rates.json == (try ProtoJSONWithDefaults.fareLens.utf8(of: ExchangeRatesResponse())))
+        #expect(offers.json == (try printed(SearchFlightsResponse())))
+        #expect(rates.json != offers.json && memo.count == 3)
+    }
+
     @Test("the memo stays within its byte budget however many answers pass, those found again included, and still prints each one right")
     func bounded() throws {
         let budget = 16 << 10
@@ -64,12 +82,17 @@ struct RenderedJSONMemoTests {
         #expect(memo.count > 0)
     }
 
-    @Test("an answer larger than the largest kept is printed every time and not kept")
+    @Test("a body longer than the largest kept is printed every time and not kept; one as long is kept")
     func large() throws {
-        let memo = RenderedJSONMemo(largestKept: 64)
         let big = answer("big", offers: 20)
+        let length = try printed(big).count
+        let memo = RenderedJSONMemo(largestKept: length - 1)
+        #expect(try memo.rendered(big).json == (try printed(big)))
         #expect(try memo.rendered(big).json == (try printed(big)))
         #expect(memo.count == 0)
+        let roomy = RenderedJSONMemo(largestKept: length)
+        _ = try roomy.rendered(big)
+        #expect(roomy.count == 1 && roomy.keptBytes == 2 * length)
     }
 }
 
