@@ -110,8 +110,10 @@ enum ProtoJSON {
 
     /// The path of the first `null` in the JSON `bytes` (`quiet_hours.start`), if any: protobuf's
     /// JSON reads a null as the field's default, which the document does not allow, so it is refused.
+    /// A body without the four bytes `null` anywhere has none and is not parsed (a JSON literal has
+    /// no escapes): a search's body was, because its names hold an `n` (2% of a cached search's CPU).
     static func firstNull(in bytes: [UInt8]) -> String? {
-        guard bytes.contains(UInt8(ascii: "n")), let value = PrintedJSON.parse(bytes) else { return nil }
+        guard mentionsNull(bytes), let value = PrintedJSON.parse(bytes) else { return nil }
         func walk(_ value: PrintedJSON, _ path: String) -> String? {
             switch value {
             case .literal(let text): return text.elementsEqual("null".utf8) ? (path.isEmpty ? "body" : path) : nil
@@ -129,6 +131,15 @@ enum ProtoJSON {
             }
         }
         return walk(value, "")
+    }
+
+    /// Whether the bytes `null` occur in `bytes`, in a literal or inside a string.
+    static func mentionsNull(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 4 else { return false }
+        for start in 0...(bytes.count - 4) where bytes[start] == UInt8(ascii: "n") {
+            if bytes[start + 1] == UInt8(ascii: "u"), bytes[start + 2] == UInt8(ascii: "l"), bytes[start + 3] == UInt8(ascii: "l") { return true }
+        }
+        return false
     }
 
     private static func name(of type: any SwiftProtobuf.Message.Type) -> String {
