@@ -133,14 +133,12 @@ enum ProtoJSON {
         return walk(value, "")
     }
 
-    /// Whether the bytes `null` occur in `bytes`, in a literal or inside a string.
+    /// Whether the bytes `null` occur in `bytes`, in a literal or inside a string (``PrintedJSON/occurs(_:in:)``).
     static func mentionsNull(_ bytes: [UInt8]) -> Bool {
-        guard bytes.count >= 4 else { return false }
-        for start in 0...(bytes.count - 4) where bytes[start] == UInt8(ascii: "n") {
-            if bytes[start + 1] == UInt8(ascii: "u"), bytes[start + 2] == UInt8(ascii: "l"), bytes[start + 3] == UInt8(ascii: "l") { return true }
-        }
-        return false
+        bytes.withUnsafeBufferPointer { text in nullBytes.withUnsafeBufferPointer { PrintedJSON.occurs($0, in: text) } }
     }
+
+    private static let nullBytes = Array("null".utf8)
 
     private static func name(of type: any SwiftProtobuf.Message.Type) -> String {
         type.protoMessageName.split(separator: ".").last.map(String.init) ?? type.protoMessageName

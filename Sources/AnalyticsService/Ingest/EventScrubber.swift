@@ -48,23 +48,10 @@ enum EventScrubber {
         }
     }
 
-    /// Whether `needle`'s UTF-8 bytes occur in `haystack`'s: a byte search
-    /// (user ids are ASCII), where Foundation's `contains` compared Unicode
-    /// text through `NSString` (1.6% of a cached search's CPU) and the
-    /// standard library's generic `firstRange(of:)` was slower still (11%).
-    /// (The C library's `memmem` is a GNU extension Swift's Glibc module does not export.)
+    /// Whether `needle`'s UTF-8 bytes occur in `haystack`'s (``PrintedJSON/occurs(_:in:)``; user ids are ASCII).
     static func occurs(_ needle: String, in haystack: String) -> Bool {
         var needle = needle, haystack = haystack
-        return needle.withUTF8 { needle in
-            haystack.withUTF8 { haystack in
-                guard let first = needle.first else { return true }
-                guard haystack.count >= needle.count else { return false }
-                for start in 0...(haystack.count - needle.count) where haystack[start] == first {
-                    if memcmp(haystack.baseAddress! + start, needle.baseAddress!, needle.count) == 0 { return true }
-                }
-                return false
-            }
-        }
+        return needle.withUTF8 { needle in haystack.withUTF8 { PrintedJSON.occurs(needle, in: $0) } }
     }
 
     /// A JSON string literal's text; nil if it is not one.
