@@ -18,10 +18,11 @@ public final class ProgressMark: Sendable {
 
 /// Runs `body`, cancelling it and throwing ``WaitTimedOut`` if the steps it
 /// reports on its ``ProgressMark`` stand still for `stall`, or if it has not
-/// finished within `limit`: a bound against a hang (a run that stops moving)
-/// which a slow or loaded machine's steady progress does not trip, where one
-/// bound on the whole run does (5,000 bridge round trips took 5 s alone on a
-/// slow machine and over 60 s beside six other tests, 2026-12-02).
+/// finished within `limit` (``withTimeLimit(_:limit:_:)``): a bound against a
+/// hang (a run that stops moving) which a slow or loaded machine's steady
+/// progress does not trip, where one bound on the whole run does (5,000
+/// bridge round trips took 5 s alone on a slow machine and over 60 s beside
+/// six other tests, 2026-12-02).
 ///
 /// Progress is looked at once a second. The body must honour cancellation,
 /// as for ``withTimeLimit(_:limit:_:)``.
@@ -32,28 +33,26 @@ public func withStallLimit<T: Sendable>(
     _ body: @escaping @Sendable (ProgressMark) async throws -> T
 ) async throws -> T {
     let progress = ProgressMark()
-    return try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body(progress) }
-        group.addTask {
-            let clock = ContinuousClock()
-            let end = clock.now + limit
-            var seen = progress.count
-            var movedAt = clock.now
-            while clock.now < end {
-                try await Task.sleep(for: .seconds(1))  // safe: looks at progress, bounded by `limit`; never a timing assertion
-                let now = progress.count
-                if now != seen {
-                    (seen, movedAt) = (now, clock.now)
-                } else if clock.now - movedAt >= stall {
-                    throw WaitTimedOut(what: "\(what) (no progress for \(stall), after \(now) steps)")
+    return try await withTimeLimit(what, limit: limit) {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await body(progress) }
+            group.addTask {
+                var seen = progress.count
+                var movedAt = ContinuousClock.now
+                while true {
+                    try await Task.sleep(for: .seconds(1))  // safe: looks at progress; withTimeLimit bounds it; never a timing assertion
+                    let now = progress.count
+                    if now != seen {
+                        (seen, movedAt) = (now, .now)
+                    } else if .now - movedAt >= stall {
+                        throw WaitTimedOut(what: "\(what) (no progress for \(stall), after \(now) steps)")
+                    }
                 }
             }
-            throw WaitTimedOut(what: "\(what) (within \(limit), after \(progress.count) steps)")
+            defer { group.cancelAll() }
+            // The body's value, or the first error of either: the watcher never returns.
+            guard let value = try await group.next() else { throw WaitTimedOut(what: what) }  // never: two tasks were added
+            return value
         }
-        defer { group.cancelAll() }
-        guard let value = try await group.next() else {
-            throw WaitTimedOut(what: what)  // never: the group has two tasks and the first to end decides
-        }
-        return value
     }
 }
